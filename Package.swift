@@ -1,0 +1,78 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "OnTheMap",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "onthemap", targets: ["onthemap"]),
+        .library(name: "OnTheMapKit", targets: ["OnTheMapKit"]),
+        .library(name: "OnTheMapModels", targets: ["OnTheMapModels"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.0"),
+        .package(url: "https://github.com/vapor/async-kit.git", from: "1.22.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+    ],
+    targets: [
+        // Wire value types shared by the server and the SDK. Foundation only.
+        .target(name: "OnTheMapModels"),
+        // Client SDK an iOS/macOS app or a script imports. Never imports server code.
+        .target(name: "OnTheMapKit", dependencies: ["OnTheMapModels"]),
+        // Repository protocols and their SQL implementations.
+        .target(
+            name: "Storage",
+            dependencies: [
+                "OnTheMapModels",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "AsyncKit", package: "async-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The Hummingbird application: one folder per feature.
+        .target(
+            name: "OnTheMapServer",
+            dependencies: [
+                "OnTheMapModels",
+                "Storage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "onthemap",
+            dependencies: [
+                "OnTheMapServer",
+                "OnTheMapKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: ["Storage"]
+        ),
+        .testTarget(
+            name: "OnTheMapServerTests",
+            dependencies: [
+                "OnTheMapServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

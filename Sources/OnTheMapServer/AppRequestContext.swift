@@ -1,0 +1,16 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The request context every route sees. Plain for now; features read what they need
+/// (the session, the body) through small helpers rather than through context state.
+public struct AppRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    /// Bodies are collected with an explicit limit per route; this is the transport cap.
+    public var maxUploadSize: Int { 1024 * 1024 }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import Logging
+import OnTheMapModels
+import ServiceLifecycle
+import Storage
+
+/// Builds the whole server from a configuration; `onthemap serve` runs it and tests call
+/// the same function.
+public func buildApplication(configuration: Configuration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
+    var logger = logger ?? Logger(label: "onthemap")
+    if logger.logLevel > .info, let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap({ Logger.Level(rawValue: $0) }) {
+        logger.logLevel = level
+    }
+    let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: logger)
+    if configuration.demo {
+        try await DemoSeeder.seed(store, bcryptCost: configuration.bcryptCost, logger: logger)
+    }
+    let router = buildRouter(store: store, configuration: configuration)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
+        services: [StoreService(store: store), SessionSweeper(sessions: store, logger: logger)],
+        logger: logger
+    )
+}
+
+func buildRouter(store: any OnTheMapStore, configuration: Configuration) -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: RequestLoggingMiddleware())
+    router.add(middleware: ErrorFormatMiddleware())
+
+    router.get("health") { _, _ in
+        JSONResponse.raw(Data(#"{"status":"ok"}"#.utf8))
+    }
+
+    let sessions = SessionController(store: store, configuration: configuration)
+    for prefix in ["api", "v1"] {
+        sessions.addRoutes(to: router.group(RouterPath(prefix)))
+    }
+    AccountController(store: store, configuration: configuration).addRoutes(to: router.group("api"))
+
+    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false)
+        .addRoutes(to: router.group("parse/classes/StudentLocation")
+            .add(middleware: ParseCredentialsMiddleware(
+                applicationID: configuration.parseApplicationID, restAPIKey: configuration.parseRESTAPIKey)))
+    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true)
+        .addRoutes(to: router.group("v1/StudentLocation"))
+    return router
+}
+
+/// Closes the database when the server shuts down.
+struct StoreService: Service {
+    let store: SQLStore
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await store.close()
+    }
+}
+
+/// Deletes expired sessions hourly, so the table does not grow forever.
+struct SessionSweeper: Service {
+    let sessions: any SessionRepository
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let removed = try await sessions.deleteExpiredSessions(now: Date())
+                if removed > 0 { logger.info("expired sessions removed", metadata: ["count": "\(removed)"]) }
+            } catch {
+                logger.warning("session sweep failed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(3600)) }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import OnTheMapModels
+
+/// Everything `onthemap serve` can be told. Filled from flags, then `ONTHEMAP_*`
+/// environment variables, then these defaults (see `ServeCommand`).
+public struct Configuration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Holds the SQLite file (and later the photo files).
+    public var dataDirectory = "./onthemap-data"
+    /// `sqlite:///path/file.sqlite`; nil means `<dataDirectory>/onthemap.sqlite`.
+    public var databaseURL: String?
+    /// Seed a demo account and a few hundred locations on start.
+    public var demo = false
+    /// Parse credentials required under `/parse`; the defaults are the public values the
+    /// original clients hard-code, so they work unchanged.
+    public var parseApplicationID = ParseCredentials.applicationID
+    public var parseRESTAPIKey = ParseCredentials.restAPIKey
+    /// Anyone may write any StudentLocation, as the original Parse class allowed.
+    public var legacyOpenWrites = false
+    public var sessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// bcrypt work factor; tests lower it to stay fast.
+    public var bcryptCost: UInt8 = 12
+    /// Serve the web app from this folder instead of the bundled copy (for live editing).
+    public var publicDirectory: String?
+    /// Where the browser loads Leaflet from when Debian's copy is not installed.
+    public var leafletCDN = "https://unpkg.com"
+    /// An OpenStreetMap-style tile URL template; nil keeps the offline vector basemap only.
+    public var tileURL: String?
+    /// Largest request body accepted, in bytes.
+    public var maxBodySize = 64 * 1024
+
+    public init() {}
+
+    /// The database URL in effect.
+    public var resolvedDatabaseURL: String {
+        if let databaseURL, !databaseURL.isEmpty { return databaseURL }
+        let directory = URL(fileURLWithPath: dataDirectory, isDirectory: true)
+        return "sqlite://" + directory.appendingPathComponent("onthemap.sqlite").path
+    }
+}

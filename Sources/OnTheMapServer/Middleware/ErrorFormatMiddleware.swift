@@ -1,0 +1,49 @@
+import HTTPTypes
+import Hummingbird
+import OnTheMapModels
+
+/// Errors that no route turned into a protocol error (unknown paths, wrong methods, bugs)
+/// still answer in the format of the API family the path belongs to, so a client always
+/// gets a body it can decode.
+struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
+    enum Family { case udacity, parse, api, other }
+
+    static func family(of path: String) -> Family {
+        if path.hasPrefix("/parse/") || path.hasPrefix("/v1/StudentLocation") { return .parse }
+        for prefix in ["/api/session", "/v1/session", "/api/users/", "/v1/users/"] where path.hasPrefix(prefix) {
+            return .udacity
+        }
+        if path.hasPrefix("/api/") || path.hasPrefix("/v1/") { return .api }
+        return .other
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError {
+            throw translate(status: error.status, message: error.body, path: request.uri.path) ?? error
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw translate(status: .internalServerError, message: nil, path: request.uri.path) ?? error
+        }
+    }
+
+    private func translate(status: HTTPResponse.Status, message: String?, path: String) -> (any HTTPResponseError)? {
+        let text = message ?? (status == .notFound ? "Not found." : status == .internalServerError ? "Internal server error." : status.reasonPhrase)
+        switch Self.family(of: path) {
+        case .udacity:
+            return UdacityError(status: status.code, text)
+        case .parse:
+            if status == .notFound { return ParseError(101, "Not found: no such route.", status: .notFound) }
+            if status == .internalServerError { return ParseError(1, "Internal server error.") }
+            return ParseError(102, text, status: status)
+        case .api:
+            let code = status == .notFound ? "not_found" : status == .internalServerError ? "internal_error" : "bad_request"
+            return APIError(status, code, text)
+        case .other:
+            return nil
+        }
+    }
+}

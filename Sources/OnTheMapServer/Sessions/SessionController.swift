@@ -1,0 +1,207 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdBcrypt
+import NIOPosix
+import OnTheMapModels
+import Storage
+
+/// The Udacity-compatible session API (`POST/DELETE /session`, `GET /users/:key`), mounted
+/// under `/api` and `/v1`. Every answer, errors included, starts with the 5-byte prefix.
+struct SessionController: Sendable {
+    let store: any OnTheMapStore
+    let configuration: Configuration
+    /// A hash of a random password, verified when the email is unknown so that both
+    /// failures take as long and the response time does not reveal who has an account.
+    let timingDecoyHash: String
+
+    init(store: any OnTheMapStore, configuration: Configuration) {
+        self.store = store
+        self.configuration = configuration
+        self.timingDecoyHash = Bcrypt.hash(Identifiers.randomHex(bytes: 16), cost: configuration.bcryptCost)
+    }
+
+    private var resolver: SessionResolver { SessionResolver(sessions: store) }
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.post("session", use: login)
+        group.delete("session", use: logout)
+        group.get("users/:key", use: user)
+    }
+
+    // MARK: POST /session
+
+    @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let body = try await request.collectBody(limit: configuration.maxBodySize) {
+            UdacityError(status: 413, "Request body too large.")
+        }
+        let (username, password) = try Self.credentials(from: body)
+        let email = AccountController.normalizedEmail(username)
+        let account = try await store.account(email: email)
+        let hash = account?.passwordHash ?? timingDecoyHash
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        guard let account, matches else {
+            context.logger.info("login failed", metadata: ["email_known": "\(account != nil)"])
+            throw UdacityError.invalidCredentials
+        }
+        let now = Date()
+        let session = Session(
+            id: Identifiers.sessionId(now: now), accountKey: account.key, createdAt: now,
+            expiresAt: now.addingTimeInterval(configuration.sessionLifetime)
+        )
+        try await store.createSession(session)
+        context.logger.info("login", metadata: ["account": "\(account.key)"])
+        var response = try JSONResponse.make(
+            SessionResponse(
+                account: .init(registered: true, key: account.key),
+                session: .init(id: session.id, expiration: ParseDate.string(from: session.expiresAt))
+            ),
+            prefix: udacityResponsePrefix
+        )
+        response.setCookie(Cookie(
+            name: SessionResolver.cookieName, value: session.id, expires: session.expiresAt,
+            path: "/", httpOnly: true, sameSite: .lax
+        ))
+        // Old clients echo this as X-XSRF-TOKEN on logout; it must be readable by scripts.
+        response.setCookie(Cookie(
+            name: "XSRF-TOKEN", value: Identifiers.randomHex(bytes: 16), expires: session.expiresAt,
+            path: "/", httpOnly: false, sameSite: .lax
+        ))
+        return response
+    }
+
+    /// Reads `{"udacity":{"username":…,"password":…}}`. Exactly one credential is allowed.
+    /// Some clients build this body by string interpolation, so a password containing `"`
+    /// arrives as invalid JSON: that exact shape is still understood.
+    static func credentials(from body: Data) throws -> (username: String, password: String) {
+        guard let json = JSONValue.parse(body) else {
+            if let recovered = interpolatedCredentials(String(decoding: body, as: UTF8.self)) { return recovered }
+            throw UdacityError(status: 400, "Malformed JSON body: expected {\"udacity\":{\"username\":\"…\",\"password\":\"…\"}}.")
+        }
+        guard let object = json.objectValue else {
+            throw UdacityError(status: 400, "Malformed JSON body: expected an object.")
+        }
+        let credentialKinds = object.keys.filter { $0 == "udacity" || $0 == "facebook_mobile" }
+        if credentialKinds.count > 1 {
+            throw UdacityError(status: 400, "Send exactly one credential: udacity or facebook_mobile, not both.")
+        }
+        if object["facebook_mobile"] != nil {
+            // No account here was ever linked to Facebook.
+            throw UdacityError.invalidCredentials
+        }
+        guard let udacity = object["udacity"] else {
+            throw UdacityError(status: 400, parameter: "udacity", "trails.Error 400: Missing parameter 'udacity'")
+        }
+        guard let fields = udacity.objectValue else {
+            throw UdacityError(status: 400, parameter: "udacity", "trails.Error 400: Parameter 'udacity' must be an object")
+        }
+        guard let username = fields["username"]?.stringValue, !username.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw UdacityError.missing("username")
+        }
+        guard let password = fields["password"]?.stringValue, !password.isEmpty else {
+            throw UdacityError.missing("password")
+        }
+        return (username, password)
+    }
+
+    /// `{"udacity": {"username": "<u>", "password": "<p>"}}` where `<p>` may hold unescaped quotes.
+    static func interpolatedCredentials(_ text: String) -> (username: String, password: String)? {
+        let pattern = #"^\s*\{\s*"udacity"\s*:\s*\{\s*"username"\s*:\s*"([^"\\]*)"\s*,\s*"password"\s*:\s*"(.*)"\s*\}\s*\}\s*$"#
+        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators]),
+              let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+              let userRange = Range(match.range(at: 1), in: text),
+              let passwordRange = Range(match.range(at: 2), in: text)
+        else { return nil }
+        let username = String(text[userRange]), password = String(text[passwordRange])
+        guard !username.isEmpty, !password.isEmpty else { return nil }
+        return (username, password)
+    }
+
+    // MARK: DELETE /session
+
+    @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
+        // Any, a wrong or no XSRF header is accepted (CONTRACT.md §1.5): the session cookie is
+        // SameSite=Lax, so another site cannot send this DELETE with it.
+        var endedID = ""
+        if case .valid(let session) = try await resolver.resolve(request) {
+            try await store.deleteSession(id: session.id)
+            endedID = session.id
+            context.logger.info("logout", metadata: ["account": "\(session.accountKey)"])
+        }
+        var response = try JSONResponse.make(
+            LogoutResponse(session: .init(id: endedID, expiration: ParseDate.string(from: Date()))),
+            prefix: udacityResponsePrefix
+        )
+        for name in [SessionResolver.cookieName, "XSRF-TOKEN"] {
+            response.setCookie(Cookie(name: name, value: "", maxAge: 0, path: "/", httpOnly: name == SessionResolver.cookieName, sameSite: .lax))
+        }
+        return response
+    }
+
+    // MARK: GET /users/:key
+
+    @Sendable func user(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let key = context.parameters.get("key") ?? ""
+        guard key.count <= 64, let account = try await store.account(key: key) else {
+            throw UdacityError(status: 404, "User not found.")
+        }
+        // The email address is shown only to its owner; others get an empty string, since
+        // strict clients require the field to be present.
+        var isOwner = false
+        if case .valid(let session) = try await resolver.resolve(request) { isOwner = session.accountKey == account.key }
+        let profile = UserProfile(account: account, showEmail: isOwner)
+        return try JSONResponse.make(UserResponse(profile: profile), prefix: udacityResponsePrefix)
+    }
+}
+
+/// The v1 user shape: every field strict clients decode as non-optional is present, arrays
+/// empty, `guard` `{}` (CONTRACT.md §1.6).
+struct UserProfile: Encodable, Sendable {
+    struct Email: Encodable, Sendable {
+        let address: String
+        let _verified: Bool
+        let _verification_code_sent: Bool
+    }
+
+    let key: String
+    let first_name: String
+    let last_name: String
+    let nickname: String
+    let email: Email
+    let social_accounts: [String] = []
+    let `guard`: [String: String] = [:]
+    let _badges: [String] = []
+    let _principals: [String] = []
+    let _enrollments: [String] = []
+    let external_accounts: [String] = []
+    let tags: [String] = []
+    let _affiliate_profiles: [String] = []
+    let _memberships: [String] = []
+    let _cohort_keys: [String] = []
+    let _has_password = true
+    let employer_sharing = false
+    let _registered = true
+    let _image_url: String
+
+    init(account: Account, showEmail: Bool) {
+        key = account.key
+        first_name = account.firstName
+        last_name = account.lastName
+        nickname = [account.firstName, account.lastName].filter { !$0.isEmpty }.joined(separator: " ")
+        email = Email(address: showEmail ? account.email : "", _verified: false, _verification_code_sent: false)
+        _image_url = "https://robohash.org/udacity-\(account.key)"
+    }
+}
+
+/// Top-level fields (v1 clients) plus a `"user"` copy (older clients).
+struct UserResponse: Encodable, Sendable {
+    let profile: UserProfile
+
+    enum CodingKeys: String, CodingKey { case user }
+
+    func encode(to encoder: any Encoder) throws {
+        try profile.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(profile, forKey: .user)
+    }
+}

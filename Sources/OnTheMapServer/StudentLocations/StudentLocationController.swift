@@ -1,0 +1,123 @@
+import Foundation
+import Hummingbird
+import OnTheMapModels
+import Storage
+
+/// The Parse-compatible StudentLocation class, mounted at `/parse/classes/StudentLocation`
+/// and `/v1/StudentLocation`. Reads are public; writes need a session and only the account
+/// that created a record may change it (unless `legacyOpenWrites`).
+struct StudentLocationController: Sendable {
+    let store: any OnTheMapStore
+    let configuration: Configuration
+    /// `/v1` also accepts `?uniqueKey=<key>`.
+    let allowsUniqueKeyShortcut: Bool
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.get(use: list)
+        group.post(use: create)
+        group.get(":objectId", use: get)
+        group.put(":objectId", use: update)
+        group.delete(":objectId", use: delete)
+    }
+
+    struct ListResponse: Encodable {
+        let results: [StudentInformation]
+        let count: Int?
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let parameters = try ParseQuery.parameters(rawQuery: request.uri.query)
+        let find = try ParseQuery.listRequest(parameters, allowUniqueKey: allowsUniqueKeyShortcut)
+        // limit=0 answers without reading rows (parse-server does the same).
+        let results = find.query.limit == 0 ? [] : try await store.locations(find.query)
+        let count = find.includeCount ? try await store.countLocations(find.query.filter) : nil
+        guard let keys = find.keys else {
+            return try JSONResponse.make(ListResponse(results: results, count: count))
+        }
+        var body: [String: Any] = ["results": results.map { Self.project($0, keys: keys) }]
+        if let count { body["count"] = count }
+        return JSONResponse.raw(try JSONSerialization.data(withJSONObject: body, options: [.withoutEscapingSlashes]))
+    }
+
+    @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let keys = try ParseQuery.getKeys(try ParseQuery.parameters(rawQuery: request.uri.query))
+        guard let stored = try await store.location(objectId: try objectId(context)) else { throw ParseError.objectNotFound }
+        guard let keys else { return try JSONResponse.make(stored.record) }
+        return JSONResponse.raw(try JSONSerialization.data(withJSONObject: Self.project(stored.record, keys: keys), options: [.withoutEscapingSlashes]))
+    }
+
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let owner = try await writer(request)
+        let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
+        let patch = try LocationBody.patch(from: body, creating: true)
+        let now = ParseDate.string(from: Date())
+        let record = StudentInformation(
+            objectId: Identifiers.objectId(),
+            uniqueKey: patch.uniqueKey ?? owner ?? "",
+            firstName: patch.firstName ?? "", lastName: patch.lastName ?? "",
+            mapString: patch.mapString ?? "", mediaURL: patch.mediaURL ?? "",
+            latitude: patch.latitude!, longitude: patch.longitude!,
+            createdAt: now, updatedAt: now
+        )
+        try await store.insertLocation(StoredLocation(record: record, ownerKey: owner))
+        context.logger.info("location created", metadata: ["objectId": "\(record.objectId)"])
+        var headers = HTTPFields()
+        headers[.location] = "\(request.uri.path)/\(record.objectId)"
+        return try JSONResponse.make(CreatedResponse(createdAt: now, objectId: record.objectId), status: .created, headers: headers)
+    }
+
+    @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let owner = try await writer(request)
+        let id = try objectId(context)
+        let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
+        let patch = try LocationBody.patch(from: body, creating: false)
+        try await authorize(owner, toChange: id)
+        guard let updated = try await store.updateLocation(objectId: id, patch: patch, updatedAt: Date()) else {
+            throw ParseError.objectNotFound
+        }
+        return try JSONResponse.make(UpdatedResponse(updatedAt: updated.updatedAt))
+    }
+
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let owner = try await writer(request)
+        let id = try objectId(context)
+        try await authorize(owner, toChange: id)
+        guard try await store.deleteLocation(objectId: id) else { throw ParseError.objectNotFound }
+        return JSONResponse.raw(Data("{}".utf8))
+    }
+
+    // MARK: Helpers
+
+    private func objectId(_ context: AppRequestContext) throws -> String {
+        let id = context.parameters.get("objectId") ?? ""
+        guard !id.isEmpty, id.count <= 64 else { throw ParseError.objectNotFound }
+        return id
+    }
+
+    /// The account writing, or nil under legacy open writes without a session.
+    private func writer(_ request: Request) async throws -> String? {
+        switch try await SessionResolver(sessions: store).resolve(request) {
+        case .valid(let session): return session.accountKey
+        case .none where configuration.legacyOpenWrites: return nil
+        case .invalid where configuration.legacyOpenWrites: return nil
+        case .none: throw ParseError.loginRequired
+        case .invalid: throw ParseError.invalidSession
+        }
+    }
+
+    private func authorize(_ account: String?, toChange objectId: String) async throws {
+        guard let stored = try await store.location(objectId: objectId) else { throw ParseError.objectNotFound }
+        if configuration.legacyOpenWrites { return }
+        guard let account, stored.ownerKey == account else { throw ParseError.notOwner }
+    }
+
+    static func project(_ record: StudentInformation, keys: Set<String>) -> [String: Any] {
+        let all: [String: Any] = [
+            "objectId": record.objectId, "uniqueKey": record.uniqueKey, "firstName": record.firstName,
+            "lastName": record.lastName, "mapString": record.mapString, "mediaURL": record.mediaURL,
+            "latitude": record.latitude, "longitude": record.longitude,
+            "createdAt": record.createdAt, "updatedAt": record.updatedAt,
+        ]
+        return all.filter { keys.contains($0.key) }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import OnTheMapModels
+
+/// A registered person. `key` is the public account id ("3903878747"), used as `uniqueKey`.
+public struct Account: Sendable, Equatable {
+    public var key: String
+    public var email: String
+    public var passwordHash: String
+    public var firstName: String
+    public var lastName: String
+    public var createdAt: Date
+
+    public init(key: String, email: String, passwordHash: String, firstName: String, lastName: String, createdAt: Date) {
+        self.key = key
+        self.email = email
+        self.passwordHash = passwordHash
+        self.firstName = firstName
+        self.lastName = lastName
+        self.createdAt = createdAt
+    }
+}
+
+/// A server-side login session; `id` is what the cookie and `X-Parse-Session-Token` carry.
+public struct Session: Sendable, Equatable {
+    public var id: String
+    public var accountKey: String
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(id: String, accountKey: String, createdAt: Date, expiresAt: Date) {
+        self.id = id
+        self.accountKey = accountKey
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A stored StudentLocation and the account allowed to change it
+/// (nil for records written with open writes, which nobody owns).
+public struct StoredLocation: Sendable, Equatable {
+    public var record: StudentInformation
+    public var ownerKey: String?
+
+    public init(record: StudentInformation, ownerKey: String?) {
+        self.record = record
+        self.ownerKey = ownerKey
+    }
+}
+
+/// The changes a PUT asks for; nil leaves a field as it is.
+public struct LocationPatch: Sendable, Equatable {
+    public var uniqueKey: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var mapString: String?
+    public var mediaURL: String?
+    public var latitude: Double?
+    public var longitude: Double?
+
+    public init(uniqueKey: String? = nil, firstName: String? = nil, lastName: String? = nil, mapString: String? = nil,
+                mediaURL: String? = nil, latitude: Double? = nil, longitude: Double? = nil) {
+        self.uniqueKey = uniqueKey
+        self.firstName = firstName
+        self.lastName = lastName
+        self.mapString = mapString
+        self.mediaURL = mediaURL
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+public enum StorageError: Error, Equatable, CustomStringConvertible {
+    case emailTaken
+    case unsupportedDatabaseURL(String)
+    case migrationFailed(String)
+
+    public var description: String {
+        switch self {
+        case .emailTaken: "An account with this email already exists."
+        case .unsupportedDatabaseURL(let url): "Unsupported database URL '\(url)': use sqlite:///path/to/file.sqlite"
+        case .migrationFailed(let reason): "Database migration failed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import OnTheMapModels
+
+public protocol AccountRepository: Sendable {
+    /// Throws `StorageError.emailTaken` when the (already normalized) email is in use.
+    func createAccount(_ account: Account) async throws
+    func account(email: String) async throws -> Account?
+    func account(key: String) async throws -> Account?
+}
+
+public protocol SessionRepository: Sendable {
+    func createSession(_ session: Session) async throws
+    /// The session with this id, if it exists and has not expired at `now`.
+    func session(id: String, now: Date) async throws -> Session?
+    /// Ends a session; returns whether one existed.
+    @discardableResult func deleteSession(id: String) async throws -> Bool
+    /// Removes sessions that expired before `now`; returns how many.
+    @discardableResult func deleteExpiredSessions(now: Date) async throws -> Int
+}
+
+public protocol StudentLocationRepository: Sendable {
+    func locations(_ query: LocationQuery) async throws -> [StudentInformation]
+    func countLocations(_ filter: LocationFilter) async throws -> Int
+    func location(objectId: String) async throws -> StoredLocation?
+    func insertLocation(_ location: StoredLocation) async throws
+    /// Applies `patch` and stamps `updatedAt`; returns the updated record, nil if it does not exist.
+    func updateLocation(objectId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation?
+    /// Returns whether a record was deleted.
+    @discardableResult func deleteLocation(objectId: String) async throws -> Bool
+}
+
+/// Everything the server stores, behind one value it can pass around.
+public typealias OnTheMapStore = AccountRepository & SessionRepository & StudentLocationRepository

@@ -1,0 +1,232 @@
+@preconcurrency import AsyncKit
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import OnTheMapModels
+import SQLKit
+import SQLiteKit
+
+/// The repositories on a SQL database through SQLKit. Queries are written once; the
+/// dialect supplies placeholders and quoting.
+/// `@unchecked Sendable`: the pool is internally locked but predates Sendable annotations.
+public final class SQLStore: OnTheMapStore, @unchecked Sendable {
+    private let pool: EventLoopGroupConnectionPool<ServerSQLiteSource>
+    private let logger: Logger
+    private let filters: SQLFilterRenderer
+
+    /// Opens (creating if needed) the database named by `url`: `sqlite:///abs/path.sqlite`,
+    /// `sqlite://relative/path.sqlite`, or a plain file path. Runs pending migrations.
+    public static func open(url: String, logger: Logger) async throws -> SQLStore {
+        let path: String
+        if url.hasPrefix("sqlite://") {
+            path = String(url.dropFirst("sqlite://".count))
+        } else if !url.contains("://") {
+            path = url
+        } else {
+            throw StorageError.unsupportedDatabaseURL(url)
+        }
+        guard !path.isEmpty else { throw StorageError.unsupportedDatabaseURL(url) }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = SQLStore(path: path, logger: logger)
+        do {
+            // Migrations run on one connection so BEGIN/COMMIT wrap them.
+            try await store.withDatabase { try await Migrations.run(on: $0) }
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        return store
+    }
+
+    private init(path: String, logger: Logger) {
+        self.logger = logger
+        self.pool = EventLoopGroupConnectionPool(
+            source: ServerSQLiteSource(path: path),
+            maxConnectionsPerEventLoop: 2,
+            pruneInterval: nil,
+            logger: logger,
+            on: MultiThreadedEventLoopGroup.singleton
+        )
+        self.filters = SQLFilterRenderer { column, pattern, options in
+            "onthemap_regexp(\(bind: pattern), \(bind: options), \(ident: column)) = 1"
+        }
+    }
+
+    public func close() async throws {
+        try await pool.shutdownAsync()
+    }
+
+    func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await pool.withConnection(logger: logger) { connection in
+            connection.eventLoop.makeFutureWithTask { try await body(connection.sql()) }
+        }.get()
+    }
+
+    // MARK: Accounts
+
+    public func createAccount(_ account: Account) async throws {
+        try await withDatabase { db in
+            if try await db.raw("SELECT key FROM accounts WHERE email = \(bind: account.email)").first() != nil {
+                throw StorageError.emailTaken
+            }
+            try await db.raw("""
+                INSERT INTO accounts (key, email, password_hash, first_name, last_name, created_at)
+                VALUES (\(bind: account.key), \(bind: account.email), \(bind: account.passwordHash),
+                        \(bind: account.firstName), \(bind: account.lastName), \(bind: ParseDate.string(from: account.createdAt)))
+                """).run()
+        }
+    }
+
+    public func account(email: String) async throws -> Account? {
+        try await withDatabase { db in
+            try await db.raw("SELECT * FROM accounts WHERE email = \(bind: email)").first().map(Self.account(from:))
+        }
+    }
+
+    public func account(key: String) async throws -> Account? {
+        try await withDatabase { db in
+            try await db.raw("SELECT * FROM accounts WHERE key = \(bind: key)").first().map(Self.account(from:))
+        }
+    }
+
+    private static func account(from row: any SQLRow) throws -> Account {
+        Account(
+            key: try row.decode(column: "key", as: String.self),
+            email: try row.decode(column: "email", as: String.self),
+            passwordHash: try row.decode(column: "password_hash", as: String.self),
+            firstName: try row.decode(column: "first_name", as: String.self),
+            lastName: try row.decode(column: "last_name", as: String.self),
+            createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast
+        )
+    }
+
+    // MARK: Sessions
+
+    public func createSession(_ session: Session) async throws {
+        try await withDatabase { db in
+            try await db.raw("""
+                INSERT INTO sessions (id, account_key, created_at, expires_at)
+                VALUES (\(bind: session.id), \(bind: session.accountKey),
+                        \(bind: ParseDate.string(from: session.createdAt)), \(bind: ParseDate.string(from: session.expiresAt)))
+                """).run()
+        }
+    }
+
+    public func session(id: String, now: Date) async throws -> Session? {
+        let nowText = ParseDate.string(from: now)
+        return try await withDatabase { db in
+            guard let row = try await db.raw(
+                "SELECT * FROM sessions WHERE id = \(bind: id) AND expires_at > \(bind: nowText)"
+            ).first() else { return nil }
+            return Session(
+                id: try row.decode(column: "id", as: String.self),
+                accountKey: try row.decode(column: "account_key", as: String.self),
+                createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast,
+                expiresAt: ParseDate.date(from: try row.decode(column: "expires_at", as: String.self)) ?? .distantPast
+            )
+        }
+    }
+
+    @discardableResult
+    public func deleteSession(id: String) async throws -> Bool {
+        try await withDatabase { db in
+            try await !db.raw("DELETE FROM sessions WHERE id = \(bind: id) RETURNING id").all().isEmpty
+        }
+    }
+
+    @discardableResult
+    public func deleteExpiredSessions(now: Date) async throws -> Int {
+        let nowText = ParseDate.string(from: now)
+        return try await withDatabase { db in
+            try await db.raw("DELETE FROM sessions WHERE expires_at <= \(bind: nowText) RETURNING id").all().count
+        }
+    }
+
+    // MARK: Student locations
+
+    public func locations(_ query: LocationQuery) async throws -> [StudentInformation] {
+        var sql: SQLQueryString = "SELECT * FROM student_locations WHERE " + filters.render(query.filter)
+        var orderTerms: [SQLQueryString] = query.sort.map { "\(ident: $0.field.column) \(unsafeRaw: $0.descending ? "DESC" : "ASC")" }
+        // A stable tie-breaker keeps limit/skip pages from overlapping or skipping rows.
+        let tieBreakDescending = query.sort.first?.descending ?? false
+        orderTerms.append("object_id \(unsafeRaw: tieBreakDescending ? "DESC" : "ASC")")
+        sql += " ORDER BY " + orderTerms.joined(separator: ", ")
+        sql += " LIMIT \(literal: max(0, query.limit)) OFFSET \(literal: max(0, query.skip))"
+        let statement = sql
+        return try await withDatabase { db in
+            try await db.raw(statement).all().map(Self.location(from:))
+        }
+    }
+
+    public func countLocations(_ filter: LocationFilter) async throws -> Int {
+        let statement: SQLQueryString = "SELECT COUNT(*) AS n FROM student_locations WHERE " + filters.render(filter)
+        return try await withDatabase { db in
+            try await db.raw(statement).first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    public func location(objectId: String) async throws -> StoredLocation? {
+        try await withDatabase { db in
+            guard let row = try await db.raw("SELECT * FROM student_locations WHERE object_id = \(bind: objectId)").first() else {
+                return nil
+            }
+            return StoredLocation(record: try Self.location(from: row), ownerKey: try row.decode(column: "owner_key", as: String?.self))
+        }
+    }
+
+    public func insertLocation(_ location: StoredLocation) async throws {
+        let r = location.record
+        try await withDatabase { db in
+            try await db.raw("""
+                INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string,
+                                               media_url, latitude, longitude, created_at, updated_at)
+                VALUES (\(bind: r.objectId), \(bind: location.ownerKey), \(bind: r.uniqueKey), \(bind: r.firstName),
+                        \(bind: r.lastName), \(bind: r.mapString), \(bind: r.mediaURL), \(bind: r.latitude),
+                        \(bind: r.longitude), \(bind: r.createdAt), \(bind: r.updatedAt))
+                """).run()
+        }
+    }
+
+    public func updateLocation(objectId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation? {
+        var assignments: [SQLQueryString] = ["updated_at = \(bind: ParseDate.string(from: updatedAt))"]
+        func set(_ field: LocationField, _ value: (any Encodable & Sendable)?) {
+            if let value { assignments.append("\(ident: field.column) = \(bind: value)") }
+        }
+        set(.uniqueKey, patch.uniqueKey)
+        set(.firstName, patch.firstName)
+        set(.lastName, patch.lastName)
+        set(.mapString, patch.mapString)
+        set(.mediaURL, patch.mediaURL)
+        set(.latitude, patch.latitude)
+        set(.longitude, patch.longitude)
+        let statement: SQLQueryString = "UPDATE student_locations SET " + assignments.joined(separator: ", ")
+            + " WHERE object_id = \(bind: objectId) RETURNING *"
+        return try await withDatabase { db in
+            try await db.raw(statement).first().map(Self.location(from:))
+        }
+    }
+
+    @discardableResult
+    public func deleteLocation(objectId: String) async throws -> Bool {
+        try await withDatabase { db in
+            try await !db.raw("DELETE FROM student_locations WHERE object_id = \(bind: objectId) RETURNING object_id").all().isEmpty
+        }
+    }
+
+    private static func location(from row: any SQLRow) throws -> StudentInformation {
+        StudentInformation(
+            objectId: try row.decode(column: "object_id", as: String.self),
+            uniqueKey: try row.decode(column: "unique_key", as: String.self),
+            firstName: try row.decode(column: "first_name", as: String.self),
+            lastName: try row.decode(column: "last_name", as: String.self),
+            mapString: try row.decode(column: "map_string", as: String.self),
+            mediaURL: try row.decode(column: "media_url", as: String.self),
+            latitude: try row.decode(column: "latitude", as: Double.self),
+            longitude: try row.decode(column: "longitude", as: Double.self),
+            createdAt: try row.decode(column: "created_at", as: String.self),
+            updatedAt: try row.decode(column: "updated_at", as: String.self)
+        )
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct OnTheMapCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "onthemap",
+        abstract: "Where is everybody: the OnTheMap server and its command-line client.",
+        subcommands: [ServeCommand.self]
+    )
+}
