@@ -1,0 +1,236 @@
+// The add-location sheet: "Where are you studying today?" plus a link, geocoded through
+// the server's /api/geocode, previewed on a map, then posted (or updated) as the
+// student's StudentLocation.
+import { geocode, createLocation, updateLocation } from './api.js';
+import { el, safeURL, setBusy, showAlert, describeFailure } from './ui.js';
+import { addBaseLayers, mapOptions, pinIcon } from './map.js';
+
+const L = window.L;
+const $ = (id) => document.getElementById(id);
+
+export class AddLocationSheet {
+  constructor({ config, loadWorld }) {
+    this.config = config;
+    this.loadWorld = loadWorld;
+    this.dialog = $('add-location');
+    this.form = $('add-form');
+    this.place = $('add-place');
+    this.link = $('add-link');
+    this.findButton = $('add-find');
+    this.busy = $('add-busy');
+    this.preview = $('add-preview');
+    this.finishButton = $('add-finish');
+    this.replaceNote = $('add-replace-note');
+    this.previewMap = null;
+    this.previewMarker = null;
+    this.abort = null;
+    this.resolve = null;
+
+    this.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.find();
+    });
+    $('add-cancel').addEventListener('click', () => this.close(null));
+    this.dialog.addEventListener('cancel', (event) => {
+      event.preventDefault();
+      this.close(null);
+    });
+    $('add-open-link').addEventListener('click', () => this.openLink());
+    $('add-back').addEventListener('click', () => this.showStep('form'));
+    this.finishButton.addEventListener('click', () => this.finish());
+  }
+
+  /** Opens the sheet; resolves to the saved location's objectId, or null when cancelled. */
+  open({ account, existing }) {
+    this.account = account;
+    this.existing = existing || null;
+    this.result = null;
+    this.place.value = existing ? existing.mapString || '' : '';
+    this.link.value = existing ? existing.mediaURL || '' : '';
+    if (existing) {
+      this.replaceNote.textContent = `Finishing will replace your current location${existing.mapString ? ` (“${existing.mapString}”)` : ''}.`;
+      this.replaceNote.hidden = false;
+    } else {
+      this.replaceNote.hidden = true;
+    }
+    $('add-title').textContent = existing ? 'Update Location' : 'Add Location';
+    this.finishButton.querySelector('.button-label').textContent = existing ? 'Replace Location' : 'Finish';
+    this.setWorking(false);
+    setBusy(this.finishButton, false);
+    this.showStep('form');
+    this.dialog.showModal();
+    this.place.focus();
+    return new Promise((resolve) => { this.resolve = resolve; });
+  }
+
+  close(value) {
+    if (this.abort) this.abort.abort();
+    this.abort = null;
+    this.setWorking(false);
+    if (this.dialog.open) this.dialog.close();
+    const resolve = this.resolve;
+    this.resolve = null;
+    if (resolve) resolve(value);
+  }
+
+  showStep(step) {
+    const preview = step === 'preview';
+    this.form.hidden = preview;
+    this.preview.hidden = !preview;
+    this.dialog.classList.toggle('previewing', preview);
+    if (preview) this.showPreview();
+  }
+
+  setWorking(working) {
+    this.form.classList.toggle('working', working);
+    this.busy.hidden = !working;
+    this.place.disabled = working;
+    this.link.disabled = working;
+    $('add-open-link').disabled = working;
+    setBusy(this.findButton, working, 'Finding…');
+  }
+
+  openLink() {
+    const href = safeURL(this.link.value);
+    if (!href) {
+      showAlert('Invalid Link', this.link.value.trim()
+        ? `“${this.link.value.trim()}” is not a web address. Links start with https://`
+        : 'Type the link you want to share first, for example https://www.linkedin.com/in/you');
+      return;
+    }
+    window.open(href, '_blank', 'noopener,noreferrer');
+  }
+
+  async find() {
+    const placeText = this.place.value.trim();
+    const linkText = this.link.value.trim();
+    if (!placeText) {
+      await showAlert('Location Needed', 'Type where you are studying today, for example “Lagos, Nigeria”.');
+      this.place.focus();
+      return;
+    }
+    if (!linkText) {
+      await showAlert('Link Needed', 'Add a link to share with other students, for example your LinkedIn or GitHub page.');
+      this.link.focus();
+      return;
+    }
+    const href = safeURL(linkText);
+    if (!href) {
+      await showAlert('Invalid Link', `“${linkText}” is not a web address. Links start with https://`);
+      this.link.focus();
+      return;
+    }
+
+    this.setWorking(true);
+    const abort = new AbortController();
+    this.abort = abort;
+    let results;
+    try {
+      results = await geocode(placeText, { signal: abort.signal });
+    } catch (error) {
+      if (abort.signal.aborted) return;
+      this.setWorking(false);
+      this.abort = null;
+      if (error.kind === 'notFound') {
+        await showAlert('Geocoding Unavailable', 'This server cannot look up places yet, so your location cannot be found. Please try again later.');
+      } else {
+        const { title, message } = describeFailure(error, 'finding the location');
+        await showAlert(title, message);
+      }
+      return;
+    }
+    if (abort.signal.aborted) return;
+    this.abort = null;
+    this.setWorking(false);
+    results = results.filter((r) => Number.isFinite(Number(r.latitude)) && Number.isFinite(Number(r.longitude)));
+    if (results.length === 0) {
+      await showAlert('Location Not Found', `Could not find “${placeText}”. Try a city and country, for example “Lagos, Nigeria”.`);
+      this.place.focus();
+      return;
+    }
+    this.mapString = placeText;
+    this.mediaURL = href;
+    this.results = results;
+    this.result = results[0];
+    this.showStep('preview');
+  }
+
+  showPreview() {
+    const result = this.result;
+    if (!result) return;
+    $('preview-name').textContent = result.name || this.mapString;
+    const detail = [result.region, result.country].filter((part) => part && part !== result.name).join(', ');
+    $('preview-detail').textContent = detail ? `, ${detail}` : '';
+    $('preview-link').textContent = this.mediaURL;
+
+    const alternatives = $('preview-alternatives');
+    const others = this.results.filter((r) => r !== result);
+    if (others.length > 0) {
+      const buttons = others.map((other) => {
+        const label = [other.name, other.region, other.country].filter(Boolean).filter((v, i, a) => a.indexOf(v) === i).join(', ');
+        const button = el('button', { class: 'chip', type: 'button', text: label });
+        button.addEventListener('click', () => {
+          this.result = other;
+          this.showPreview();
+        });
+        return button;
+      });
+      alternatives.replaceChildren(el('span', { class: 'alternatives-label', text: 'Not it? Try' }), ...buttons);
+      alternatives.hidden = false;
+    } else {
+      alternatives.replaceChildren();
+      alternatives.hidden = true;
+    }
+
+    const lat = Number(result.latitude);
+    const lng = Number(result.longitude);
+    if (!this.previewMap) {
+      this.previewMap = L.map('preview-map', { ...mapOptions(this.config), worldCopyJump: false });
+      this.loadWorld().then((world) => addBaseLayers(this.previewMap, this.config, world));
+      this.previewMarker = L.marker([lat, lng], { icon: pinIcon('own'), keyboard: false }).addTo(this.previewMap);
+    }
+    this.previewMarker.setLatLng([lat, lng]);
+    this.previewMap.invalidateSize();
+    const span = result.span || {};
+    const dLat = Math.max(Number(span.latitudeDelta) || 0, 0.02);
+    const dLng = Math.max(Number(span.longitudeDelta) || 0, 0.02);
+    const bounds = L.latLngBounds([lat - dLat / 2, lng - dLng / 2], [lat + dLat / 2, lng + dLng / 2]);
+    this.previewMap.fitBounds(bounds, { maxZoom: this.config.tileURL ? 14 : 9, animate: false, padding: [16, 16] });
+    this.finishButton.focus();
+  }
+
+  async finish() {
+    const result = this.result;
+    const account = this.account;
+    const body = {
+      uniqueKey: account.key,
+      firstName: account.firstName,
+      lastName: account.lastName,
+      mapString: this.mapString,
+      mediaURL: this.mediaURL,
+      latitude: Number(result.latitude),
+      longitude: Number(result.longitude),
+    };
+    setBusy(this.finishButton, true, 'Saving…');
+    try {
+      let objectId;
+      if (this.existing && this.existing.objectId) {
+        await updateLocation(this.existing.objectId, body);
+        objectId = this.existing.objectId;
+      } else {
+        const created = await createLocation(body);
+        objectId = created && created.objectId;
+      }
+      setBusy(this.finishButton, false);
+      this.close({ objectId, location: body });
+    } catch (error) {
+      setBusy(this.finishButton, false);
+      if (error.kind === 'auth') {
+        await showAlert('Please Log In Again', `Your location was not saved: ${error.message} Log out and log in again, then retry.`);
+      } else {
+        const { title, message } = describeFailure(error, 'saving your location');
+        await showAlert(title, message);
+      }
+    }
+  }
+}

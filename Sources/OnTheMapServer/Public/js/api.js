@@ -1,0 +1,164 @@
+// Talks to the same public API every other client uses: the Udacity-style session
+// routes, our account routes, and the Parse-style StudentLocation class.
+
+const PARSE_HEADERS = {
+  'X-Parse-Application-Id': 'QrX47CA9cyuGewLdsL7o5Eb8iug6Em8ye0dnAbIr',
+  'X-Parse-REST-API-Key': 'QuWThTdiRmTux3YaDseUSEpUKo7aBYM737yKd4gY',
+};
+const LOCATIONS = '/parse/classes/StudentLocation';
+const UDACITY_PREFIX = ")]}'";
+
+/** Why a call failed: `network` (no answer at all), `server` (5xx), `auth` (401/403),
+ *  `notFound` (404) or `client` (any other 4xx). */
+export class ApiError extends Error {
+  constructor(kind, message, status = 0, code = null) {
+    super(message);
+    this.name = 'ApiError';
+    this.kind = kind;
+    this.status = status;
+    this.code = code;
+  }
+  get isNetwork() { return this.kind === 'network'; }
+}
+
+function cookie(name) {
+  const prefix = name + '=';
+  for (const part of document.cookie.split(';')) {
+    const item = part.trim();
+    if (item.startsWith(prefix)) return decodeURIComponent(item.slice(prefix.length));
+  }
+  return null;
+}
+
+function messageFrom(body) {
+  if (!body || typeof body !== 'object') return null;
+  if (typeof body.error === 'string') return body.error;
+  if (body.error && typeof body.error.message === 'string') return body.error.message;
+  if (typeof body.message === 'string') return body.message;
+  return null;
+}
+
+function codeFrom(body) {
+  if (!body || typeof body !== 'object') return null;
+  if (body.error && typeof body.error === 'object') return body.error.code ?? null;
+  return body.code ?? null;
+}
+
+/** One HTTP call. `udacity: true` strips the 5-byte anti-JSON-hijacking prefix. */
+async function call(path, { method = 'GET', body, headers = {}, udacity = false, signal } = {}) {
+  const init = { method, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin', signal };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  if (method !== 'GET') {
+    const xsrf = cookie('XSRF-TOKEN');
+    if (xsrf) init.headers['X-XSRF-TOKEN'] = xsrf;
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    if (error && error.name === 'AbortError') throw error;
+    throw new ApiError('network', 'Cannot reach the server. Check your connection and try again.');
+  }
+  let text;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (error && error.name === 'AbortError') throw error;
+    throw new ApiError('network', 'The connection to the server was lost. Try again.');
+  }
+  if (udacity && text.startsWith(UDACITY_PREFIX)) text = text.slice(5);
+  let json = null;
+  if (text) {
+    try { json = JSON.parse(text); } catch { json = null; }
+  }
+  if (!response.ok) {
+    const status = response.status;
+    const kind = status >= 500 ? 'server' : status === 401 || status === 403 ? 'auth' : status === 404 ? 'notFound' : 'client';
+    const message = messageFrom(json) || `The server answered ${status} ${response.statusText || ''}`.trim();
+    throw new ApiError(kind, message, status, codeFrom(json));
+  }
+  if (json === null && text) throw new ApiError('server', 'The server sent a response this page cannot read.', response.status);
+  return json;
+}
+
+// ---- session and accounts -------------------------------------------------
+
+/** Logs in; resolves to the account key. */
+export async function logIn(email, password) {
+  const body = await call('/api/session', { method: 'POST', udacity: true, body: { udacity: { username: email, password } } });
+  const key = body && body.account && body.account.key;
+  if (!key) throw new ApiError('server', 'The server did not return an account.');
+  return String(key);
+}
+
+export async function logOut() {
+  await call('/api/session', { method: 'DELETE', udacity: true });
+}
+
+/** Public user data: resolves to { key, firstName, lastName }. */
+export async function fetchUser(key) {
+  const body = await call(`/api/users/${encodeURIComponent(key)}`, { udacity: true });
+  const user = (body && body.user) || body || {};
+  return {
+    key: String(body.key ?? user.key ?? key),
+    firstName: String(body.first_name ?? user.first_name ?? ''),
+    lastName: String(body.last_name ?? user.last_name ?? ''),
+  };
+}
+
+/** Creates an account; resolves to its key. */
+export async function signUp({ email, password, firstName, lastName }) {
+  const body = await call('/api/users', {
+    method: 'POST',
+    body: { email, password, first_name: firstName, last_name: lastName },
+  });
+  return body && body.account ? String(body.account.key) : null;
+}
+
+// ---- student locations ----------------------------------------------------
+
+/** One page of StudentLocation results, most recent first. */
+export async function fetchLocations({ limit = 100, skip = 0, where = null, count = false, keys = null, signal } = {}) {
+  const params = new URLSearchParams();
+  params.set('limit', String(limit));
+  if (skip) params.set('skip', String(skip));
+  params.set('order', '-updatedAt');
+  if (where) params.set('where', JSON.stringify(where));
+  if (count) params.set('count', '1');
+  if (keys) params.set('keys', keys.join(','));
+  const body = await call(`${LOCATIONS}?${params}`, { headers: PARSE_HEADERS, signal });
+  if (!body || !Array.isArray(body.results)) throw new ApiError('server', 'The server sent an unexpected list of locations.');
+  return { results: body.results, count: typeof body.count === 'number' ? body.count : null };
+}
+
+/** The signed-in student's own location, or null. */
+export async function fetchOwnLocation(accountKey) {
+  const { results } = await fetchLocations({ limit: 1, where: { uniqueKey: accountKey } });
+  return results[0] || null;
+}
+
+export async function createLocation(location) {
+  return call(LOCATIONS, { method: 'POST', headers: PARSE_HEADERS, body: location });
+}
+
+export async function updateLocation(objectId, location) {
+  return call(`${LOCATIONS}/${encodeURIComponent(objectId)}`, { method: 'PUT', headers: PARSE_HEADERS, body: location });
+}
+
+// ---- geocoding and page configuration ------------------------------------
+
+export async function geocode(query, { signal } = {}) {
+  const body = await call(`/api/geocode?q=${encodeURIComponent(query)}&limit=5`, { signal });
+  return body && Array.isArray(body.results) ? body.results : [];
+}
+
+export async function fetchConfig() {
+  try {
+    return (await call('/config.json')) || {};
+  } catch {
+    return {};
+  }
+}

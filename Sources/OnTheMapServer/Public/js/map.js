@@ -1,0 +1,147 @@
+// The map tab: an offline vector basemap (Natural Earth countries), an optional
+// OSM-style tile layer, and one clustered marker per student location.
+import { el, fullName, safeURL } from './ui.js';
+
+const L = window.L;
+
+/** Zoom limits: the 1:110m basemap has nothing to show past ~zoom 10; street tiles do. */
+const BASEMAP_MAX_ZOOM = 12;
+const TILES_MAX_ZOOM = 18;
+
+export function pinIcon(extraClass = '') {
+  return L.divIcon({
+    className: `student-pin ${extraClass}`.trim(),
+    html: '<span class="pin-head"></span>',
+    iconSize: [28, 36],
+    iconAnchor: [14, 36],
+    popupAnchor: [0, -32],
+  });
+}
+
+/** Adds the world basemap (and tiles when configured) to a Leaflet map. */
+export function addBaseLayers(map, config, world) {
+  if (config.tileURL) {
+    L.tileLayer(config.tileURL, {
+      maxZoom: TILES_MAX_ZOOM,
+      attribution: config.tileAttribution || '&copy; OpenStreetMap contributors',
+    }).addTo(map);
+  } else if (world) {
+    L.geoJSON(world, {
+      renderer: L.canvas({ padding: 0.5 }),
+      interactive: false,
+      style: { color: '#b9c7b0', weight: 0.8, fillColor: '#eef2e6', fillOpacity: 1 },
+    }).addTo(map);
+    map.attributionControl.addAttribution('Basemap: Natural Earth');
+  }
+}
+
+export function mapOptions(config) {
+  return {
+    maxZoom: config.tileURL ? TILES_MAX_ZOOM : BASEMAP_MAX_ZOOM,
+    minZoom: 1,
+    worldCopyJump: true,
+    zoomControl: true,
+    keyboard: true,
+    maxBounds: [[-88, -540], [88, 540]],
+    maxBoundsViscosity: 0.7,
+  };
+}
+
+/** Popup body: the whole card is a link (new tab, no opener) when the link is http(s). */
+export function popupContent(location) {
+  const href = safeURL(location.mediaURL);
+  const name = el('strong', { class: 'popup-name', text: fullName(location) });
+  const place = location.mapString ? el('span', { class: 'popup-place', text: location.mapString }) : null;
+  if (href) {
+    return el('a', { class: 'popup-card', href, target: '_blank', rel: 'noopener noreferrer' }, [
+      name,
+      el('span', { class: 'popup-link', text: href }),
+      place,
+    ]);
+  }
+  return el('div', { class: 'popup-card no-link' }, [
+    name,
+    el('span', { class: 'popup-link muted', text: location.mediaURL ? 'Link not shown: not a web address' : 'No link shared' }),
+    place,
+  ]);
+}
+
+export class StudentMap {
+  constructor(container, config) {
+    this.map = L.map(container, mapOptions(config));
+    this.map.setView([28, 8], container.clientWidth < 700 ? 1 : 2);
+    this.clusters = L.markerClusterGroup({
+      showCoverageOnHover: false,
+      spiderfyOnMaxZoom: true,
+      maxClusterRadius: 60,
+      iconCreateFunction: clusterIcon,
+    });
+    this.icon = pinIcon();
+    this.ownIcon = pinIcon('own');
+    this.markersByObjectId = new Map();
+    this.markerCount = 0;
+    this.clusters.on('click', (event) => this.openPopup(event.layer));
+    this.map.addLayer(this.clusters);
+    this.popup = L.popup({ maxWidth: 280, minWidth: 180, autoPanPadding: [24, 24] });
+  }
+
+  setBasemap(config, world) {
+    addBaseLayers(this.map, config, world);
+  }
+
+  /** Replaces every marker. Resolves once all markers are clustered and drawn. */
+  setLocations(locations, ownKey = null) {
+    const markers = [];
+    const byId = new Map();
+    for (const location of locations) {
+      const lat = Number(location.latitude);
+      const lng = Number(location.longitude);
+      if (!Number.isFinite(lat) || !Number.isFinite(lng) || Math.abs(lat) > 90 || Math.abs(lng) > 180) continue;
+      const own = ownKey && location.uniqueKey === ownKey;
+      const marker = L.marker([lat, lng], {
+        icon: own ? this.ownIcon : this.icon,
+        title: fullName(location),
+        alt: fullName(location),
+        keyboard: true,
+        zIndexOffset: own ? 1000 : 0,
+      });
+      marker.location = location;
+      markers.push(marker);
+      if (location.objectId) byId.set(location.objectId, marker);
+    }
+    this.map.closePopup();
+    this.clusters.clearLayers();
+    this.clusters.addLayers(markers);
+    this.markersByObjectId = byId;
+    this.markerCount = markers.length;
+    return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(markers.length))));
+  }
+
+  openPopup(marker) {
+    if (!marker || !marker.location) return;
+    this.popup.setLatLng(marker.getLatLng()).setContent(popupContent(marker.location)).openOn(this.map);
+  }
+
+  /** Zooms to one location's marker and opens its popup. */
+  reveal(objectId) {
+    const marker = this.markersByObjectId.get(objectId);
+    if (!marker) return;
+    this.clusters.zoomToShowLayer(marker, () => this.openPopup(marker));
+  }
+
+  invalidateSize() {
+    this.map.invalidateSize();
+  }
+}
+
+function clusterIcon(cluster) {
+  const count = cluster.getChildCount();
+  const size = count < 10 ? 'small' : count < 100 ? 'medium' : count < 1000 ? 'large' : 'huge';
+  const label = count < 10000 ? String(count) : `${Math.round(count / 1000)}k`;
+  const dimension = { small: 34, medium: 40, large: 46, huge: 54 }[size];
+  return L.divIcon({
+    html: `<span>${label}</span>`,
+    className: `cluster cluster-${size}`,
+    iconSize: [dimension, dimension],
+  });
+}

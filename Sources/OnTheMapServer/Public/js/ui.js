@@ -1,0 +1,178 @@
+// Small DOM helpers shared by the scenes. User data only ever reaches the page
+// through textContent and vetted href attributes, never through innerHTML.
+
+/** Creates an element: el('a', { class: 'x', text: 'hi', href: '...' }, [children]). */
+export function el(tag, props = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === 'text') node.textContent = String(value);
+    else if (name === 'class') node.className = value;
+    else if (name === 'dataset') Object.assign(node.dataset, value);
+    else if (name === 'href') node.setAttribute('href', value);
+    else node.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(child);
+  }
+  return node;
+}
+
+/** The http(s) URL a stored link points to, or null when it must not be clickable.
+ *  A bare host such as `www.example.com/in/me` (as old clients stored) becomes https://. */
+export function safeURL(raw) {
+  if (typeof raw !== 'string') return null;
+  let text = raw.trim();
+  if (!text || /\s/.test(text)) return null;
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(text)) {
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?([/?#].*)?$/i.test(text)) return null;
+    text = 'https://' + text;
+  }
+  let url;
+  try { url = new URL(text); } catch { return null; }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (!url.hostname || url.username || url.password) return null;
+  return url.href;
+}
+
+/** `linkedin.com` for `https://www.linkedin.com/in/me`. */
+export function linkHost(href) {
+  try {
+    return new URL(href).hostname.replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}
+
+/** "just now", "5 min ago", "2 h ago", "3 d ago", then a date. */
+export function timeAgo(value, now = Date.now()) {
+  const time = typeof value === 'string' ? Date.parse(value) : Number(value);
+  if (!Number.isFinite(time)) return '';
+  const seconds = Math.max(0, Math.round((now - time) / 1000));
+  if (seconds < 60) return 'just now';
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.floor(hours / 24);
+  if (days < 30) return `${days} d ago`;
+  const date = new Date(time);
+  const sameYear = date.getFullYear() === new Date(now).getFullYear();
+  return 'on ' + date.toLocaleDateString(undefined, sameYear ? { month: 'short', day: 'numeric' } : { month: 'short', day: 'numeric', year: 'numeric' });
+}
+
+export function fullName(location) {
+  const name = `${location.firstName || ''} ${location.lastName || ''}`.trim();
+  return name || 'Anonymous student';
+}
+
+export function initials(location) {
+  const a = (location.firstName || '').trim()[0] || '';
+  const b = (location.lastName || '').trim()[0] || '';
+  return (a + b).toUpperCase() || '?';
+}
+
+/** A stable hue per student, for the avatar circle. */
+export function hueFor(text) {
+  let hash = 0;
+  for (const ch of String(text)) hash = (hash * 31 + ch.codePointAt(0)) | 0;
+  return Math.abs(hash) % 360;
+}
+
+/** Puts a button into (or out of) its "working" state. */
+export function setBusy(button, busy, busyLabel) {
+  const label = button.querySelector('.button-label');
+  if (busy) {
+    if (label && !button.dataset.idleLabel) button.dataset.idleLabel = label.textContent;
+    if (label && busyLabel) label.textContent = busyLabel;
+    button.classList.add('busy');
+    button.disabled = true;
+    button.setAttribute('aria-busy', 'true');
+  } else {
+    if (label && button.dataset.idleLabel) label.textContent = button.dataset.idleLabel;
+    delete button.dataset.idleLabel;
+    button.classList.remove('busy');
+    button.disabled = false;
+    button.removeAttribute('aria-busy');
+  }
+}
+
+/** A title and message for a failed download or upload: network versus server. */
+export function describeFailure(error, what) {
+  if (error && error.kind === 'network') {
+    return { title: 'Network Error', message: `Cannot reach the server, so ${what} failed. Check your connection and try again.` };
+  }
+  if (error && error.kind === 'server') {
+    return { title: 'Server Error', message: `The server had a problem, so ${what} failed (${error.status || 'error'}: ${error.message}). Try again in a moment.` };
+  }
+  return { title: 'Something Went Wrong', message: `${capitalize(what)} failed: ${error && error.message ? error.message : 'unknown error'}.` };
+}
+
+function capitalize(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+// ---- alert and confirm -----------------------------------------------------
+
+const queue = [];
+let showing = false;
+
+/** Shows a modal alert; resolves when dismissed. */
+export function showAlert(title, message) {
+  return enqueue({ title, message, ok: 'OK', cancel: null });
+}
+
+/** Shows a confirmation; resolves to true when the user picks `ok`. */
+export function confirmAction(title, message, ok = 'OK', cancel = 'Cancel') {
+  return enqueue({ title, message, ok, cancel });
+}
+
+function enqueue(item) {
+  return new Promise((resolve) => {
+    queue.push({ ...item, resolve });
+    if (!showing) next();
+  });
+}
+
+function next() {
+  const item = queue.shift();
+  if (!item) { showing = false; return; }
+  showing = true;
+  const dialog = document.getElementById('alert');
+  const okButton = document.getElementById('alert-ok');
+  const cancelButton = document.getElementById('alert-cancel');
+  document.getElementById('alert-title').textContent = item.title;
+  document.getElementById('alert-message').textContent = item.message;
+  okButton.textContent = item.ok;
+  cancelButton.hidden = !item.cancel;
+  if (item.cancel) cancelButton.textContent = item.cancel;
+  dialog.classList.toggle('destructive', Boolean(item.cancel));
+
+  const finish = (answer) => {
+    okButton.removeEventListener('click', onOk);
+    cancelButton.removeEventListener('click', onCancel);
+    dialog.removeEventListener('cancel', onEscape);
+    dialog.close();
+    item.resolve(answer);
+    next();
+  };
+  const onOk = () => finish(true);
+  const onCancel = () => finish(false);
+  const onEscape = (event) => { event.preventDefault(); finish(false); };
+  okButton.addEventListener('click', onOk);
+  cancelButton.addEventListener('click', onCancel);
+  dialog.addEventListener('cancel', onEscape);
+  dialog.showModal();
+  okButton.focus();
+}
+
+/** Calls fn at most once per `wait` ms after the last call. */
+export function debounce(fn, wait) {
+  let timer = null;
+  const debounced = (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), wait);
+  };
+  debounced.cancel = () => clearTimeout(timer);
+  return debounced;
+}
