@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import OnTheMapKit
+
+/// `onthemap login`: asks for the password without echo and saves the session.
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Log in and remember the session for the other client commands.",
+        discussion: """
+            The password is read without echo from a terminal, or as one line from standard \
+            input when that is not a terminal (e.g. `printf '%s\\n' "$PW" | onthemap login --email E`). \
+            The session is saved in $XDG_CONFIG_HOME/onthemap/session.json (else \
+            ~/.config/onthemap/session.json), readable by you only.
+            """
+    )
+
+    @OptionGroup var serverOptions: ServerOptions
+    @Option(help: "Account email (asked for when missing).")
+    var email: String?
+
+    func run() async throws {
+        try await runClient {
+            let server = try serverOptions.resolve()
+            var email = self.email ?? Console.ask("Email: ") ?? ""
+            email = email.trimmingCharacters(in: .whitespaces)
+            guard !email.isEmpty else { throw ClientFailure.user("An email is needed to log in (use --email).") }
+            guard let password = Console.readSecret("Password for \(email): "), !password.isEmpty else {
+                throw ClientFailure.user("A password is needed to log in.")
+            }
+            let clients = Clients(server: server)
+            let session = try await clients.udacity.login(email: email, password: password)
+            // Names go on posted locations; a failure here must not undo the login.
+            let user = try? await clients.udacity.userData(accountKey: session.accountKey)
+            let stored = StoredSession(server: server, session: session, email: email, user: user)
+            try SessionFile.save(stored)
+            var message = "Logged in to \(server.absoluteString) as \(TextCleaning.printable(stored.displayName))"
+            if let expiration = session.expiration {
+                message += "; the session expires \(RelativeTime.describe(expiration))"
+            }
+            Console.out(message + ".")
+        }
+    }
+}
+
+/// `onthemap logout`: ends the session on the server and deletes the session file.
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout", abstract: "End the saved session and forget it.")
+
+    @OptionGroup var serverOptions: ServerOptions
+
+    func run() async throws {
+        try await runClient {
+            guard let stored = try? SessionFile.load() else {
+                SessionFile.delete()
+                Console.out("Not logged in.")
+                return
+            }
+            let clients = Clients(server: try serverOptions.resolve(saved: stored), session: stored.udacitySession)
+            // The local file goes in every case: the user asked to be logged out here.
+            SessionFile.delete()
+            do throws(OnTheMapError) {
+                try await clients.udacity.logout()
+            } catch {
+                throw ClientFailure(
+                    message: "Forgot the local session, but the server could not end it: \(error.errorDescription ?? "\(error)")",
+                    exitCode: ClientExit.code(for: error))
+            }
+            Console.out("Logged out.")
+        }
+    }
+}
+
+/// `onthemap whoami`: who the saved session belongs to.
+struct WhoamiCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "whoami", abstract: "Show who is logged in, on which server, until when.")
+
+    func run() async throws {
+        try await runClient {
+            let stored = try SessionFile.require()
+            var lines = ["\(TextCleaning.printable(stored.displayName)) (account \(stored.accountKey))"]
+            if let email = stored.email, email != stored.displayName { lines.append("email: \(email)") }
+            lines.append("server: \(stored.server)")
+            if let expiration = stored.expirationDate {
+                lines.append("session expires \(RelativeTime.describe(expiration)) (\(stored.expiration ?? ""))")
+            }
+            Console.out(lines.joined(separator: "\n"))
+        }
+    }
+}
