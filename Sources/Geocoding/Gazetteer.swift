@@ -1,0 +1,257 @@
+import Foundation
+
+/// Offline geocoder over GeoNames data (every populated place of at least 1,000 people,
+/// first-level regions and countries), loaded once from a compact text file.
+///
+/// Immutable after `init`: every stored property is a `let` of a value type, so one
+/// instance can serve any number of concurrent requests. Lookups are synchronous
+/// (`lookup`, `suggestions`, `nearest`); the `Geocoder` methods wrap them.
+public final class Gazetteer: Geocoder, Sendable {
+    // Raw file; place names and index keys are slices of it.
+    let bytes: [UInt8]
+    let countries: [CountryRecord]
+    let regions: [RegionRecord]
+
+    // Places, structure of arrays, sorted by population (largest first).
+    let placeNameStart: [Int32]
+    let placeNameLength: [UInt16]
+    let placeLatitude: [Float]
+    let placeLongitude: [Float]
+    let placeRegion: [Int32]
+    let placePopulation: [Int32]
+    let placeIsCapital: [Bool]
+
+    // Name index: keys sorted by bytes; postings are entry ids (places, then regions,
+    // then countries), negative (-(id + 1)) for an alternate name.
+    let keyStart: [Int32]
+    let keyLength: [UInt16]
+    let postingStart: [Int32]
+    let postings: [Int32]
+    /// Key indices (ascending) whose entries include a big place, a region or a country:
+    /// what type-ahead scans when a prefix is too short to scan everything.
+    let majorKeys: [Int32]
+
+    let qualifiers: [String: [QualifierRef]]
+
+    // Reverse lookup grid of 1 x 1 degree cells.
+    let cellStart: [Int32]
+    let cellPlaces: [Int32]
+
+    /// Number of populated places.
+    public var placeCount: Int { placeLatitude.count }
+    /// Number of first-level regions with a name.
+    public var regionCount: Int { regions.filter { !$0.name.isEmpty }.count }
+    /// Number of countries.
+    public var countryCount: Int { countries.count }
+    /// Number of distinct normalized names in the index.
+    public var keyCount: Int { keyStart.count }
+
+    /// Loads the gazetteer shipped with this module.
+    public static func bundled() throws -> Gazetteer {
+        guard let url = bundledURL else {
+            throw GeocodingError.invalidData("gazetteer resource not found in Bundle.module")
+        }
+        return try Gazetteer(contentsOf: url)
+    }
+
+    /// URL of the bundled data file.
+    public static var bundledURL: URL? {
+        Bundle.module.url(forResource: "gazetteer", withExtension: "txt", subdirectory: "Resources")
+            ?? Bundle.module.url(forResource: "gazetteer", withExtension: "txt")
+    }
+
+    /// Loads a gazetteer file written by Scripts/build-gazetteer.py.
+    public init(contentsOf url: URL) throws {
+        let data = try Data(contentsOf: url, options: .mappedIfSafe)
+        let bytes = [UInt8](data)
+        var reader = GazetteerReader(bytes: bytes)
+        guard let first = reader.nextLine(), reader.string(first).hasPrefix("#OTMGAZ 1") else {
+            throw GeocodingError.invalidData("not a gazetteer file (missing #OTMGAZ 1)")
+        }
+        var f: [Range<Int>] = []
+        f.reserveCapacity(16)
+
+        func require(_ count: Int, _ what: String) throws {
+            guard f.count >= count else {
+                throw GeocodingError.invalidData("short \(what) line at byte \(reader.position)")
+            }
+        }
+
+        // Countries
+        let countryCount = try reader.section("countries")
+        var countries: [CountryRecord] = []
+        countries.reserveCapacity(countryCount)
+        for _ in 0..<countryCount {
+            guard let line = reader.nextLine() else { throw GeocodingError.invalidData("truncated countries") }
+            reader.fields(line, into: &f)
+            try require(9, "country")
+            countries.append(CountryRecord(
+                code: reader.string(f[0]), iso3: reader.string(f[1]), name: reader.string(f[2]),
+                latitude: reader.double(f[3]), longitude: reader.double(f[4]),
+                span: MapSpan(latitudeDelta: min(reader.double(f[5]), 180), longitudeDelta: min(reader.double(f[6]), 360)),
+                population: reader.int(f[7]), capital: Int32(reader.int(f[8]))))
+        }
+
+        // Regions
+        let regionCount = try reader.section("regions")
+        var regions: [RegionRecord] = []
+        regions.reserveCapacity(regionCount)
+        for _ in 0..<regionCount {
+            guard let line = reader.nextLine() else { throw GeocodingError.invalidData("truncated regions") }
+            reader.fields(line, into: &f)
+            try require(9, "region")
+            let country = reader.int(f[0])
+            guard country >= 0 && country < countries.count else { throw GeocodingError.invalidData("bad region country") }
+            regions.append(RegionRecord(
+                country: Int32(country), code: reader.string(f[1]), abbreviation: reader.string(f[2]),
+                name: reader.string(f[3]), latitude: reader.double(f[4]), longitude: reader.double(f[5]),
+                span: MapSpan(latitudeDelta: min(reader.double(f[6]), 180), longitudeDelta: min(reader.double(f[7]), 360)),
+                population: reader.int(f[8])))
+        }
+
+        // Places
+        let placeCount = try reader.section("places")
+        var nameStart = [Int32](), nameLength = [UInt16](), lat = [Float](), lon = [Float]()
+        var region = [Int32](), population = [Int32]()
+        nameStart.reserveCapacity(placeCount); nameLength.reserveCapacity(placeCount)
+        lat.reserveCapacity(placeCount); lon.reserveCapacity(placeCount)
+        region.reserveCapacity(placeCount); population.reserveCapacity(placeCount)
+        for _ in 0..<placeCount {
+            guard let line = reader.nextLine() else { throw GeocodingError.invalidData("truncated places") }
+            reader.fields(line, into: &f)
+            try require(5, "place")
+            nameStart.append(Int32(f[0].lowerBound))
+            nameLength.append(UInt16(clamping: f[0].count))
+            lat.append(Float(reader.double(f[1])))
+            lon.append(Float(reader.double(f[2])))
+            let r = reader.int(f[3])
+            guard r >= 0 && r < regions.count else { throw GeocodingError.invalidData("bad place region") }
+            region.append(Int32(r))
+            population.append(Int32(clamping: reader.int(f[4])))
+        }
+        var isCapital = [Bool](repeating: false, count: placeCount)
+        for c in countries where c.capital >= 0 && Int(c.capital) < placeCount {
+            isCapital[Int(c.capital)] = true
+        }
+
+        // Qualifiers
+        let qualifierCount = try reader.section("qualifiers")
+        var qualifiers: [String: [QualifierRef]] = [:]
+        qualifiers.reserveCapacity(qualifierCount)
+        for _ in 0..<qualifierCount {
+            guard let line = reader.nextLine() else { throw GeocodingError.invalidData("truncated qualifiers") }
+            reader.fields(line, into: &f)
+            try require(2, "qualifier")
+            var refs: [QualifierRef] = []
+            for item in reader.string(f[1]).split(separator: ",") {
+                let chars = Array(item.utf8)
+                guard chars.count >= 3, let index = Int32(String(decoding: chars[2...], as: UTF8.self)) else { continue }
+                let target: QualifierRef.Target = chars[0] == UInt8(ascii: "c") ? .country : .region
+                let limit = target == .country ? countries.count : regions.count
+                guard index >= 0 && Int(index) < limit else { continue }
+                refs.append(QualifierRef(target: target, index: index, byName: chars[1] == UInt8(ascii: "N")))
+            }
+            qualifiers[reader.string(f[0])] = refs
+        }
+
+        // Names
+        let keyCount = try reader.section("names")
+        let entryCount = placeCount + regions.count + countries.count
+        var keyStart = [Int32](), keyLength = [UInt16](), postingStart = [Int32](), postings = [Int32]()
+        keyStart.reserveCapacity(keyCount); keyLength.reserveCapacity(keyCount)
+        postingStart.reserveCapacity(keyCount + 1); postings.reserveCapacity(keyCount * 3 / 2)
+        var majorKeys = [Int32]()
+        let majorPopulation: Int32 = 15_000
+        try bytes.withUnsafeBufferPointer { buf in
+            for k in 0..<keyCount {
+                guard let line = reader.nextLine() else { throw GeocodingError.invalidData("truncated names") }
+                var tab = line.lowerBound
+                while tab < line.upperBound && buf[tab] != 0x09 { tab += 1 }
+                guard tab < line.upperBound else { throw GeocodingError.invalidData("bad names line") }
+                keyStart.append(Int32(line.lowerBound))
+                keyLength.append(UInt16(clamping: tab - line.lowerBound))
+                postingStart.append(Int32(postings.count))
+                var i = tab + 1
+                var major = false
+                while i < line.upperBound {
+                    var alternate = false
+                    if buf[i] == UInt8(ascii: "~") {
+                        alternate = true
+                        i += 1
+                    }
+                    var value = 0
+                    while i < line.upperBound && buf[i] != UInt8(ascii: ",") {
+                        value = value * 10 + Int(buf[i]) - 48
+                        i += 1
+                    }
+                    i += 1
+                    guard value < entryCount else { throw GeocodingError.invalidData("bad posting \(value)") }
+                    postings.append(alternate ? Int32(-(value + 1)) : Int32(value))
+                    if value >= placeCount || population[value] >= majorPopulation { major = true }
+                }
+                if major { majorKeys.append(Int32(k)) }
+            }
+        }
+        postingStart.append(Int32(postings.count))
+
+        // Reverse grid: counting sort of places into 1-degree cells.
+        let cells = 180 * 360
+        var cellCount = [Int32](repeating: 0, count: cells + 1)
+        var cellOf = [Int32](repeating: 0, count: placeCount)
+        for p in 0..<placeCount {
+            let c = Gazetteer.cell(latitude: Double(lat[p]), longitude: Double(lon[p]))
+            cellOf[p] = Int32(c)
+            cellCount[c + 1] += 1
+        }
+        for c in 0..<cells { cellCount[c + 1] += cellCount[c] }
+        var fill = cellCount
+        var cellPlaces = [Int32](repeating: 0, count: placeCount)
+        for p in 0..<placeCount {
+            let c = Int(cellOf[p])
+            cellPlaces[Int(fill[c])] = Int32(p)
+            fill[c] += 1
+        }
+
+        self.bytes = bytes
+        self.countries = countries
+        self.regions = regions
+        self.placeNameStart = nameStart
+        self.placeNameLength = nameLength
+        self.placeLatitude = lat
+        self.placeLongitude = lon
+        self.placeRegion = region
+        self.placePopulation = population
+        self.placeIsCapital = isCapital
+        self.keyStart = keyStart
+        self.keyLength = keyLength
+        self.postingStart = postingStart
+        self.postings = postings
+        self.majorKeys = majorKeys
+        self.qualifiers = qualifiers
+        self.cellStart = cellCount
+        self.cellPlaces = cellPlaces
+    }
+
+    static func cell(latitude: Double, longitude: Double) -> Int {
+        let row = min(max(Int((latitude + 90).rounded(.down)), 0), 179)
+        var lonWrapped = longitude.truncatingRemainder(dividingBy: 360)
+        if lonWrapped < -180 { lonWrapped += 360 }
+        if lonWrapped >= 180 { lonWrapped -= 360 }
+        let column = min(max(Int((lonWrapped + 180).rounded(.down)), 0), 359)
+        return row * 360 + column
+    }
+
+    // MARK: - Geocoder
+
+    public func geocode(_ query: String, limit: Int) async throws -> [GeocodeResult] {
+        lookup(query, limit: limit)
+    }
+
+    public func suggest(prefix: String, limit: Int) async throws -> [GeocodeResult] {
+        suggestions(prefix: prefix, limit: limit)
+    }
+
+    public func reverse(latitude: Double, longitude: Double) async throws -> GeocodeResult? {
+        nearest(latitude: latitude, longitude: longitude)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// A country as loaded from the gazetteer file.
+struct CountryRecord: Sendable {
+    let code: String
+    let iso3: String
+    let name: String
+    let latitude: Double
+    let longitude: Double
+    let span: MapSpan
+    let population: Int
+    /// Place index of the capital, or -1.
+    let capital: Int32
+}
+
+/// A first-level region (state, province). An empty `name` marks the bucket of places
+/// whose region is unknown; it is never a result.
+struct RegionRecord: Sendable {
+    let country: Int32
+    let code: String
+    let abbreviation: String
+    let name: String
+    let latitude: Double
+    let longitude: Double
+    let span: MapSpan
+    let population: Int
+}
+
+/// What a qualifier ("MA", "Bavaria", "UK") can stand for.
+struct QualifierRef: Sendable, Hashable {
+    enum Target: Sendable, Hashable { case country, region }
+    let target: Target
+    let index: Int32
+    /// True for a full name ("Massachusetts"), false for a code ("MA").
+    let byName: Bool
+}
+
+/// Byte-level reader of the gazetteer text format (see Scripts/build-gazetteer.py).
+struct GazetteerReader {
+    let bytes: [UInt8]
+    var position = 0
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    var atEnd: Bool { position >= bytes.count }
+
+    /// Range of the next line without its newline; advances past the newline.
+    mutating func nextLine() -> Range<Int>? {
+        guard position < bytes.count else { return nil }
+        let start = position
+        let end = bytes.withUnsafeBufferPointer { buf -> Int in
+            var i = start
+            while i < buf.count && buf[i] != 0x0A { i += 1 }
+            return i
+        }
+        position = end + 1
+        return start..<end
+    }
+
+    /// Splits a line range at tabs.
+    func fields(_ line: Range<Int>, into out: inout [Range<Int>]) {
+        out.removeAll(keepingCapacity: true)
+        bytes.withUnsafeBufferPointer { buf in
+            var start = line.lowerBound
+            var i = start
+            while i < line.upperBound {
+                if buf[i] == 0x09 {
+                    out.append(start..<i)
+                    start = i + 1
+                }
+                i += 1
+            }
+            out.append(start..<line.upperBound)
+        }
+    }
+
+    func string(_ r: Range<Int>) -> String {
+        String(decoding: bytes[r], as: UTF8.self)
+    }
+
+    func int(_ r: Range<Int>) -> Int {
+        Self.parseInt(bytes, r)
+    }
+
+    static func parseInt(_ bytes: [UInt8], _ r: Range<Int>) -> Int {
+        var i = r.lowerBound
+        var negative = false
+        if i < r.upperBound && bytes[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        }
+        var value = 0
+        while i < r.upperBound {
+            let d = Int(bytes[i]) - 48
+            if d < 0 || d > 9 { break }
+            value = value * 10 + d
+            i += 1
+        }
+        return negative ? -value : value
+    }
+
+    func double(_ r: Range<Int>) -> Double {
+        Self.parseDouble(bytes, r)
+    }
+
+    /// Parses "-12.345" (no exponent), which is all the file contains.
+    static func parseDouble(_ bytes: [UInt8], _ r: Range<Int>) -> Double {
+        var i = r.lowerBound
+        var negative = false
+        if i < r.upperBound && bytes[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        }
+        var mantissa = 0
+        var scale = 1
+        var seenDot = false
+        while i < r.upperBound {
+            let b = bytes[i]
+            if b == UInt8(ascii: ".") {
+                seenDot = true
+            } else {
+                let d = Int(b) - 48
+                if d < 0 || d > 9 { break }
+                mantissa = mantissa * 10 + d
+                if seenDot { scale *= 10 }
+            }
+            i += 1
+        }
+        let value = Double(mantissa) / Double(scale)
+        return negative ? -value : value
+    }
+
+    /// Reads "@name N" and returns N.
+    mutating func section(_ name: String) throws -> Int {
+        while let line = nextLine() {
+            if line.isEmpty || bytes[line.lowerBound] == UInt8(ascii: "#") { continue }
+            let text = string(line)
+            let parts = text.split(separator: " ")
+            guard parts.count == 2, parts[0] == "@" + name, let n = Int(parts[1]) else {
+                throw GeocodingError.invalidData("expected section @\(name), found \(text.prefix(40))")
+            }
+            return n
+        }
+        throw GeocodingError.invalidData("missing section @\(name)")
+    }
+}

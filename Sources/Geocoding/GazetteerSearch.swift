@@ -1,0 +1,372 @@
+import Foundation
+
+extension Gazetteer {
+    /// Longest query accepted; longer text is not a place name.
+    public static let maximumQueryLength = 256
+
+    /// Ranking weights (log10 units; 1.0 = a factor of ten in population).
+    enum Weight {
+        static let alternateName = -0.7
+        static let capital = 0.5
+        static let regionFactor = 0.1    // a region counts as a tenth of its population
+        static let countryFactor = 2.0   // a country beats a same-named city
+        static let regionQualifier = 0.3 // "Perth, WA": a region match is worth more than a country match
+        static let splitQualifier = -0.5 // "Paris Texas" read as "Paris, Texas"
+        static let exactPrefix = 0.5     // type-ahead: the whole key typed
+    }
+
+    struct Candidate {
+        var entry: Int
+        var score: Double
+    }
+
+    enum Entry {
+        case place(Int)
+        case region(Int)
+        case country(Int)
+    }
+
+    func entry(_ id: Int) -> Entry {
+        let p = placeLatitude.count
+        if id < p { return .place(id) }
+        if id < p + regions.count { return .region(id - p) }
+        return .country(id - p - regions.count)
+    }
+
+    /// log10 importance of an entry: population, with capitals, regions and countries weighted.
+    func importance(_ id: Int) -> Double {
+        switch entry(id) {
+        case .place(let p):
+            return log10(Double(max(placePopulation[p], 50))) + (placeIsCapital[p] ? Weight.capital : 0)
+        case .region(let r):
+            return log10(max(Double(regions[r].population), 1000) * Weight.regionFactor)
+        case .country(let c):
+            return log10(max(Double(countries[c].population), 1000) * Weight.countryFactor)
+        }
+    }
+
+    /// (region, country) of an entry; region -1 for countries.
+    func location(_ id: Int) -> (region: Int, country: Int) {
+        switch entry(id) {
+        case .place(let p):
+            let r = Int(placeRegion[p])
+            return (r, Int(regions[r].country))
+        case .region(let r):
+            return (r, Int(regions[r].country))
+        case .country(let c):
+            return (-1, c)
+        }
+    }
+
+    /// Whether an entry lies in what a qualifier names; nil when not, else a bonus.
+    func qualifierBonus(_ id: Int, _ refs: [QualifierRef]) -> Double? {
+        let (region, country) = location(id)
+        var best: Double?
+        for ref in refs {
+            switch ref.target {
+            case .region where Int(ref.index) == region:
+                best = max(best ?? -1, Weight.regionQualifier)
+            case .country where Int(ref.index) == country:
+                best = max(best ?? -1, 0)
+            default:
+                continue
+            }
+        }
+        return best
+    }
+
+    // MARK: - Key search
+
+    /// Compares key `k` with `query`: <0, 0, >0. With `prefix`, a key that starts
+    /// with `query` compares equal.
+    @inline(__always)
+    func compareKey(_ k: Int, _ query: UnsafeBufferPointer<UInt8>, prefix: Bool, _ buf: UnsafeBufferPointer<UInt8>) -> Int {
+        let start = Int(keyStart[k])
+        let length = Int(keyLength[k])
+        let n = min(length, query.count)
+        var i = 0
+        while i < n {
+            let a = buf[start + i], b = query[i]
+            if a != b { return a < b ? -1 : 1 }
+            i += 1
+        }
+        if length == query.count { return 0 }
+        if length < query.count { return -1 }
+        return prefix ? 0 : 1
+    }
+
+    /// Index range of keys equal to (or, with `prefix`, starting with) `key`.
+    func keyRange(_ key: String, prefix: Bool) -> Range<Int> {
+        var q = Array(key.utf8)
+        return q.withUnsafeMutableBufferPointer { qm in
+            let query = UnsafeBufferPointer(qm)
+            return bytes.withUnsafeBufferPointer { buf in
+                var lo = 0, hi = keyStart.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if compareKey(mid, query, prefix: prefix, buf) < 0 { lo = mid + 1 } else { hi = mid }
+                }
+                let first = lo
+                hi = keyStart.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if compareKey(mid, query, prefix: prefix, buf) <= 0 { lo = mid + 1 } else { hi = mid }
+                }
+                return first..<lo
+            }
+        }
+    }
+
+    /// Postings of one exact key as (entry, isAlternate).
+    func postings(forKey key: String) -> [(entry: Int, alternate: Bool)] {
+        let range = keyRange(key, prefix: false)
+        guard let k = range.first else { return [] }
+        return postingsOf(keyIndex: k)
+    }
+
+    func postingsOf(keyIndex k: Int) -> [(entry: Int, alternate: Bool)] {
+        var out: [(entry: Int, alternate: Bool)] = []
+        let lo = Int(postingStart[k]), hi = Int(postingStart[k + 1])
+        out.reserveCapacity(hi - lo)
+        for i in lo..<hi {
+            let v = Int(postings[i])
+            out.append(v < 0 ? (-v - 1, true) : (v, false))
+        }
+        return out
+    }
+
+    func key(at k: Int) -> String {
+        let s = Int(keyStart[k])
+        return String(decoding: bytes[s..<(s + Int(keyLength[k]))], as: UTF8.self)
+    }
+
+    // MARK: - Forward lookup
+
+    /// Candidates for a name with qualifiers that must all hold. Nil when a qualifier
+    /// is unknown (the caller may retry without it).
+    func candidates(name: String, qualifiers quals: [[QualifierRef]], baseScore: Double) -> [Candidate] {
+        var out: [Candidate] = []
+        for (entry, alternate) in postings(forKey: name) {
+            var score = baseScore + importance(entry) + (alternate ? Weight.alternateName : 0)
+            var ok = true
+            for refs in quals {
+                guard let bonus = qualifierBonus(entry, refs) else {
+                    ok = false
+                    break
+                }
+                score += bonus
+            }
+            // "Texas, USA" names the region; "Bavaria, Bavaria" is not a thing.
+            if ok, case .country = self.entry(entry), !quals.isEmpty {
+                ok = quals.allSatisfy { $0.allSatisfy { $0.target == .country } }
+            }
+            if ok { out.append(Candidate(entry: entry, score: score)) }
+        }
+        return out
+    }
+
+    /// Everything the query could mean, scored, with the confidence of the reading.
+    func rankedCandidates(_ query: String) -> (candidates: [Candidate], confidence: Double) {
+        guard !query.isEmpty, query.count <= Gazetteer.maximumQueryLength else { return ([], 0) }
+        let parts = query.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\n" })
+            .map { Normalizer.key(String($0)) }
+            .filter { !$0.isEmpty }
+        guard !parts.isEmpty else { return ([], 0) }
+
+        // Whole parts first; then, for an address-like query, drop leading parts
+        // ("1 Main St, Springfield, IL" -> "Springfield, IL") with less confidence.
+        var drop = 0
+        while drop < parts.count && drop <= 3 {
+            let tail = Array(parts[drop...])
+            var found = read(name: tail[0], qualifierTexts: Array(tail.dropFirst()), allowSplit: tail.count == 1)
+            if !found.candidates.isEmpty {
+                if drop > 0 { found.confidence = min(found.confidence, 0.5) }
+                return found
+            }
+            // "Paris, Germany": a known name that is not where the qualifiers say is
+            // no match; only an unknown leading part (a street) may be skipped.
+            if tail.count < 2 || !postings(forKey: tail[0]).isEmpty { break }
+            drop += 1
+        }
+        return ([], 0)
+    }
+
+    private func read(name: String, qualifierTexts: [String], allowSplit: Bool) -> (candidates: [Candidate], confidence: Double) {
+        var quals: [[QualifierRef]] = []
+        var unknown = 0
+        for text in qualifierTexts {
+            if let refs = qualifiers[text], !refs.isEmpty { quals.append(refs) } else { unknown += 1 }
+        }
+        var found = candidates(name: name, qualifiers: quals, baseScore: 0)
+        if allowSplit {
+            // "Paris Texas", "Cambridge MA", "Berlin Germany": try the last 1-3 words as a qualifier.
+            let tokens = name.split(separator: " ")
+            if tokens.count >= 2 {
+                for k in 1...min(3, tokens.count - 1) {
+                    let head = tokens[..<(tokens.count - k)].joined(separator: " ")
+                    let tail = tokens[(tokens.count - k)...].joined(separator: " ")
+                    guard let refs = qualifiers[tail], !refs.isEmpty else { continue }
+                    found += candidates(name: head, qualifiers: [refs], baseScore: Weight.splitQualifier)
+                }
+            }
+        }
+        // An unknown qualifier ("Springfield, Ilinois") was left out: less sure.
+        return (found, unknown > 0 ? 0.6 : 1)
+    }
+
+    /// Best `limit` distinct entries, best first.
+    func top(_ candidates: [Candidate], limit: Int) -> [Candidate] {
+        var best: [Int: Double] = [:]
+        for c in candidates where c.score > (best[c.entry] ?? -.infinity) {
+            best[c.entry] = c.score
+        }
+        return best.map { Candidate(entry: $0.key, score: $0.value) }
+            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.entry < $1.entry }
+            .prefix(max(limit, 0))
+            .map { $0 }
+    }
+
+    /// Synchronous forward geocoding; best first, `[]` when nothing matches.
+    public func lookup(_ query: String, limit: Int = 5) -> [GeocodeResult] {
+        let limit = min(max(limit, 1), 50)
+        let (candidates, confidence) = rankedCandidates(query)
+        return top(candidates, limit: limit).map { result(entry: $0.entry, confidence: confidence) }
+    }
+
+    // MARK: - Type-ahead
+
+    /// Synchronous type-ahead: entries with a name starting with `prefix`, best first.
+    public func suggestions(prefix: String, limit: Int = 5) -> [GeocodeResult] {
+        let limit = min(max(limit, 1), 50)
+        guard !prefix.isEmpty, prefix.count <= Gazetteer.maximumQueryLength else { return [] }
+        if prefix.contains(",") {
+            let exact = lookup(prefix, limit: limit)
+            if !exact.isEmpty { return exact }
+            return suggestions(prefix: String(prefix.prefix(while: { $0 != "," })), limit: limit)
+        }
+        let key = Normalizer.key(prefix)
+        guard !key.isEmpty else { return [] }
+        let range = keyRange(key, prefix: true)
+        guard !range.isEmpty else { return [] }
+        let keyBytes = key.utf8.count
+        var scored: [Candidate] = []
+        func scan(_ k: Int) {
+            let exact = Int(keyLength[k]) == keyBytes ? Weight.exactPrefix : 0
+            let lo = Int(postingStart[k]), hi = Int(postingStart[k + 1])
+            for i in lo..<hi {
+                let v = Int(postings[i])
+                let (entry, alternate) = v < 0 ? (-v - 1, true) : (v, false)
+                scored.append(Candidate(entry: entry, score: importance(entry) + exact + (alternate ? Weight.alternateName : 0)))
+            }
+        }
+        if range.count <= 3000 {
+            for k in range { scan(k) }
+        } else {
+            // Short prefix: only keys of big places, regions and countries.
+            var lo = 0, hi = majorKeys.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if Int(majorKeys[mid]) < range.lowerBound { lo = mid + 1 } else { hi = mid }
+            }
+            var i = lo
+            while i < majorKeys.count && Int(majorKeys[i]) < range.upperBound {
+                scan(Int(majorKeys[i]))
+                i += 1
+            }
+            scan(range.lowerBound) // the exact key, if typed in full
+        }
+        return top(scored, limit: limit).map { result(entry: $0.entry, confidence: 1) }
+    }
+
+    // MARK: - Reverse
+
+    /// Nearest populated place within `maximumDistanceKm`, or nil.
+    public func nearest(latitude: Double, longitude: Double, maximumDistanceKm: Double = 500) -> GeocodeResult? {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90 else { return nil }
+        let home = Gazetteer.cell(latitude: latitude, longitude: longitude)
+        let row = home / 360, column = home % 360
+        var best = -1
+        var bestDistance = Double.infinity
+        var ring = 0
+        while ring <= 60 {
+            // Lower bound of the distance to any cell in this ring.
+            if ring >= 2 {
+                let edgeLatitude = min(abs(latitude) + Double(ring), 89.9)
+                let bound = Double(ring - 1) * 111.19 * cos(edgeLatitude * .pi / 180)
+                if bound > bestDistance || bound > maximumDistanceKm { break }
+            }
+            for dr in -ring...ring {
+                let r = row + dr
+                guard r >= 0 && r < 180 else { continue }
+                let onEdge = abs(dr) == ring
+                let steps = onEdge ? Array(-ring...ring) : [-ring, ring]
+                for dc in Set(steps.map { (column + $0 + 360 * 4) % 360 }) {
+                    let c = r * 360 + dc
+                    for i in Int(cellStart[c])..<Int(cellStart[c + 1]) {
+                        let p = Int(cellPlaces[i])
+                        let d = Gazetteer.distanceKm(latitude, longitude, Double(placeLatitude[p]), Double(placeLongitude[p]))
+                        if d < bestDistance {
+                            bestDistance = d
+                            best = p
+                        }
+                    }
+                }
+            }
+            ring += 1
+        }
+        guard best >= 0, bestDistance <= maximumDistanceKm else { return nil }
+        return result(entry: best, confidence: 1)
+    }
+
+    /// Great-circle distance in kilometres.
+    public static func distanceKm(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let r = Double.pi / 180
+        let dLat = (lat2 - lat1) * r
+        let dLon = (lon2 - lon1) * r
+        let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * r) * cos(lat2 * r) * sin(dLon / 2) * sin(dLon / 2)
+        return 6371.0 * 2 * atan2(sqrt(a), sqrt(max(0, 1 - a)))
+    }
+
+    // MARK: - Results
+
+    func placeName(_ p: Int) -> String {
+        let s = Int(placeNameStart[p])
+        return String(decoding: bytes[s..<(s + Int(placeNameLength[p]))], as: UTF8.self)
+    }
+
+    func result(entry id: Int, confidence: Double) -> GeocodeResult {
+        switch entry(id) {
+        case .place(let p):
+            let region = regions[Int(placeRegion[p])]
+            let country = countries[Int(region.country)]
+            let name = placeName(p)
+            var display = [name]
+            if !region.name.isEmpty && Normalizer.key(region.name) != Normalizer.key(name) {
+                display.append(region.name)
+            }
+            display.append(country.name)
+            let lat = Double(placeLatitude[p])
+            let population = Double(max(placePopulation[p], 1000))
+            let delta = min(max(0.1 + 0.05 * log10(population / 1000), 0.1), 0.35)
+            let lonDelta = min(delta / max(cos(lat * .pi / 180), 0.2), 2)
+            return GeocodeResult(
+                name: display.joined(separator: ", "), latitude: lat, longitude: Double(placeLongitude[p]),
+                kind: .city, country: country.name, countryCode: country.code,
+                region: region.name.isEmpty ? nil : region.name,
+                span: MapSpan(latitudeDelta: delta, longitudeDelta: lonDelta), confidence: confidence)
+        case .region(let r):
+            let region = regions[r]
+            let country = countries[Int(region.country)]
+            return GeocodeResult(
+                name: "\(region.name), \(country.name)", latitude: region.latitude, longitude: region.longitude,
+                kind: .region, country: country.name, countryCode: country.code, region: region.name,
+                span: region.span, confidence: confidence)
+        case .country(let c):
+            let country = countries[c]
+            return GeocodeResult(
+                name: country.name, latitude: country.latitude, longitude: country.longitude,
+                kind: .country, country: country.name, countryCode: country.code, region: nil,
+                span: country.span, confidence: confidence)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Folds a place name or query to the key form used in the gazetteer's index.
+///
+/// Must stay in step with `normalize()` in Scripts/build-gazetteer.py: apostrophes
+/// dropped, special letters spelled out (ß -> ss, ø -> o, ł -> l ...), compatibility
+/// decomposition with combining marks removed, lower case, anything that is not a
+/// letter or digit becomes a space, runs of single letters joined ("U.S.A." -> "usa"),
+/// and "st", "ste", "mt", "ft" spelled out as "saint", "sainte", "mount", "fort".
+public enum Normalizer {
+    private static let apostrophes: Set<Unicode.Scalar> = ["'", "\u{2019}", "\u{2018}", "`", "\u{B4}", "\u{2BB}", "\u{2BC}", "\u{2B9}"]
+    private static let special: [Unicode.Scalar: String] = [
+        "ß": "ss", "ẞ": "ss", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ø": "o", "Ø": "o",
+        "ł": "l", "Ł": "l", "đ": "d", "Đ": "d", "ð": "d", "Ð": "d", "þ": "th", "Þ": "th",
+        "ı": "i", "ħ": "h", "Ħ": "h", "ŀ": "l", "Ŀ": "l", "ŧ": "t", "Ŧ": "t", "ŋ": "n", "Ŋ": "n",
+        "ſ": "s", "ĸ": "k",
+    ]
+    private static let abbreviations: [String: String] = ["st": "saint", "ste": "sainte", "mt": "mount", "ft": "fort"]
+
+    /// The normalized key of `text`; "" when nothing but punctuation is left.
+    public static func key(_ text: String) -> String {
+        var folded = ""
+        folded.unicodeScalars.reserveCapacity(text.utf8.count)
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            // Fast path for ASCII, the common case.
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    folded.unicodeScalars.append(Unicode.Scalar(byte))
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    folded.unicodeScalars.append(Unicode.Scalar(byte + 32))
+                case UInt8(ascii: "'"), UInt8(ascii: "`"):
+                    continue
+                default:
+                    folded.unicodeScalars.append(" ")
+                }
+            }
+        } else {
+            for scalar in text.unicodeScalars {
+                if apostrophes.contains(scalar) { continue }
+                let piece = special[scalar] ?? String(scalar)
+                for c in piece.decomposedStringWithCompatibilityMapping.unicodeScalars {
+                    if c.properties.generalCategory == .nonspacingMark { continue }
+                    for lc in c.properties.lowercaseMapping.unicodeScalars {
+                        folded.unicodeScalars.append(isAlphanumeric(lc) ? lc : " ")
+                    }
+                }
+            }
+        }
+        var tokens: [Substring] = []
+        var run = ""
+        var runCount = 0
+        func flushRun() {
+            if runCount > 0 {
+                tokens.append(Substring(run))
+                run = ""
+                runCount = 0
+            }
+        }
+        for token in folded.split(separator: " ") {
+            if token.unicodeScalars.count == 1 {
+                run += token
+                runCount += 1
+                continue
+            }
+            flushRun()
+            if let long = abbreviations[String(token)] {
+                tokens.append(Substring(long))
+            } else {
+                tokens.append(token)
+            }
+        }
+        flushRun()
+        return tokens.joined(separator: " ")
+    }
+
+    private static func isAlphanumeric(_ s: Unicode.Scalar) -> Bool {
+        let p = s.properties
+        if p.isAlphabetic { return true }
+        switch p.generalCategory {
+        case .decimalNumber, .letterNumber, .otherNumber: return true
+        default: return false
+        }
+    }
+}
