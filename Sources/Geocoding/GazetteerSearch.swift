@@ -13,6 +13,7 @@ extension Gazetteer {
         static let regionQualifier = 0.3 // "Perth, WA": a region match is worth more than a country match
         static let splitQualifier = -0.5 // "Paris Texas" read as "Paris, Texas"
         static let exactPrefix = 0.5     // type-ahead: the whole key typed
+        static let suggestAlternate = -1.5 // type-ahead: completing an alternate name is a weaker hint
     }
 
     struct Candidate {
@@ -256,7 +257,7 @@ extension Gazetteer {
             for i in lo..<hi {
                 let v = Int(postings[i])
                 let (entry, alternate) = v < 0 ? (-v - 1, true) : (v, false)
-                scored.append(Candidate(entry: entry, score: importance(entry) + exact + (alternate ? Weight.alternateName : 0)))
+                scored.append(Candidate(entry: entry, score: importance(entry) + exact + (alternate ? Weight.suggestAlternate : 0)))
             }
         }
         if range.count <= 3000 {

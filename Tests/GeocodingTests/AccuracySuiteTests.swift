@@ -1,0 +1,23 @@
+import Testing
+@testable import Geocoding
+
+@Suite("Accuracy suite (Resources/accuracy-suite.tsv)")
+struct AccuracySuiteTests {
+    static let cases: [AccuracyCase] = (try? AccuracySuite.bundled()) ?? []
+
+    @Test func suiteIsBigAndCoversEveryCategory() {
+        #expect(Self.cases.count >= 100)
+        let categories = Set(Self.cases.map(\.category))
+        for needed in ["capital", "smalltown", "region-us", "region-ca", "region-au", "region-de",
+                       "diacritics", "alternate", "country", "nonsense", "qualified"] {
+            #expect(categories.contains(needed), "missing category \(needed)")
+        }
+    }
+
+    @Test("top result near the expected point", arguments: cases)
+    func answered(_ c: AccuracyCase) {
+        let results = Fixture.gazetteer.lookup(c.query, limit: 5)
+        #expect(c.isAnswered(by: results),
+                "\(c.query) -> \(results.first?.name ?? "nothing"), \(c.errorKm(results).map { "\(Int($0)) km" } ?? "")")
+    }
+}
