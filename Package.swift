@@ -52,7 +52,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            resources: [.copy("Public")]
         ),
         .executableTarget(
             name: "onthemap",
@@ -71,6 +72,7 @@ let package = Package(
             dependencies: [
                 "OnTheMapServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ],

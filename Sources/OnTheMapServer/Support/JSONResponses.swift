@@ -31,7 +31,7 @@ extension Request {
         do {
             let buffer = try await body.collect(upTo: limit)
             return Data(buffer: buffer)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch is NIOTooManyBytesError {
             throw tooLarge()
         }
     }

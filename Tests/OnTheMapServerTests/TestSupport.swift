@@ -1,0 +1,135 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import OnTheMapModels
+@testable import OnTheMapServer
+
+/// Runs `body` against a fresh server on a real SQLite file in a new temporary folder.
+func withTestServer<T: Sendable>(
+    _ adjust: (inout Configuration) -> Void = { _ in },
+    _ body: @Sendable (any TestClientProtocol) async throws -> T
+) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var configuration = Configuration()
+    configuration.dataDirectory = directory.path
+    configuration.bcryptCost = 4
+    configuration.port = 0
+    adjust(&configuration)
+    let app = try await buildApplication(configuration: configuration)
+    return try await app.test(.router) { client in try await body(client) }
+}
+
+let parseHeaders: HTTPFields = [
+    HTTPField.Name("X-Parse-Application-Id")!: ParseCredentials.applicationID,
+    HTTPField.Name("X-Parse-REST-API-Key")!: ParseCredentials.restAPIKey,
+]
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+
+    /// The body after the Udacity 5-byte prefix, asserting the prefix is there.
+    var udacityJSON: [String: Any] {
+        get throws {
+            let bytes = Array(body.readableBytesView)
+            guard bytes.count >= 5, Array(bytes.prefix(5)) == Array(udacityResponsePrefix.utf8) else {
+                throw TestFailure("missing Udacity prefix in \(text)")
+            }
+            return try jsonObject(Data(bytes.dropFirst(5)))
+        }
+    }
+
+    var json: [String: Any] {
+        get throws { try jsonObject(Data(buffer: body)) }
+    }
+
+    /// `Set-Cookie` value for a cookie name.
+    func cookie(_ name: String) -> String? {
+        for value in headers[values: .setCookie] where value.hasPrefix("\(name)=") {
+            return String(value.dropFirst(name.count + 1).prefix { $0 != ";" })
+        }
+        return nil
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func jsonObject(_ data: Data) throws -> [String: Any] {
+    guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        throw TestFailure("not a JSON object: \(String(decoding: data, as: UTF8.self))")
+    }
+    return object
+}
+
+func jsonBody(_ object: Any) -> ByteBuffer {
+    ByteBuffer(data: try! JSONSerialization.data(withJSONObject: object))
+}
+
+func textBody(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+struct TestUser: Sendable {
+    let email: String
+    let password: String
+    let key: String
+    let sessionID: String
+
+    /// Headers that authenticate as this user on Parse routes.
+    var parseHeaders: HTTPFields {
+        var headers = OnTheMapServerTests.parseHeaders
+        headers[HTTPField.Name("X-Parse-Session-Token")!] = sessionID
+        return headers
+    }
+
+    var cookieHeaders: HTTPFields { [.cookie: "onthemap_session=\(sessionID)"] }
+}
+
+extension TestClientProtocol {
+    /// Signs up and logs in a new user.
+    func makeUser(email: String = "student-\(UUID().uuidString.prefix(8))@example.com", password: String = "correct horse") async throws -> TestUser {
+        let key = try await execute(uri: "/api/users", method: .post, body: jsonBody([
+            "email": email, "password": password, "first_name": "Ada", "last_name": "Lovelace",
+        ])) { response throws in
+            guard response.status == .created else { throw TestFailure("sign-up failed: \(response.status) \(response.text)") }
+            return try (response.json["account"] as! [String: Any])["key"] as! String
+        }
+        let session = try await login(email: email, password: password)
+        return TestUser(email: email, password: password, key: key, sessionID: session)
+    }
+
+    func login(email: String, password: String, prefix: String = "/api") async throws -> String {
+        try await execute(uri: "\(prefix)/session", method: .post, body: jsonBody(["udacity": ["username": email, "password": password]])) { response throws in
+            guard response.status == .ok else { throw TestFailure("login failed: \(response.status) \(response.text)") }
+            return try (response.udacityJSON["session"] as! [String: Any])["id"] as! String
+        }
+    }
+
+    /// Creates a location as `user`; returns its objectId.
+    @discardableResult
+    func postLocation(_ user: TestUser, _ fields: [String: Any] = [:]) async throws -> String {
+        var body: [String: Any] = [
+            "uniqueKey": user.key, "firstName": "Ada", "lastName": "Lovelace", "mapString": "London, UK",
+            "mediaURL": "https://example.com/ada", "latitude": 51.5074, "longitude": -0.1278,
+        ]
+        body.merge(fields) { _, new in new }
+        return try await execute(uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders, body: jsonBody(body)) { response throws in
+            guard response.status == .created else { throw TestFailure("post failed: \(response.status) \(response.text)") }
+            return try response.json["objectId"] as! String
+        }
+    }
+
+    func list(_ query: String, headers: HTTPFields = parseHeaders) async throws -> [String: Any] {
+        try await execute(uri: "/parse/classes/StudentLocation\(query)", method: .get, headers: headers) { response throws in
+            guard response.status == .ok else { throw TestFailure("list failed: \(response.status) \(response.text)") }
+            return try response.json
+        }
+    }
+
+    func count() async throws -> Int {
+        try await list("?limit=0&count=1")["count"] as! Int
+    }
+}
