@@ -32,6 +32,8 @@ public final class Gazetteer: Geocoder, Sendable {
     let majorKeys: [Int32]
 
     let qualifiers: [String: [QualifierRef]]
+    /// Places at least this big are "major" for type-ahead on short prefixes.
+    static let majorPopulation: Int32 = 15_000
 
     // Reverse lookup grid of 1 x 1 degree cells.
     let cellStart: [Int32]
@@ -161,7 +163,7 @@ public final class Gazetteer: Geocoder, Sendable {
         keyStart.reserveCapacity(keyCount); keyLength.reserveCapacity(keyCount)
         postingStart.reserveCapacity(keyCount + 1); postings.reserveCapacity(keyCount * 3 / 2)
         var majorKeys = [Int32]()
-        let majorPopulation: Int32 = 15_000
+        let majorPopulation = Gazetteer.majorPopulation
         try bytes.withUnsafeBufferPointer { buf in
             for k in 0..<keyCount {
                 guard let line = reader.nextLine() else { throw GeocodingError.invalidData("truncated names") }

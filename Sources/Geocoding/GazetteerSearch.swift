@@ -217,14 +217,9 @@ extension Gazetteer {
 
     /// Best `limit` distinct entries, best first.
     func top(_ candidates: [Candidate], limit: Int) -> [Candidate] {
-        var best: [Int: Double] = [:]
-        for c in candidates where c.score > (best[c.entry] ?? -.infinity) {
-            best[c.entry] = c.score
-        }
-        return best.map { Candidate(entry: $0.key, score: $0.value) }
-            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.entry < $1.entry }
-            .prefix(max(limit, 0))
-            .map { $0 }
+        var best = TopK(capacity: limit)
+        for c in candidates { best.insert(c.entry, c.score) }
+        return best.items
     }
 
     /// Synchronous forward geocoding; best first, `[]` when nothing matches.
@@ -250,17 +245,18 @@ extension Gazetteer {
         let range = keyRange(key, prefix: true)
         guard !range.isEmpty else { return [] }
         let keyBytes = key.utf8.count
-        var scored: [Candidate] = []
-        func scan(_ k: Int) {
+        var best = TopK(capacity: limit)
+        func scan(_ k: Int, majorOnly: Bool = false) {
             let exact = Int(keyLength[k]) == keyBytes ? Weight.exactPrefix : 0
             let lo = Int(postingStart[k]), hi = Int(postingStart[k + 1])
             for i in lo..<hi {
                 let v = Int(postings[i])
                 let (entry, alternate) = v < 0 ? (-v - 1, true) : (v, false)
-                scored.append(Candidate(entry: entry, score: importance(entry) + exact + (alternate ? Weight.suggestAlternate : 0)))
+                if majorOnly && entry < placeCount && placePopulation[entry] < Gazetteer.majorPopulation { continue }
+                best.insert(entry, importance(entry) + exact + (alternate ? Weight.suggestAlternate : 0))
             }
         }
-        if range.count <= 3000 {
+        if range.count <= 400 {
             for k in range { scan(k) }
         } else {
             // Short prefix: only keys of big places, regions and countries.
@@ -271,12 +267,12 @@ extension Gazetteer {
             }
             var i = lo
             while i < majorKeys.count && Int(majorKeys[i]) < range.upperBound {
-                scan(Int(majorKeys[i]))
+                scan(Int(majorKeys[i]), majorOnly: true)
                 i += 1
             }
             scan(range.lowerBound) // the exact key, if typed in full
         }
-        return top(scored, limit: limit).map { result(entry: $0.entry, confidence: 1) }
+        return best.items.map { result(entry: $0.entry, confidence: 1) }
     }
 
     // MARK: - Reverse
@@ -288,32 +284,45 @@ extension Gazetteer {
         let row = home / 360, column = home % 360
         var best = -1
         var bestDistance = Double.infinity
-        var ring = 0
-        while ring <= 60 {
-            // Lower bound of the distance to any cell in this ring.
-            if ring >= 2 {
-                let edgeLatitude = min(abs(latitude) + Double(ring), 89.9)
-                let bound = Double(ring - 1) * 111.19 * cos(edgeLatitude * .pi / 180)
-                if bound > bestDistance || bound > maximumDistanceKm { break }
+
+        func visit(_ r: Int, _ c: Int) {
+            let cell = r * 360 + ((c % 360) + 360) % 360
+            var i = Int(cellStart[cell])
+            let end = Int(cellStart[cell + 1])
+            while i < end {
+                let p = Int(cellPlaces[i])
+                let d = Gazetteer.distanceKm(latitude, longitude, Double(placeLatitude[p]), Double(placeLongitude[p]))
+                if d < bestDistance {
+                    bestDistance = d
+                    best = p
+                }
+                i += 1
             }
-            for dr in -ring...ring {
-                let r = row + dr
-                guard r >= 0 && r < 180 else { continue }
-                let onEdge = abs(dr) == ring
-                let steps = onEdge ? Array(-ring...ring) : [-ring, ring]
-                for dc in Set(steps.map { (column + $0 + 360 * 4) % 360 }) {
-                    let c = r * 360 + dc
-                    for i in Int(cellStart[c])..<Int(cellStart[c + 1]) {
-                        let p = Int(cellPlaces[i])
-                        let d = Gazetteer.distanceKm(latitude, longitude, Double(placeLatitude[p]), Double(placeLongitude[p]))
-                        if d < bestDistance {
-                            bestDistance = d
-                            best = p
-                        }
+        }
+
+        // 1. The 3 x 3 cells around the point: enough on land almost everywhere.
+        for r in max(row - 1, 0)...min(row + 1, 179) {
+            for c in (column - 1)...(column + 1) { visit(r, c) }
+        }
+        // 2. Every cell that could hold something closer: a box of the search radius,
+        //    widened in longitude by latitude (with a margin, since great circles cut
+        //    across parallels).
+        let radius = min(bestDistance, maximumDistanceKm)
+        let kmPerDegree = 111.19
+        let rowSpan = Int((radius / kmPerDegree).rounded(.up)) + 1
+        if rowSpan > 1 {
+            for r in max(row - rowSpan, 0)...min(row + rowSpan, 179) {
+                let bandEdge = max(abs(Double(r) - 90), abs(Double(r + 1) - 90))
+                let cosine = cos(min(bandEdge, 90) * .pi / 180)
+                let halfWidth = cosine < 0.01 ? 180 : min(180, Int((radius * 1.2 / (kmPerDegree * cosine)).rounded(.up)) + 1)
+                if halfWidth >= 180 {
+                    for c in 0..<360 { visit(r, c) }
+                } else {
+                    for c in (column - halfWidth)...(column + halfWidth) where abs(r - row) > 1 || abs(c - column) > 1 {
+                        visit(r, c)
                     }
                 }
             }
-            ring += 1
         }
         guard best >= 0, bestDistance <= maximumDistanceKm else { return nil }
         return result(entry: best, confidence: 1)
@@ -369,5 +378,28 @@ extension Gazetteer {
                 kind: .country, country: country.name, countryCode: country.code, region: nil,
                 span: country.span, confidence: confidence)
         }
+    }
+}
+
+/// The best `capacity` distinct entries seen so far, best first.
+struct TopK {
+    let capacity: Int
+    private(set) var items: [Gazetteer.Candidate] = []
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 0)
+        items.reserveCapacity(self.capacity + 1)
+    }
+
+    mutating func insert(_ entry: Int, _ score: Double) {
+        if items.count == capacity, let last = items.last, score <= last.score { return }
+        if let i = items.firstIndex(where: { $0.entry == entry }) {
+            if items[i].score >= score { return }
+            items.remove(at: i)
+        }
+        var at = items.count
+        while at > 0 && (items[at - 1].score < score || (items[at - 1].score == score && items[at - 1].entry > entry)) { at -= 1 }
+        items.insert(Gazetteer.Candidate(entry: entry, score: score), at: at)
+        if items.count > capacity { items.removeLast() }
     }
 }
