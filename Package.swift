@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "OnTheMapModels"),
         // Client SDK an iOS/macOS app or a script imports. Never imports server code.
         .target(name: "OnTheMapKit", dependencies: ["OnTheMapModels"]),
+        // Offline forward/reverse geocoder on a bundled GeoNames gazetteer. Foundation only.
+        .target(name: "Geocoding", resources: [.copy("Resources")]),
         // Repository protocols and their SQL implementations.
         .target(
             name: "Storage",
@@ -47,6 +49,7 @@ let package = Package(
             dependencies: [
                 "OnTheMapModels",
                 "Storage",
+                "Geocoding",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -61,6 +64,17 @@ let package = Package(
                 "OnTheMapServer",
                 "OnTheMapKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "geocoder-benchmark", dependencies: ["Geocoding"], path: "Benchmarks/GeocoderBenchmark"),
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding"]),
+        .testTarget(
+            name: "OnTheMapKitTests",
+            dependencies: [
+                "OnTheMapKit",
+                "OnTheMapServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(

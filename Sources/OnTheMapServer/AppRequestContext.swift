@@ -6,9 +6,12 @@ import NIOCore
 /// (the session, the body) through small helpers rather than through context state.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The peer's IP address, for per-client rate limits ("unknown" in router tests).
+    public let clientAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// Bodies are collected with an explicit limit per route; this is the transport cap.

@@ -1,4 +1,5 @@
 import Foundation
+import Geocoding
 import Hummingbird
 import Logging
 import OnTheMapModels
@@ -16,7 +17,8 @@ public func buildApplication(configuration: Configuration, logger: Logger? = nil
     if configuration.demo {
         try await DemoSeeder.seed(store, bcryptCost: configuration.bcryptCost, logger: logger)
     }
-    let router = buildRouter(store: store, configuration: configuration)
+    let geocoder = try makeGeocoder(configuration: configuration)
+    let router = buildRouter(store: store, geocoder: geocoder, configuration: configuration, logger: logger)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
@@ -25,7 +27,21 @@ public func buildApplication(configuration: Configuration, logger: Logger? = nil
     )
 }
 
-func buildRouter(store: any OnTheMapStore, configuration: Configuration) -> Router<AppRequestContext> {
+func makeGeocoder(configuration: Configuration) throws -> any Geocoder {
+    let gazetteer = try BundledGazetteer.shared.get()
+    guard let text = configuration.geocoderUpstreamURL, !text.isEmpty else { return gazetteer }
+    guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+        throw ConfigurationError("The geocoder upstream URL must be an http(s) URL, not '\(text)'.")
+    }
+    return FallbackGeocoder(primary: gazetteer, upstream: UpstreamGeocoder(baseURL: url))
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func buildRouter(store: any OnTheMapStore, geocoder: any Geocoder, configuration: Configuration, logger: Logger) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: ErrorFormatMiddleware())
@@ -46,6 +62,11 @@ func buildRouter(store: any OnTheMapStore, configuration: Configuration) -> Rout
                 applicationID: configuration.parseApplicationID, restAPIKey: configuration.parseRESTAPIKey)))
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true)
         .addRoutes(to: router.group("v1/StudentLocation"))
+
+    GeocodeController(geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst))
+        .addRoutes(to: router.group("api/geocode"))
+
+    WebApp(configuration: configuration, logger: logger).register(on: router)
     return router
 }
 

@@ -27,6 +27,12 @@ public struct Configuration: Sendable {
     public var leafletCDN = "https://unpkg.com"
     /// An OpenStreetMap-style tile URL template; nil keeps the offline vector basemap only.
     public var tileURL: String?
+    /// A Nominatim-compatible geocoder asked only when the offline gazetteer has no
+    /// confident answer (street addresses); nil keeps geocoding fully offline.
+    public var geocoderUpstreamURL: String?
+    /// Geocoding requests allowed per client address: sustained rate and burst.
+    public var geocodeRatePerSecond: Double = 10
+    public var geocodeBurst: Double = 30
     /// Largest request body accepted, in bytes.
     public var maxBodySize = 64 * 1024
 
