@@ -35,6 +35,8 @@ struct ServeCommand: AsyncParsableCommand {
     var tileURL: String?
     @Option(help: "Where browsers load Leaflet from when Debian's libjs-leaflet is not installed. [env: ONTHEMAP_LEAFLET_CDN]")
     var leafletCDN: String?
+    @Option(help: "A Nominatim-compatible geocoder asked only when the offline gazetteer is unsure (street addresses). [env: ONTHEMAP_GEOCODER_UPSTREAM_URL] (default: none, fully offline)")
+    var geocoderUpstreamURL: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: LOG_LEVEL] (default: info)")
     var logLevel: String?
 
@@ -68,6 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.publicDirectory = setting(publicDir, "ONTHEMAP_PUBLIC_DIR")
         configuration.tileURL = setting(tileURL, "ONTHEMAP_TILE_URL")
         configuration.leafletCDN = setting(leafletCDN, "ONTHEMAP_LEAFLET_CDN") ?? configuration.leafletCDN
+        configuration.geocoderUpstreamURL = setting(geocoderUpstreamURL, "ONTHEMAP_GEOCODER_UPSTREAM_URL")
 
         var logger = Logger(label: "onthemap")
         let levelText = setting(logLevel, "LOG_LEVEL") ?? "info"
