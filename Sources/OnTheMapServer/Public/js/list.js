@@ -12,15 +12,15 @@ export function studentRow(location, now = Date.now()) {
   const metaParts = [];
   if (location.mapString) metaParts.push(el('span', { class: 'row-place', text: location.mapString }));
   metaParts.push(el('span', { class: href ? 'row-host' : 'row-host muted', text: href ? linkHost(href) : 'no link' }));
-  const main = el('span', { class: 'row-main' }, [
-    el('span', { class: 'row-name', text: fullName(location) }),
-    el('span', { class: 'row-meta' }, metaParts),
-  ]);
   const updated = location.updatedAt || location.createdAt;
   const time = el('time', { class: 'row-time', datetime: updated || null, text: updated ? `updated ${timeAgo(updated, now)}` : '' });
+  const main = el('span', { class: 'row-main' }, [
+    el('span', { class: 'row-top' }, [el('span', { class: 'row-name', text: fullName(location) }), time]),
+    el('span', { class: 'row-meta' }, metaParts),
+  ]);
   const body = href
-    ? el('a', { class: 'row', href, target: '_blank', rel: 'noopener noreferrer', title: `Open ${href}` }, [avatar, main, time])
-    : el('div', { class: 'row no-link' }, [avatar, main, time]);
+    ? el('a', { class: 'row', href, target: '_blank', rel: 'noopener noreferrer', title: `Open ${href}` }, [avatar, main])
+    : el('div', { class: 'row no-link' }, [avatar, main]);
   return el('li', { class: 'student', dataset: { objectId: location.objectId || '' } }, [body]);
 }
 

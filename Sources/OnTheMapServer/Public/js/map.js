@@ -39,6 +39,7 @@ export function mapOptions(config) {
   return {
     maxZoom: config.tileURL ? TILES_MAX_ZOOM : BASEMAP_MAX_ZOOM,
     minZoom: 1,
+    zoomSnap: 0.5,
     worldCopyJump: true,
     zoomControl: true,
     keyboard: true,
@@ -69,7 +70,7 @@ export function popupContent(location) {
 export class StudentMap {
   constructor(container, config) {
     this.map = L.map(container, mapOptions(config));
-    this.map.setView([28, 8], container.clientWidth < 700 ? 1 : 2);
+    this.map.setView([25, 10], initialZoom(container));
     this.clusters = L.markerClusterGroup({
       showCoverageOnHover: false,
       spiderfyOnMaxZoom: true,
@@ -81,6 +82,9 @@ export class StudentMap {
     this.markersByObjectId = new Map();
     this.markerCount = 0;
     this.clusters.on('click', (event) => this.openPopup(event.layer));
+    const showZoom = () => { container.dataset.zoom = String(this.map.getZoom()); };
+    this.map.on('zoomend', showZoom);
+    showZoom();
     this.map.addLayer(this.clusters);
     this.popup = L.popup({ maxWidth: 280, minWidth: 180, autoPanPadding: [24, 24] });
   }
@@ -132,6 +136,12 @@ export class StudentMap {
   invalidateSize() {
     this.map.invalidateSize();
   }
+}
+
+/** The zoom at which the world just fills the map (in steps of ½). */
+function initialZoom(container) {
+  const side = Math.max(container.clientWidth, container.clientHeight, 256);
+  return Math.min(3, Math.max(1, Math.floor(Math.log2(side / 256) * 2) / 2));
 }
 
 function clusterIcon(cluster) {

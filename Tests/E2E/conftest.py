@@ -1,0 +1,269 @@
+"""Browser tests for the web app: a real `onthemap serve` on a fresh SQLite file, driven
+through Debian's chromium + chromedriver with Selenium.
+
+The server binary is not built here: set ONTHEMAP_BIN (default .build/debug/onthemap).
+ONTHEMAP_E2E_BASE=http://host:port runs the suite against a server already running
+(started with --demo) instead.
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from helpers import Api
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTPUT = ROOT / "test-output"
+SCREENSHOTS = OUTPUT / "screenshots"
+DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
+PHONE = (390, 844)
+DESKTOP = (1280, 800)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_health(base, process, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"onthemap serve exited with {process.returncode}; see {OUTPUT / 'e2e-server.log'}")
+        try:
+            with urllib.request.urlopen(base + "/health", timeout=2) as response:
+                if json.loads(response.read()).get("status") == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"server at {base} did not become healthy in {timeout} s")
+
+
+@pytest.fixture(scope="session")
+def server():
+    existing = os.environ.get("ONTHEMAP_E2E_BASE")
+    if existing:  # an already running server (it must have been started with --demo)
+        yield existing.rstrip("/")
+        return
+    binary = Path(os.environ.get("ONTHEMAP_BIN", ROOT / ".build" / "debug" / "onthemap"))
+    if not binary.is_absolute():
+        binary = ROOT / binary
+    if not binary.exists():
+        pytest.exit(f"server binary {binary} not found: run `swift build` first or set ONTHEMAP_BIN", returncode=2)
+    OUTPUT.mkdir(exist_ok=True)
+    data_dir = tempfile.mkdtemp(prefix="onthemap-e2e-")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log = open(OUTPUT / "e2e-server.log", "w")
+    # --demo seeds a few hundred realistic locations (for the screenshots and for scrolling)
+    # into the fresh SQLite file; every test adds its own users and locations on top.
+    process = subprocess.Popen(
+        [str(binary), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir, "--demo"],
+        stdout=log, stderr=subprocess.STDOUT, cwd=data_dir,
+    )
+    try:
+        wait_for_health(base, process)
+        with urllib.request.urlopen(base + "/", timeout=5) as response:
+            page = response.read().decode()
+        if "login-scene" not in page:
+            pytest.exit("the server does not serve the web app at / (is WebApp registered?)", returncode=2)
+        yield base
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def api(server):
+    return Api(server)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--hide-scrollbars",
+                     f"--window-size={DESKTOP[0]},{DESKTOP[1]}", "--lang=en-US", "--disable-gpu"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")),
+                              options=options)
+    driver.set_script_timeout(30)
+    driver.execute_cdp_cmd("Network.enable", {})
+    yield driver
+    driver.quit()
+
+
+class Page:
+    """The browser pointed at the server, with waits and helpers the tests share."""
+
+    def __init__(self, driver, base, api):
+        self.driver, self.base, self.api = driver, base, api
+
+    # ---- navigation and waiting ----
+
+    def open(self, path="/"):
+        self.driver.get(self.base + path)
+
+    def wait(self, timeout=10):
+        return WebDriverWait(self.driver, timeout)
+
+    def until(self, condition, timeout=10, message=""):
+        return self.wait(timeout).until(condition, message)
+
+    def find(self, css):
+        return self.driver.find_element(By.CSS_SELECTOR, css)
+
+    def find_all(self, css):
+        return self.driver.find_elements(By.CSS_SELECTOR, css)
+
+    def visible(self, css, timeout=10):
+        return self.until(EC.visibility_of_element_located((By.CSS_SELECTOR, css)), timeout, f"{css} not visible")
+
+    def gone(self, css, timeout=10):
+        return self.until(EC.invisibility_of_element_located((By.CSS_SELECTOR, css)), timeout, f"{css} still visible")
+
+    def clickable(self, css, timeout=10):
+        return self.until(EC.element_to_be_clickable((By.CSS_SELECTOR, css)), timeout, f"{css} not clickable")
+
+    def text_in(self, css, text, timeout=10):
+        return self.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, css), text), timeout,
+                          f"{text!r} not in {css}")
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def type_into(self, css, text, clear=True):
+        field = self.find(css)
+        if clear:
+            field.send_keys(Keys.CONTROL, "a")
+            field.send_keys(Keys.DELETE)
+        field.send_keys(text)
+        return field
+
+    # ---- scenes ----
+
+    def log_in(self, user, via_enter=True):
+        self.open("/#/login")
+        self.visible("#login-email")
+        self.type_into("#login-email", user.email)
+        self.type_into("#login-password", user.password + (Keys.ENTER if via_enter else ""))
+        if not via_enter:
+            self.find("#login-button").click()
+        self.visible("#main-scene")
+        self.map_ready()
+
+    def map_ready(self, timeout=20):
+        self.until(lambda d: d.execute_script("return document.getElementById('map').dataset.state === 'ready'"),
+                   timeout, "map markers never became ready")
+
+    def marker_count(self):
+        value = self.js("return document.getElementById('map').dataset.markerCount")
+        return int(value) if value is not None else None
+
+    def alert(self, timeout=10):
+        """Waits for the alert dialog; returns (title, message)."""
+        self.visible("#alert", timeout)
+        return self.find("#alert-title").text, self.find("#alert-message").text
+
+    def dismiss_alert(self, button="#alert-ok"):
+        self.find(button).click()
+        self.gone("#alert")
+
+    def tab(self, name):
+        self.find(f"#tab-{name}").click()
+        self.visible(f"#{name}-view")
+
+    def list_rows(self, css="#student-list"):
+        return self.find_all(f"{css} > li")
+
+    # ---- network conditions ----
+
+    def offline(self, offline=True):
+        self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1,
+        })
+
+    def slow(self, latency_ms):
+        self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": latency_ms, "downloadThroughput": -1, "uploadThroughput": -1,
+        })
+
+    def fake_server_error(self, path_part, status=500, body='{"code":1,"error":"Internal server error."}'):
+        """Makes the page's fetch answer `status` for URLs containing path_part (a server failure)."""
+        self.js("""
+            const [part, status, body] = arguments;
+            window.__realFetch = window.__realFetch || window.fetch;
+            window.fetch = (url, init) => String(url).includes(part)
+                ? Promise.resolve(new Response(body, { status, headers: { 'Content-Type': 'application/json' } }))
+                : window.__realFetch(url, init);
+        """, path_part, status, body)
+
+    # ---- screenshots ----
+
+    def viewport(self, size):
+        width, height = size
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600,
+        })
+        self.js("window.dispatchEvent(new Event('resize'))")
+        time.sleep(0.4)
+
+    def screenshot(self, name, sizes=(PHONE, DESKTOP), docs=False):
+        """Saves `<name>-390x844.png` and `<name>-1280x800.png`, then returns to desktop size."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        for size in sizes:
+            self.viewport(size)
+            path = SCREENSHOTS / f"{name}-{size[0]}x{size[1]}.png"
+            self.driver.save_screenshot(str(path))
+            if docs:
+                DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, DOCS_SCREENSHOTS / path.name)
+        self.viewport(DESKTOP)
+
+    def console_errors(self):
+        return [entry for entry in self.driver.get_log("browser")
+                if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]
+
+
+@pytest.fixture
+def page(browser, server, api):
+    """A clean browser: no cookies, no stored account, online, desktop size."""
+    driver = browser
+    page = Page(driver, server, api)
+    page.offline(False)
+    page.viewport(DESKTOP)
+    # Close any tabs a test opened.
+    for handle in driver.window_handles[1:]:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(driver.window_handles[0])
+    driver.get(server + "/health")
+    driver.delete_all_cookies()
+    driver.execute_script("localStorage.clear(); sessionStorage.clear();")
+    driver.get_log("browser")  # drop earlier messages
+    yield page
+    page.offline(False)

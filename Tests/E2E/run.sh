@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Browser tests for the web app: installs Debian's chromium, chromedriver and Leaflet plus
+# the pinned Python packages, then runs pytest against an already built server binary
+# (ONTHEMAP_BIN, default .build/debug/onthemap). Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+apt_packages=(chromium chromium-driver libjs-leaflet libjs-leaflet.markercluster fonts-inter)
+missing=()
+for package in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "E2E: installing ${missing[*]}"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-python3}
+if ! $PYTHON -c "import selenium, pytest" 2>/dev/null || \
+   [ "$($PYTHON -c 'import selenium; print(selenium.__version__)')" != "$(sed -n 's/^selenium==//p' Tests/E2E/requirements.txt)" ]; then
+    $PYTHON -m pip install -q --disable-pip-version-check -r Tests/E2E/requirements.txt
+fi
+
+export ONTHEMAP_BIN=${ONTHEMAP_BIN:-.build/debug/onthemap}
+if [ ! -x "$ONTHEMAP_BIN" ]; then
+    echo "E2E: $ONTHEMAP_BIN not found; build the server first (swift build)" >&2
+    exit 2
+fi
+mkdir -p test-output/screenshots
+exec $PYTHON -m pytest Tests/E2E -p no:cacheprovider --junitxml=test-output/e2e-junit.xml "$@"
