@@ -56,11 +56,12 @@ func buildRouter(store: any OnTheMapStore, geocoder: any Geocoder, configuration
     }
     AccountController(store: store, configuration: configuration).addRoutes(to: router.group("api"))
 
-    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false)
+    let listCache = configuration.cacheListResponses ? ListResponseCache() : nil
+    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache)
         .addRoutes(to: router.group("parse/classes/StudentLocation")
             .add(middleware: ParseCredentialsMiddleware(
                 applicationID: configuration.parseApplicationID, restAPIKey: configuration.parseRESTAPIKey)))
-    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true)
+    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true, cache: listCache)
         .addRoutes(to: router.group("v1/StudentLocation"))
 
     GeocodeController(geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst))

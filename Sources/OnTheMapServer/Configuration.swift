@@ -33,6 +33,10 @@ public struct Configuration: Sendable {
     /// Geocoding requests allowed per client address: sustained rate and burst.
     public var geocodeRatePerSecond: Double = 10
     public var geocodeBurst: Double = 30
+    /// Keep encoded StudentLocation list answers until the next write. Only correct while
+    /// this process is the database's only writer; turn it off when several servers share
+    /// one database.
+    public var cacheListResponses = true
     /// Largest request body accepted, in bytes.
     public var maxBodySize = 64 * 1024
 

@@ -37,6 +37,8 @@ struct ServeCommand: AsyncParsableCommand {
     var leafletCDN: String?
     @Option(help: "A Nominatim-compatible geocoder asked only when the offline gazetteer is unsure (street addresses). [env: ONTHEMAP_GEOCODER_UPSTREAM_URL] (default: none, fully offline)")
     var geocoderUpstreamURL: String?
+    @Flag(help: "Do not cache StudentLocation list answers between writes; needed when several servers share one database. [env: ONTHEMAP_NO_LIST_CACHE=1]")
+    var noListCache = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: LOG_LEVEL] (default: info)")
     var logLevel: String?
 
@@ -71,6 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.tileURL = setting(tileURL, "ONTHEMAP_TILE_URL")
         configuration.leafletCDN = setting(leafletCDN, "ONTHEMAP_LEAFLET_CDN") ?? configuration.leafletCDN
         configuration.geocoderUpstreamURL = setting(geocoderUpstreamURL, "ONTHEMAP_GEOCODER_UPSTREAM_URL")
+        configuration.cacheListResponses = !enabled(noListCache, "ONTHEMAP_NO_LIST_CACHE")
 
         var logger = Logger(label: "onthemap")
         let levelText = setting(logLevel, "LOG_LEVEL") ?? "info"

@@ -348,6 +348,28 @@ struct StudentLocationAPITests {
         }
     }
 
+    @Test("a list answer never outlives a write, whichever path wrote", arguments: [true, false])
+    func listAfterWrites(cached: Bool) async throws {
+        try await withTestServer({ $0.cacheListResponses = cached }) { client in
+            let user = try await client.makeUser()
+            func firstPage() async throws -> [[String: Any]] {
+                try await client.execute(uri: "/v1/StudentLocation?limit=100&order=-updatedAt", method: .get) { response throws in
+                    try response.json["results"] as! [[String: Any]]
+                }
+            }
+            #expect(try await firstPage().isEmpty)
+            let id = try await client.postLocation(user, ["mapString": "Lagos"])
+            #expect(try await firstPage().map { $0["mapString"] as! String } == ["Lagos"])
+            try await client.execute(uri: "/parse/classes/StudentLocation/\(id)", method: .put, headers: user.parseHeaders,
+                                     body: jsonBody(["mapString": "Accra"])) { response throws in #expect(response.status == .ok) }
+            #expect(try await firstPage().map { $0["mapString"] as! String } == ["Accra"])
+            try await client.execute(uri: "/parse/classes/StudentLocation/\(id)", method: .delete, headers: user.parseHeaders) { response throws in
+                #expect(response.status == .ok)
+            }
+            #expect(try await firstPage().isEmpty)
+        }
+    }
+
     @Test("unknown routes answer in the family's error format")
     func unknownRoutes() async throws {
         try await withTestServer { client in

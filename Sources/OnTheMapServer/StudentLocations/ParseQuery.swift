@@ -3,7 +3,7 @@ import OnTheMapModels
 import Storage
 
 /// A validated `GET StudentLocation` request.
-struct ParseListRequest: Equatable {
+struct ParseListRequest: Hashable {
     var query = LocationQuery()
     var includeCount = false
     /// Fields to return; nil means all.

@@ -11,6 +11,8 @@ struct StudentLocationController: Sendable {
     let configuration: Configuration
     /// `/v1` also accepts `?uniqueKey=<key>`.
     let allowsUniqueKeyShortcut: Bool
+    /// Shared by every mount of the class, so a write through one path clears both.
+    let cache: ListResponseCache?
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get(use: list)
@@ -28,15 +30,21 @@ struct StudentLocationController: Sendable {
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let parameters = try ParseQuery.parameters(rawQuery: request.uri.query)
         let find = try ParseQuery.listRequest(parameters, allowUniqueKey: allowsUniqueKeyShortcut)
+        if let cached = cache?.response(for: find) { return JSONResponse.raw(cached) }
+        let generation = cache?.generation ?? 0
         // limit=0 answers without reading rows (parse-server does the same).
         let results = find.query.limit == 0 ? [] : try await store.locations(find.query)
         let count = find.includeCount ? try await store.countLocations(find.query.filter) : nil
-        guard let keys = find.keys else {
-            return try JSONResponse.make(ListResponse(results: results, count: count))
+        let body: Data
+        if let keys = find.keys {
+            var object: [String: Any] = ["results": results.map { Self.project($0, keys: keys) }]
+            if let count { object["count"] = count }
+            body = try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes, .sortedKeys])
+        } else {
+            body = try JSONResponse.encoder.encode(ListResponse(results: results, count: count))
         }
-        var body: [String: Any] = ["results": results.map { Self.project($0, keys: keys) }]
-        if let count { body["count"] = count }
-        return JSONResponse.raw(try JSONSerialization.data(withJSONObject: body, options: [.withoutEscapingSlashes]))
+        cache?.store(body, for: find, computedAt: generation)
+        return JSONResponse.raw(body)
     }
 
     @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -60,6 +68,7 @@ struct StudentLocationController: Sendable {
             createdAt: now, updatedAt: now
         )
         try await store.insertLocation(StoredLocation(record: record, ownerKey: owner))
+        cache?.invalidate()
         context.logger.info("location created", metadata: ["objectId": "\(record.objectId)"])
         var headers = HTTPFields()
         headers[.location] = "\(request.uri.path)/\(record.objectId)"
@@ -75,6 +84,7 @@ struct StudentLocationController: Sendable {
         guard let updated = try await store.updateLocation(objectId: id, patch: patch, updatedAt: Date()) else {
             throw ParseError.objectNotFound
         }
+        cache?.invalidate()
         return try JSONResponse.make(UpdatedResponse(updatedAt: updated.updatedAt))
     }
 
@@ -83,6 +93,7 @@ struct StudentLocationController: Sendable {
         let id = try objectId(context)
         try await authorize(owner, toChange: id)
         guard try await store.deleteLocation(objectId: id) else { throw ParseError.objectNotFound }
+        cache?.invalidate()
         return JSONResponse.raw(Data("{}".utf8))
     }
 
