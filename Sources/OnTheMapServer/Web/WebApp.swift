@@ -25,8 +25,8 @@ public struct WebApp: Sendable {
         self.publicDirectory = configuration.publicDirectory.flatMap { $0.isEmpty ? nil : $0 } ?? Self.bundledPublicDirectory()
         let fileManager = FileManager.default
         let debian = Self.debianLeafletDirectory
-        if fileManager.fileExists(atPath: debian + "/leaflet.js"),
-           fileManager.fileExists(atPath: debian + "/leaflet.markercluster.js") {
+        if fileManager.fileExists(atPath: debian + "/leaflet.min.js"),
+           fileManager.fileExists(atPath: debian + "/leaflet.markercluster.min.js") {
             self.leafletDirectory = debian
         } else {
             self.leafletDirectory = nil
@@ -130,15 +130,17 @@ public struct WebApp: Sendable {
     // MARK: - CDN fallback
 
     /// `/vendor/leaflet/leaflet.css` -> `<cdn>/leaflet@1.9.4/dist/leaflet.css`;
-    /// markercluster files -> `<cdn>/leaflet.markercluster@1.5.3/dist/<file>`.
+    /// markercluster files -> `<cdn>/leaflet.markercluster@1.5.3/dist/<file>`. Debian's
+    /// `*.min.js` names map to the npm packages' `*.js`, which are the minified builds.
     static func cdnURL(for path: String, cdn: String) -> String? {
         let prefix = "/vendor/leaflet/"
         guard path.hasPrefix(prefix) else { return nil }
-        let file = String(path.dropFirst(prefix.count))
+        var file = String(path.dropFirst(prefix.count))
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/")
         guard !file.isEmpty, !file.contains(".."), !file.hasPrefix("/"),
               file.unicodeScalars.allSatisfy({ allowed.contains($0) })
         else { return nil }
+        if file.hasSuffix(".min.js") { file = String(file.dropLast(".min.js".count)) + ".js" }
         var base = cdn
         while base.hasSuffix("/") { base.removeLast() }
         if file.lowercased().contains("markercluster") {

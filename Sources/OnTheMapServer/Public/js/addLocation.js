@@ -158,17 +158,26 @@ export class AddLocationSheet {
   showPreview() {
     const result = this.result;
     if (!result) return;
-    $('preview-name').textContent = result.name || this.mapString;
-    const detail = [result.region, result.country].filter((part) => part && part !== result.name).join(', ');
-    $('preview-detail').textContent = detail ? `, ${detail}` : '';
+    const name = result.name || this.mapString;
+    $('preview-name').textContent = name;
+    const parts = [result.region, result.country].filter((part) => part && !name.includes(part));
+    $('preview-detail').textContent = parts.length ? `, ${parts.join(', ')}` : result.kind ? ` · ${result.kind}` : '';
     $('preview-link').textContent = this.mediaURL;
 
     const alternatives = $('preview-alternatives');
     const others = this.results.filter((r) => r !== result);
     if (others.length > 0) {
+      const extras = (r, text) => [r.region, r.country].filter((part) => part && !text.includes(part)).join(', ');
+      const label = (r) => {
+        const text = r.name || [r.region, r.country].filter(Boolean).join(', ');
+        const twins = this.results.filter((o) => o !== r && o.name === r.name);
+        if (twins.length === 0) return text;
+        const extra = extras(r, text);
+        if (extra && twins.every((o) => extras(o, text) !== extra)) return `${text}, ${extra}`;
+        return r.kind ? `${text} (${r.kind})` : text;
+      };
       const buttons = others.map((other) => {
-        const label = [other.name, other.region, other.country].filter(Boolean).filter((v, i, a) => a.indexOf(v) === i).join(', ');
-        const button = el('button', { class: 'chip', type: 'button', text: label });
+        const button = el('button', { class: 'chip', type: 'button', text: label(other) });
         button.addEventListener('click', () => {
           this.result = other;
           this.showPreview();
@@ -195,7 +204,7 @@ export class AddLocationSheet {
     const dLat = Math.max(Number(span.latitudeDelta) || 0, 0.02);
     const dLng = Math.max(Number(span.longitudeDelta) || 0, 0.02);
     const bounds = L.latLngBounds([lat - dLat / 2, lng - dLng / 2], [lat + dLat / 2, lng + dLng / 2]);
-    this.previewMap.fitBounds(bounds, { maxZoom: this.config.tileURL ? 14 : 9, animate: false, padding: [16, 16] });
+    this.previewMap.fitBounds(bounds, { maxZoom: this.config.tileURL ? 14 : 6, animate: false, padding: [16, 16] });
     const container = $('preview-map');
     container.dataset.zoom = String(this.previewMap.getZoom());
     container.dataset.center = `${lat},${lng}`;

@@ -9,9 +9,11 @@ import { setBusy, showAlert, confirmAction, describeFailure } from './ui.js';
 const $ = (id) => document.getElementById(id);
 const ACCOUNT_STORAGE = 'onthemap.account';
 const TABS = ['map', 'list', 'search'];
-/** The map wants every location: fetch them in big pages, several at once. */
-const MAP_PAGE_SIZE = 10000;
-const MAP_PARALLEL_PAGES = 4;
+/** The map wants every location: pages of 1,000, six at once (the most a browser opens to
+ *  one HTTP/1.1 origin). */
+const MAP_PAGE_SIZE = 1000;
+const MAP_PARALLEL_PAGES = 6;
+const COUNT_HINT_STORAGE = 'onthemap.lastCount';
 
 const state = {
   account: loadAccount(),
@@ -252,31 +254,57 @@ async function ensureMap() {
   return state.mapPromise;
 }
 
-/** Every location for the map: the first page tells the count, the rest come in parallel. */
+/** Every location for the map, in pages of 1,000 (the most the Parse API has always
+ *  allowed), six requests at once. The first page brings the count; when the last visit
+ *  saw more than one page, the next pages are asked for at the same time as the first. */
 async function fetchAllLocations() {
-  const first = await api.fetchLocations({ limit: MAP_PAGE_SIZE, count: true });
-  const pages = [first.results];
-  if (first.results.length === MAP_PAGE_SIZE) {
-    if (first.count !== null) {
-      const skips = [];
-      for (let skip = MAP_PAGE_SIZE; skip < first.count; skip += MAP_PAGE_SIZE) skips.push(skip);
-      let next = 0;
-      const worker = async () => {
-        while (next < skips.length) {
-          const index = next++;
-          const page = await api.fetchLocations({ limit: MAP_PAGE_SIZE, skip: skips[index] });
-          pages[index + 1] = page.results;
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(MAP_PARALLEL_PAGES, skips.length) }, worker));
-    } else {
-      for (let skip = MAP_PAGE_SIZE; ; skip += MAP_PAGE_SIZE) {
-        const page = await api.fetchLocations({ limit: MAP_PAGE_SIZE, skip });
-        pages.push(page.results);
-        if (page.results.length < MAP_PAGE_SIZE) break;
+  const hint = Number(localStorage.getItem(COUNT_HINT_STORAGE)) || 0;
+  const pages = [];
+  const fetchPage = (index) => api.fetchLocations({ limit: MAP_PAGE_SIZE, skip: index * MAP_PAGE_SIZE })
+    .then((page) => { pages[index] = page.results; });
+  const firstRequest = api.fetchLocations({ limit: MAP_PAGE_SIZE, count: true });
+  const speculative = [];
+  const guessedPages = Math.min(MAP_PARALLEL_PAGES - 1, Math.ceil(hint / MAP_PAGE_SIZE) - 1);
+  for (let index = 1; index <= guessedPages; index++) speculative.push(fetchPage(index));
+  let first;
+  try {
+    first = await firstRequest;
+  } catch (error) {
+    await Promise.allSettled(speculative);
+    throw error;
+  }
+  pages[0] = first.results;
+  const pageSize = first.results.length;
+  if (first.count !== null) localStorage.setItem(COUNT_HINT_STORAGE, String(first.count));
+
+  if (first.count !== null && first.count > pageSize && pageSize === MAP_PAGE_SIZE) {
+    const total = Math.ceil(first.count / MAP_PAGE_SIZE);
+    let next = speculative.length + 1;
+    const worker = async (started) => {
+      if (started) await started;
+      while (next < total) await fetchPage(next++);
+    };
+    const workers = speculative.map(worker);
+    while (workers.length < MAP_PARALLEL_PAGES - 1) workers.push(worker(null));
+    await Promise.all(workers);
+  } else {
+    await Promise.allSettled(speculative);
+    pages.length = 1;
+    if (pageSize > 0 && first.count !== null && first.count > pageSize) {
+      // The server allows smaller pages than we asked for: walk them in its size.
+      for (let skip = pageSize; skip < first.count; skip += pageSize) {
+        pages.push((await api.fetchLocations({ limit: pageSize, skip })).results);
+      }
+    } else if (pageSize === MAP_PAGE_SIZE && first.count === null) {
+      // No count: a full page means there may be more; a short one is the last.
+      for (let skip = pageSize; ; skip += pageSize) {
+        const page = (await api.fetchLocations({ limit: pageSize, skip })).results;
+        pages.push(page);
+        if (page.length < pageSize) break;
       }
     }
   }
+  performance.mark('onthemap:locations-loaded');
   const seen = new Set();
   const all = [];
   for (const page of pages) {
@@ -329,10 +357,14 @@ function refreshAll({ initial = false } = {}) {
   state.refreshing = (async () => {
     const lists = [state.list];
     if (!initial && state.search.results.where) lists.push(state.search.results);
-    const outcomes = await Promise.allSettled([
-      reloadMap(),
-      ...lists.map((list) => list.reload(undefined, { alertOnFailure: false })),
-    ]);
+    // The map tab gets the connections and the main thread first; the hidden list follows.
+    const mapJob = reloadMap();
+    const listsFirst = state.tab !== 'map';
+    const listJobs = lists.map(async (list) => {
+      if (!listsFirst) await mapJob.catch(() => {});
+      return list.reload(undefined, { alertOnFailure: false });
+    });
+    const outcomes = await Promise.allSettled([mapJob, ...listJobs]);
     let error = outcomes[0].status === 'rejected' ? outcomes[0].reason : null;
     lists.forEach((list, index) => {
       if (!error && outcomes[index + 1].value === false && list.lastError) error = list.lastError;

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Web map benchmark: time from navigation to every marker clustered on screen.
+
+Starts `onthemap serve` on a fresh SQLite file, seeds N student locations through the
+public Parse API (many keep-alive connections in parallel), logs in once in headless
+Chromium, then loads `/#/map` again and again and reads the page's own performance marks:
+
+  onthemap:locations-loaded  every page of locations fetched and parsed
+  onthemap:markers-ready     markers built, added to Leaflet.markercluster, clusters drawn
+                             (two animation frames later)
+
+Both are milliseconds since navigation start. As a reference measured in the same run, the
+same page fetches the same pages with the same parallelism and only parses them (no map):
+the difference is what building and clustering the markers costs.
+
+Usage: python3 Benchmarks/WebMap/bench.py [--sizes 10000,100000] [--runs 5] [--bin PATH]
+"""
+import argparse
+import http.client
+import json
+import os
+import platform
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = Path(__file__).resolve().parents[2]
+PARSE_HEADERS = {
+    "X-Parse-Application-Id": "QrX47CA9cyuGewLdsL7o5Eb8iug6Em8ye0dnAbIr",
+    "X-Parse-REST-API-Key": "QuWThTdiRmTux3YaDseUSEpUKo7aBYM737yKd4gY",
+    "Content-Type": "application/json",
+}
+FIRST = ["Ada", "Alan", "Grace", "Linus", "Maria", "Wei", "Kofi", "Sofia", "Arjun", "Hana", "Olga", "Ben", "Lina", "Tariq"]
+LAST = ["Lovelace", "Turing", "Hopper", "Chen", "Okafor", "Rossi", "Kowalski", "Nakamura", "Santos", "Müller", "Singh"]
+# Places students cluster around: (lat, lng, name).
+CITIES = [
+    (37.39, -122.08, "Mountain View, CA"), (40.71, -74.0, "New York, NY"), (51.51, -0.13, "London, UK"),
+    (52.52, 13.4, "Berlin, Germany"), (48.86, 2.35, "Paris, France"), (35.68, 139.69, "Tokyo, Japan"),
+    (28.61, 77.21, "New Delhi, India"), (12.97, 77.59, "Bangalore, India"), (-23.55, -46.63, "São Paulo, Brazil"),
+    (6.45, 3.39, "Lagos, Nigeria"), (-1.29, 36.82, "Nairobi, Kenya"), (30.04, 31.24, "Cairo, Egypt"),
+    (-33.87, 151.21, "Sydney, Australia"), (1.35, 103.82, "Singapore"), (19.43, -99.13, "Mexico City"),
+    (-34.6, -58.38, "Buenos Aires"), (55.76, 37.62, "Moscow, Russia"), (39.9, 116.4, "Beijing, China"),
+    (41.01, 28.98, "Istanbul, Türkiye"), (-26.2, 28.05, "Johannesburg"), (43.65, -79.38, "Toronto, Canada"),
+    (47.61, -122.33, "Seattle, WA"), (59.33, 18.07, "Stockholm"), (21.03, 105.85, "Hanoi, Vietnam"),
+]
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def request(base, method, path, body=None, headers=None):
+    req = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    with urllib.request.urlopen(req, timeout=60) as response:
+        text = response.read().decode()
+    return json.loads(text[5:] if text.startswith(")]}'") else text)
+
+
+def seed(base, session, start, count, threads=16):
+    """Posts `count` locations through the Parse API on `threads` keep-alive connections."""
+    host, port = base.removeprefix("http://").split(":")
+    rng = random.Random(start)
+    bodies = []
+    for index in range(start, start + count):
+        lat, lng, place = rng.choice(CITIES)
+        spread = rng.choice([0.05, 0.3, 2.0])
+        bodies.append(json.dumps({
+            "uniqueKey": f"bench-{index}", "firstName": rng.choice(FIRST), "lastName": rng.choice(LAST),
+            "mapString": place, "mediaURL": f"https://example.com/student/{index}",
+            "latitude": max(-85, min(85, lat + rng.gauss(0, spread))),
+            "longitude": ((lng + rng.gauss(0, spread) + 180) % 360) - 180,
+        }).encode())
+    headers = {**PARSE_HEADERS, "X-Parse-Session-Token": session}
+    lock = threading.Lock()
+    cursor = [0]
+    errors = []
+
+    def worker():
+        connection = http.client.HTTPConnection(host, int(port), timeout=60)
+        while True:
+            with lock:
+                if cursor[0] >= len(bodies):
+                    break
+                body = bodies[cursor[0]]
+                cursor[0] += 1
+            connection.request("POST", "/parse/classes/StudentLocation", body=body, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            if response.status != 201:
+                errors.append(response.status)
+        connection.close()
+
+    started = time.time()
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    if errors:
+        raise RuntimeError(f"{len(errors)} posts failed, e.g. HTTP {errors[0]}")
+    return time.time() - started
+
+
+FETCH_ONLY_JS = """
+const done = arguments[arguments.length - 1];
+const headers = {'X-Parse-Application-Id': 'QrX47CA9cyuGewLdsL7o5Eb8iug6Em8ye0dnAbIr',
+                 'X-Parse-REST-API-Key': 'QuWThTdiRmTux3YaDseUSEpUKo7aBYM737yKd4gY'};
+const url = (limit, skip, count) => `/parse/classes/StudentLocation?limit=${limit}${skip ? '&skip=' + skip : ''}&order=-updatedAt${count ? '&count=1' : ''}`;
+const get = (u) => fetch(u, {headers}).then(r => r.text()).then(t => JSON.parse(t));
+(async () => {
+  const t0 = performance.now();
+  const first = await get(url(10000, 0, true));
+  const size = first.results.length;
+  const skips = [];
+  for (let s = size; s < first.count; s += size) skips.push(s);
+  let next = 0, rows = size;
+  const worker = async () => { while (next < skips.length) { const p = await get(url(size, skips[next++])); rows += p.results.length; } };
+  await Promise.all(Array.from({length: Math.min(6, skips.length)}, worker));
+  done({ms: performance.now() - t0, rows});
+})();
+"""
+
+
+def measure(driver, base, expected, runs):
+    results = []
+    for run in range(runs + 1):  # run 0 warms the browser cache and is reported apart
+        driver.get("about:blank")
+        driver.get(base + "/#/map")
+        WebDriverWait(driver, 120, poll_frequency=0.05).until(
+            lambda d: d.execute_script("return document.getElementById('map').dataset.state === 'ready'"))
+        marks = driver.execute_script("""
+            const m = (n) => { const e = performance.getEntriesByName(n); return e.length ? e[e.length - 1].startTime : null; };
+            return {loaded: m('onthemap:locations-loaded'), ready: m('onthemap:markers-ready'),
+                    count: Number(document.getElementById('map').dataset.markerCount),
+                    drawn: document.querySelectorAll('#map .cluster, #map .student-pin').length};
+        """)
+        if marks["count"] != expected:
+            raise RuntimeError(f"map shows {marks['count']} markers, expected {expected}")
+        results.append(marks)
+    fetch_only = []
+    for _ in range(runs):
+        driver.get("about:blank")
+        driver.get(base + "/health")
+        fetch_only.append(driver.execute_async_script(FETCH_ONLY_JS)["ms"])
+    return results[0], results[1:], fetch_only
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--bin", default=os.environ.get("ONTHEMAP_BIN", str(ROOT / ".build/release/onthemap")))
+    parser.add_argument("--output", default=str(ROOT / "BENCHMARKS-web.md"))
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    data_dir = tempfile.mkdtemp(prefix="onthemap-webbench-")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log = open(os.path.join(data_dir, "server.log"), "w")
+    server = subprocess.Popen([args.bin, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir,
+                               "--public-dir", str(ROOT / "Sources/OnTheMapServer/Public"), "--log-level", "warning"],
+                              stdout=log, stderr=subprocess.STDOUT)
+    driver = None
+    rows = []
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(base + "/health", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        email, password = "bench@example.com", "benchmark-password"
+        request(base, "POST", "/api/users", {"email": email, "password": password, "first_name": "Bench", "last_name": "Mark"})
+        session = request(base, "POST", "/api/session", {"udacity": {"username": email, "password": password}})["session"]["id"]
+
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,800"):
+            options.add_argument(argument)
+        driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+        driver.set_script_timeout(120)
+        driver.get(base + "/#/login")
+        driver.find_element(By.ID, "login-email").send_keys(email)
+        driver.find_element(By.ID, "login-password").send_keys(password + Keys.ENTER)
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.getElementById('map').dataset.state === 'ready'"))
+        chromium = driver.capabilities.get("browserVersion", "?")
+
+        seeded = 0
+        for size in sorted(sizes):
+            took = seed(base, session, seeded, size - seeded)
+            print(f"seeded {size - seeded} locations in {took:.1f} s ({(size - seeded) / took:.0f}/s)", flush=True)
+            seeded = size
+            cold, warm, fetch_only = measure(driver, base, size, args.runs)
+            ready = [r["ready"] / 1000 for r in warm]
+            loaded = [r["loaded"] / 1000 for r in warm]
+            fetch = [ms / 1000 for ms in fetch_only]
+            row = {
+                "size": size, "ready_median": statistics.median(ready), "ready_min": min(ready), "ready_max": max(ready),
+                "loaded_median": statistics.median(loaded), "fetch_median": statistics.median(fetch),
+                "cold_ready": cold["ready"] / 1000, "drawn": warm[-1]["drawn"],
+            }
+            rows.append(row)
+            print(f"{size:>7} locations: markers ready {row['ready_median']:.3f} s median "
+                  f"(min {row['ready_min']:.3f}, max {row['ready_max']:.3f}, first load {row['cold_ready']:.3f}); "
+                  f"locations loaded at {row['loaded_median']:.3f} s; fetch-only reference {row['fetch_median']:.3f} s; "
+                  f"{row['drawn']} clusters/pins drawn", flush=True)
+    finally:
+        if driver:
+            driver.quit()
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), platform.processor())
+    memory = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
+    targets = {10000: 0.5, 100000: 1.5}
+    lines = [
+        "## Web map: navigation to all markers clustered",
+        "",
+        "Headless Chromium loads `/#/map` (already logged in, static files cached), fetches every",
+        "location through the Parse API (1,000 per page, the server's cap; six requests at once),",
+        "builds one Leaflet marker each, adds them to Leaflet.markercluster and draws the clusters.",
+        "Times are from navigation start to the page's `onthemap:markers-ready` mark (after two",
+        "animation frames), median of the runs after a warm-up load. The fetch-only reference is the",
+        "same page fetching and parsing the same pages with the same parallelism and no map, in the same run.",
+        "",
+        "| locations | markers ready (median) | min – max | first load | locations loaded | fetch-only reference | target |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        target = targets.get(row["size"])
+        verdict = f"< {target} s {'✓' if row['ready_median'] < target else '✗'}" if target else ""
+        lines.append(f"| {row['size']:,} | {row['ready_median']:.3f} s | {row['ready_min']:.3f} – {row['ready_max']:.3f} s | "
+                     f"{row['cold_ready']:.3f} s | {row['loaded_median']:.3f} s | {row['fetch_median']:.3f} s | {verdict} |")
+    lines += [
+        "",
+        f"Command: `python3 Benchmarks/WebMap/bench.py --sizes {args.sizes} --runs {args.runs}` "
+        f"(server: `{os.path.relpath(args.bin, ROOT) if args.bin.startswith(str(ROOT)) else args.bin}`, "
+        "`swift build -c release`).",
+        f"Machine: {os.cpu_count()} cores ({cpu}), {int(memory) // 1024 // 1024} GiB, {platform.system()} {platform.release()}; "
+        f"Chromium {chromium} headless; server and browser on the same machine.",
+        "",
+    ]
+    Path(args.output).write_text("\n".join(lines))
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
