@@ -43,6 +43,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Photo providers (Flickr, Wikimedia Commons) and the bounded-concurrency image downloader.
+        // Foundation (+FoundationNetworking) only.
+        .target(name: "PhotoAlbums"),
         // The Hummingbird application: one folder per feature.
         .target(
             name: "OnTheMapServer",
@@ -50,6 +53,7 @@ let package = Package(
                 "OnTheMapModels",
                 "Storage",
                 "Geocoding",
+                "PhotoAlbums",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -67,6 +71,15 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "geocoder-benchmark", dependencies: ["Geocoding"], path: "Benchmarks/GeocoderBenchmark"),
+        .executableTarget(
+            name: "album-benchmark",
+            dependencies: [
+                "OnTheMapServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Benchmarks/AlbumBenchmark"
+        ),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding"]),
         .testTarget(
             name: "OnTheMapKitTests",
@@ -87,6 +100,18 @@ let package = Package(
                 "OnTheMapServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "TravelTests",
+            dependencies: [
+                "OnTheMapServer",
+                "PhotoAlbums",
+                "Storage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ],

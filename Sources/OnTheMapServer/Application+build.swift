@@ -13,16 +13,18 @@ public func buildApplication(configuration: Configuration, logger: Logger? = nil
     if logger.logLevel > .info, let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap({ Logger.Level(rawValue: $0) }) {
         logger.logLevel = level
     }
-    let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: logger)
+    let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
     if configuration.demo {
         try await DemoSeeder.seed(store, bcryptCost: configuration.bcryptCost, logger: logger)
     }
     let geocoder = try makeGeocoder(configuration: configuration)
-    let router = buildRouter(store: store, geocoder: geocoder, configuration: configuration, logger: logger)
+    let albums = try await TravelFeature.makeAlbumService(store: store, configuration: configuration, logger: logger)
+    let router = buildRouter(store: store, geocoder: geocoder, albums: albums, configuration: configuration, logger: logger)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
-        services: [StoreService(store: store), SessionSweeper(sessions: store, logger: logger)],
+        // Shut down in reverse order: album downloads stop before the database closes.
+        services: [StoreService(store: store), SessionSweeper(sessions: store, logger: logger), albums],
         logger: logger
     )
 }
@@ -41,7 +43,7 @@ public struct ConfigurationError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-func buildRouter(store: any OnTheMapStore, geocoder: any Geocoder, configuration: Configuration, logger: Logger) -> Router<AppRequestContext> {
+func buildRouter(store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, configuration: Configuration, logger: Logger) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: ErrorFormatMiddleware())
@@ -66,6 +68,8 @@ func buildRouter(store: any OnTheMapStore, geocoder: any Geocoder, configuration
 
     GeocodeController(geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst))
         .addRoutes(to: router.group("api/geocode"))
+    TravelController(store: store, albums: albums, geocoder: geocoder, configuration: configuration)
+        .addRoutes(to: router.group("api"))
 
     WebApp(configuration: configuration, logger: logger).register(on: router)
     return router

@@ -39,6 +39,21 @@ public struct Configuration: Sendable {
     public var cacheListResponses = true
     /// Largest request body accepted, in bytes.
     public var maxBodySize = 64 * 1024
+    /// Travel photos come from Flickr when this key is set (`FLICKR_API_KEY`), from
+    /// Wikimedia Commons otherwise.
+    public var flickrAPIKey: String?
+    /// Base URLs of the photo providers, so a mirror, a proxy or a test stub can stand in.
+    public var flickrAPIURL = "https://api.flickr.com/services/rest/"
+    public var wikimediaAPIURL = "https://commons.wikimedia.org/w/api.php"
+    /// Photos in a pin's album.
+    public var photosPerAlbum = 21
+    /// Image downloads in flight at once, across all albums (21 photos = 3 rounds of 7).
+    public var photoDownloadConcurrency = 7
+    /// Deadline for one provider search or image download, in seconds (one retry follows
+    /// a failed download).
+    public var photoRequestTimeout: TimeInterval = 15
+    /// User-Agent sent to the photo providers; nil uses a descriptive default.
+    public var photoUserAgent: String?
 
     public init() {}
 

@@ -30,4 +30,4 @@ public protocol StudentLocationRepository: Sendable {
 }
 
 /// Everything the server stores, behind one value it can pass around.
-public typealias OnTheMapStore = AccountRepository & SessionRepository & StudentLocationRepository
+public typealias OnTheMapStore = AccountRepository & SessionRepository & StudentLocationRepository & TravelRepository

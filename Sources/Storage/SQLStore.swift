@@ -14,10 +14,13 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     private let pool: EventLoopGroupConnectionPool<ServerSQLiteSource>
     private let logger: Logger
     private let filters: SQLFilterRenderer
+    /// Photo images, under the data directory (see `SQLStore+Travel.swift`).
+    public let photoFiles: PhotoFileStore
 
     /// Opens (creating if needed) the database named by `url`: `sqlite:///abs/path.sqlite`,
     /// `sqlite://relative/path.sqlite`, or a plain file path. Runs pending migrations.
-    public static func open(url: String, logger: Logger) async throws -> SQLStore {
+    /// Photo files go under `dataDirectory/photos` (default: the database file's folder).
+    public static func open(url: String, dataDirectory: String? = nil, logger: Logger) async throws -> SQLStore {
         let path: String
         if url.hasPrefix("sqlite://") {
             path = String(url.dropFirst("sqlite://".count))
@@ -29,7 +32,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         guard !path.isEmpty else { throw StorageError.unsupportedDatabaseURL(url) }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store = SQLStore(path: path, logger: logger)
+        let store = SQLStore(path: path, photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)), logger: logger)
         do {
             // Migrations run on one connection so BEGIN/COMMIT wrap them.
             try await store.withDatabase { try await Migrations.run(on: $0) }
@@ -40,8 +43,9 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         return store
     }
 
-    private init(path: String, logger: Logger) {
+    private init(path: String, photoFiles: PhotoFileStore, logger: Logger) {
         self.logger = logger
+        self.photoFiles = photoFiles
         self.pool = EventLoopGroupConnectionPool(
             source: ServerSQLiteSource(path: path),
             maxConnectionsPerEventLoop: 2,

@@ -39,6 +39,12 @@ struct ServeCommand: AsyncParsableCommand {
     var geocoderUpstreamURL: String?
     @Flag(help: "Do not cache StudentLocation list answers between writes; needed when several servers share one database. [env: ONTHEMAP_NO_LIST_CACHE=1]")
     var noListCache = false
+    @Option(name: .customLong("flickr-api-url"), help: "Flickr API base URL for Travel photos (used when FLICKR_API_KEY is set). [env: ONTHEMAP_FLICKR_API_URL] (default: https://api.flickr.com/services/rest/)")
+    var flickrAPIURL: String?
+    @Option(name: .customLong("wikimedia-api-url"), help: "Wikimedia Commons API base URL for Travel photos when no Flickr key is set. [env: ONTHEMAP_WIKIMEDIA_API_URL] (default: https://commons.wikimedia.org/w/api.php)")
+    var wikimediaAPIURL: String?
+    @Option(help: "Photos per Travel album. [env: ONTHEMAP_PHOTOS_PER_ALBUM] (default: 21)")
+    var photosPerAlbum: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: LOG_LEVEL] (default: info)")
     var logLevel: String?
 
@@ -73,6 +79,16 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.tileURL = setting(tileURL, "ONTHEMAP_TILE_URL")
         configuration.leafletCDN = setting(leafletCDN, "ONTHEMAP_LEAFLET_CDN") ?? configuration.leafletCDN
         configuration.geocoderUpstreamURL = setting(geocoderUpstreamURL, "ONTHEMAP_GEOCODER_UPSTREAM_URL")
+        // The key only from the environment, so it never shows in `ps`.
+        configuration.flickrAPIKey = setting(nil, "FLICKR_API_KEY")
+        configuration.flickrAPIURL = setting(flickrAPIURL, "ONTHEMAP_FLICKR_API_URL") ?? configuration.flickrAPIURL
+        configuration.wikimediaAPIURL = setting(wikimediaAPIURL, "ONTHEMAP_WIKIMEDIA_API_URL") ?? configuration.wikimediaAPIURL
+        if let text = setting(photosPerAlbum.map(String.init), "ONTHEMAP_PHOTOS_PER_ALBUM") {
+            guard let value = Int(text), (1...100).contains(value) else {
+                throw ValidationError("Photos per album must be a number from 1 to 100, not '\(text)'.")
+            }
+            configuration.photosPerAlbum = value
+        }
         configuration.cacheListResponses = !enabled(noListCache, "ONTHEMAP_NO_LIST_CACHE")
 
         var logger = Logger(label: "onthemap")

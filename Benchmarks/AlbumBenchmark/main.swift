@@ -1,0 +1,1 @@
+print("album-benchmark: not written yet")

@@ -1,0 +1,293 @@
+import Foundation
+import Logging
+import PhotoAlbums
+import ServiceLifecycle
+import Storage
+
+/// Fetches pin albums in the background: asks the provider for a page of photos, stores
+/// them as pending, downloads their images (bounded by the downloader), marks each ready
+/// or failed and tells live watchers. Registered with the application's services so a
+/// shutdown cancels downloads cleanly; photos still pending resume on the next start.
+final class AlbumService: Service, Sendable {
+    /// Which page a fetch asks for.
+    enum PageChoice: Sendable, Equatable {
+        /// Page 1: a new pin, or a moved one.
+        case first
+        /// A random page other than the current one ("New Collection").
+        case another
+    }
+
+    enum Job: Sendable {
+        case album(pinID: String, choice: PageChoice)
+        case download(Photo)
+    }
+
+    enum Failure: Error {
+        case pinGone
+    }
+
+    let store: any TravelRepository
+    let provider: any PhotoProvider
+    let downloader: ImageDownloader
+    let fetcher: HTTPFetcher
+    let events: AlbumEvents
+    let photosPerAlbum: Int
+    let logger: Logger
+    private let jobs: AsyncStream<Job>
+    private let queue: AsyncStream<Job>.Continuation
+    private let serializer = KeyedSerializer()
+
+    init(store: any TravelRepository, provider: any PhotoProvider, downloader: ImageDownloader, fetcher: HTTPFetcher,
+         events: AlbumEvents, photosPerAlbum: Int, logger: Logger) {
+        self.store = store
+        self.provider = provider
+        self.downloader = downloader
+        self.fetcher = fetcher
+        self.events = events
+        self.photosPerAlbum = max(1, photosPerAlbum)
+        self.logger = logger
+        (jobs, queue) = AsyncStream<Job>.makeStream()
+    }
+
+    // MARK: Service
+
+    func run() async throws {
+        await resumeInterruptedWork()
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                for await job in self.jobs {
+                    group.addTask { await self.perform(job) }
+                }
+            }
+        }
+        queue.finish()
+        events.finishAll()
+        fetcher.shutdown()
+    }
+
+    /// Queues work for the background; returns at once.
+    func enqueue(_ job: Job) {
+        queue.yield(job)
+    }
+
+    private func perform(_ job: Job) async {
+        switch job {
+        case .album(let pinID, let choice):
+            do {
+                _ = try await fetchAlbum(pinID: pinID, choice: choice)
+            } catch is CancellationError {
+            } catch Failure.pinGone {
+            } catch let error as PhotoProviderError {
+                logger.notice("album fetch failed", metadata: ["pin": "\(pinID)", "error": "\(error)"])
+            } catch {
+                logger.error("album fetch failed", metadata: ["pin": "\(pinID)", "error": "\(String(reflecting: error))"])
+            }
+        case .download(let photo):
+            await download(photo)
+        }
+    }
+
+    /// After a restart: searches that were cut off run again, pending photos download.
+    private func resumeInterruptedWork() async {
+        do {
+            for state in try await store.albumStates(status: .searching) {
+                enqueue(.album(pinID: state.pinID, choice: state.collection == 0 ? .first : .another))
+            }
+            let pending = try await store.pendingPhotos()
+            for photo in pending { enqueue(.download(photo)) }
+            for state in try await store.albumStates(status: .downloading) {
+                await settle(pinID: state.pinID)
+            }
+            if !pending.isEmpty { logger.info("resuming photo downloads", metadata: ["count": "\(pending.count)"]) }
+        } catch {
+            logger.error("could not resume album work", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+
+    // MARK: Albums
+
+    /// Replaces the pin's album with a page of photos from the provider and queues their
+    /// downloads; returns the new album (photos pending). One fetch per pin at a time.
+    /// Provider errors are recorded in the album state and rethrown; kept photos stay.
+    func fetchAlbum(pinID: String, choice: PageChoice) async throws -> AlbumSnapshot {
+        try await serializer.run(pinID) { try await self.fetchAlbumNow(pinID: pinID, choice: choice) }
+    }
+
+    private func fetchAlbumNow(pinID: String, choice: PageChoice) async throws -> AlbumSnapshot {
+        guard let pin = try await store.pin(id: pinID) else { throw Failure.pinGone }
+        let previous = try await store.albumState(pinID: pinID)
+        var searching = previous ?? AlbumState(
+            pinID: pinID, provider: provider.name, collection: 0, page: 0, pages: 0, total: 0, status: .searching, updatedAt: Date()
+        )
+        searching.status = .searching
+        searching.errorCode = nil
+        searching.errorMessage = nil
+        searching.updatedAt = Date()
+        guard try await store.saveAlbumState(searching) else { throw Failure.pinGone }
+        await publishAlbum(pinID: pinID)
+
+        let limit = provider.pageLimit(perPage: photosPerAlbum)
+        var page = Self.page(for: choice, previous: previous, provider: provider.name, limit: limit)
+        let result: PhotoPage
+        do {
+            var found = try await provider.search(PhotoSearch(latitude: pin.latitude, longitude: pin.longitude, perPage: photosPerAlbum, page: page))
+            if found.photos.isEmpty, page > 1 {
+                // Fewer results than last time: pick again within what there is now.
+                let pages = min(found.pages, limit)
+                page = pages > 1 ? Int.random(in: 1...pages) : 1
+                found = try await provider.search(PhotoSearch(latitude: pin.latitude, longitude: pin.longitude, perPage: photosPerAlbum, page: page))
+            }
+            result = found
+        } catch let error as PhotoProviderError {
+            try await recordFailure(previous: previous, searching: searching, code: error.code, message: error.description)
+            throw error
+        }
+
+        let kept = try await store.photos(pinID: pinID)
+        if result.photos.isEmpty, choice == .another, !kept.isEmpty {
+            try await recordFailure(previous: previous, searching: searching, code: "no_more_photos",
+                                    message: "\(provider.displayName) has no other photos near \(pin.placeName); the album is unchanged.")
+            throw AlbumServiceError.noMorePhotos(provider: provider.displayName, place: pin.placeName)
+        }
+
+        let now = Date()
+        let collection = (previous?.collection ?? 0) + 1
+        var seen = Set<String>()
+        let photos = result.photos.filter { seen.insert($0.remoteID).inserted }.enumerated().map { index, remote in
+            Photo(
+                id: Identifiers.objectId(), pinID: pinID, collection: collection, position: index, provider: provider.name,
+                remoteID: remote.remoteID, remoteURL: remote.imageURL.absoluteString, title: remote.title, author: remote.author,
+                license: remote.license, attributionURL: remote.pageURL?.absoluteString, createdAt: now, updatedAt: now
+            )
+        }
+        let state = AlbumState(
+            pinID: pinID, provider: provider.name, collection: collection, page: result.page, pages: result.pages,
+            total: result.total, status: photos.isEmpty ? .complete : .downloading, updatedAt: now
+        )
+        guard let removed = try await store.replaceAlbum(pinID: pinID, with: photos, state: state) else { throw Failure.pinGone }
+        for photo in photos { enqueue(.download(photo)) }
+        let snapshot = AlbumSnapshot(pin: pin, state: state, photos: photos)
+        events.publish(.album(snapshot), pinID: pinID)
+        if snapshot.isSettled { events.publish(.done(snapshot), pinID: pinID) }
+        logger.info("album fetched", metadata: [
+            "pin": "\(pinID)", "provider": "\(provider.name)", "page": "\(result.page)", "pages": "\(result.pages)",
+            "photos": "\(photos.count)", "replaced": "\(removed.count)",
+        ])
+        return snapshot
+    }
+
+    /// The album stays as it was; its state says the fetch failed and why.
+    private func recordFailure(previous: AlbumState?, searching: AlbumState, code: String, message: String) async throws {
+        var failed = previous ?? searching
+        failed.status = .failed
+        failed.errorCode = code
+        failed.errorMessage = message
+        failed.updatedAt = Date()
+        try await store.saveAlbumState(failed)
+        await publishAlbum(pinID: failed.pinID)
+        await settle(pinID: failed.pinID)
+    }
+
+    static func page(for choice: PageChoice, previous: AlbumState?, provider: String, limit: Int) -> Int {
+        guard choice == .another, let previous, previous.provider == provider else { return 1 }
+        let pages = min(previous.pages, limit)
+        guard pages > 1 else { return 1 }
+        guard (1...pages).contains(previous.page) else { return Int.random(in: 1...pages) }
+        let pick = Int.random(in: 1...(pages - 1))
+        return pick >= previous.page ? pick + 1 : pick
+    }
+
+    // MARK: Photos
+
+    /// Queues a failed photo's download again; nil when it is not failed.
+    func retry(photoID: String) async throws -> Photo? {
+        guard let photo = try await store.markPhotoPending(id: photoID, at: Date()) else { return nil }
+        events.publish(.photo(photo), pinID: photo.pinID)
+        enqueue(.download(photo))
+        return photo
+    }
+
+    private func download(_ photo: Photo) async {
+        let store = self.store
+        do {
+            guard let url = URL(string: photo.remoteURL), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw AlbumServiceError.badImageURL(photo.remoteURL)
+            }
+            // Skip photos deleted (or replaced) while they waited for a download slot.
+            let image = try await downloader.download(url) {
+                (try? await store.photo(id: photo.id))?.state == .pending
+            }
+            guard let image else { return }
+            let path = try store.photoFiles.write(image.data, pinID: photo.pinID, photoID: photo.id, fileExtension: image.format.fileExtension)
+            let stored = StoredImage(filePath: path, contentType: image.format.contentType, byteCount: image.data.count,
+                                     contentHash: ContentHash.fnv1a(image.data))
+            if let ready = try await store.markPhotoReady(id: photo.id, image: stored, at: Date()) {
+                events.publish(.photo(ready), pinID: photo.pinID)
+            }
+        } catch is CancellationError {
+            // Shutting down: the photo stays pending and downloads after the next start.
+            return
+        } catch {
+            let reason = String(describing: error)
+            logger.debug("photo download failed", metadata: ["photo": "\(photo.id)", "reason": "\(reason)"])
+            if let failed = try? await store.markPhotoFailed(id: photo.id, reason: reason, at: Date()) {
+                events.publish(.photo(failed), pinID: photo.pinID)
+            }
+        }
+        await settle(pinID: photo.pinID)
+    }
+
+    /// When nothing is pending any more: completes the album and tells watchers.
+    func settle(pinID: String) async {
+        guard let state = try? await store.settleAlbum(pinID: pinID, at: Date()),
+              let pin = try? await store.pin(id: pinID),
+              let photos = try? await store.photos(pinID: pinID)
+        else { return }
+        events.publish(.done(AlbumSnapshot(pin: pin, state: state, photos: photos)), pinID: pinID)
+    }
+
+    // MARK: Reading
+
+    func snapshot(pin: Pin) async throws -> AlbumSnapshot {
+        AlbumSnapshot(pin: pin, state: try await store.albumState(pinID: pin.id), photos: try await store.photos(pinID: pin.id))
+    }
+
+    private func publishAlbum(pinID: String) async {
+        guard let pin = try? await store.pin(id: pinID), let snapshot = try? await snapshot(pin: pin) else { return }
+        events.publish(.album(snapshot), pinID: pinID)
+    }
+}
+
+enum AlbumServiceError: Error, CustomStringConvertible {
+    case noMorePhotos(provider: String, place: String)
+    case badImageURL(String)
+
+    var description: String {
+        switch self {
+        case .noMorePhotos(let provider, let place): "\(provider) has no other photos near \(place); the album is unchanged."
+        case .badImageURL(let text): "The provider gave an image address that cannot be downloaded: \(text)"
+        }
+    }
+}
+
+/// Runs operations one at a time per key, in arrival order.
+actor KeyedSerializer {
+    private var tails: [String: Task<Void, Never>] = [:]
+
+    func run<T: Sendable>(_ key: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let previous = tails[key]
+        let task = Task<T, any Error> {
+            await previous?.value
+            return try await body()
+        }
+        let tail = Task<Void, Never> { _ = await task.result }
+        tails[key] = tail
+        let result = await withTaskCancellationHandler {
+            await task.result
+        } onCancel: {
+            task.cancel()
+        }
+        if tails[key] == tail { tails[key] = nil }
+        return try result.get()
+    }
+}

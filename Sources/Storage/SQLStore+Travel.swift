@@ -1,0 +1,337 @@
+import Foundation
+import OnTheMapModels
+import SQLKit
+
+/// Travel pins and photo albums on SQL. Rows first, files second: a photo row is deleted
+/// (or a replaced album committed) before its file goes, so a crash in between leaves a
+/// file nobody owns, never a row pointing at nothing; `sweepPhotoFiles` deletes such files.
+/// (`SQLStore` conforms to `TravelRepository` through `OnTheMapStore`.)
+extension SQLStore {
+    // MARK: Pins
+
+    public func createPin(_ pin: Pin) async throws {
+        try await withDatabase { db in
+            try await db.raw("""
+                INSERT INTO pins (id, owner_key, latitude, longitude, place_name, created_at, updated_at)
+                VALUES (\(bind: pin.id), \(bind: pin.ownerKey), \(bind: pin.latitude), \(bind: pin.longitude),
+                        \(bind: pin.placeName), \(bind: Self.text(pin.createdAt)), \(bind: Self.text(pin.updatedAt)))
+                """).run()
+        }
+    }
+
+    public func pins(ownerKey: String) async throws -> [Pin] {
+        try await withDatabase { db in
+            try await db.raw("SELECT * FROM pins WHERE owner_key = \(bind: ownerKey) ORDER BY created_at, id").all().map(Self.pin(from:))
+        }
+    }
+
+    public func countPins(ownerKey: String) async throws -> Int {
+        try await withDatabase { db in
+            try await db.raw("SELECT COUNT(*) AS n FROM pins WHERE owner_key = \(bind: ownerKey)").first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    public func pin(id: String) async throws -> Pin? {
+        try await withDatabase { db in
+            try await db.raw("SELECT * FROM pins WHERE id = \(bind: id)").first().map(Self.pin(from:))
+        }
+    }
+
+    public func movePin(id: String, latitude: Double, longitude: Double, placeName: String, updatedAt: Date) async throws -> Pin? {
+        try await withDatabase { db in
+            try await db.raw("""
+                UPDATE pins SET latitude = \(bind: latitude), longitude = \(bind: longitude), place_name = \(bind: placeName),
+                                updated_at = \(bind: Self.text(updatedAt))
+                WHERE id = \(bind: id) RETURNING *
+                """).first().map(Self.pin(from:))
+        }
+    }
+
+    @discardableResult
+    public func deletePin(id: String) async throws -> Bool {
+        // Photos and album state go with the pin (ON DELETE CASCADE); then the folder.
+        let deleted = try await withDatabase { db in
+            try await !db.raw("DELETE FROM pins WHERE id = \(bind: id) RETURNING id").all().isEmpty
+        }
+        if deleted { photoFiles.removeFolder(pinID: id) }
+        return deleted
+    }
+
+    // MARK: Photos
+
+    public func photos(pinID: String) async throws -> [Photo] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT * FROM photos WHERE pin_id = \(bind: pinID)
+                  AND collection = COALESCE((SELECT collection FROM album_states WHERE pin_id = \(bind: pinID)), collection)
+                ORDER BY position, id
+                """).all().map(Self.photo(from:))
+        }
+    }
+
+    public func photo(id: String) async throws -> Photo? {
+        try await withDatabase { db in
+            try await db.raw("SELECT * FROM photos WHERE id = \(bind: id)").first().map(Self.photo(from:))
+        }
+    }
+
+    public func pendingPhotos() async throws -> [Photo] {
+        try await withDatabase { db in
+            try await db.raw("SELECT * FROM photos WHERE state = 'pending' ORDER BY created_at, pin_id, position").all().map(Self.photo(from:))
+        }
+    }
+
+    @discardableResult
+    public func deletePhoto(id: String) async throws -> Photo? {
+        let deleted = try await withDatabase { db in
+            try await db.raw("DELETE FROM photos WHERE id = \(bind: id) RETURNING *").first().map(Self.photo(from:))
+        }
+        if let path = deleted?.filePath { photoFiles.removeFile(relativePath: path) }
+        return deleted
+    }
+
+    // MARK: Albums
+
+    public func albumState(pinID: String) async throws -> AlbumState? {
+        try await withDatabase { db in
+            try await db.raw("SELECT * FROM album_states WHERE pin_id = \(bind: pinID)").first().map(Self.albumState(from:))
+        }
+    }
+
+    public func albumStates(status: AlbumStatus) async throws -> [AlbumState] {
+        try await withDatabase { db in
+            try await db.raw("SELECT * FROM album_states WHERE status = \(bind: status.rawValue) ORDER BY updated_at, pin_id").all().map(Self.albumState(from:))
+        }
+    }
+
+    @discardableResult
+    public func saveAlbumState(_ state: AlbumState) async throws -> Bool {
+        try await withDatabase { db in
+            try await Self.upsert(state, on: db)
+        }
+    }
+
+    public func settleAlbum(pinID: String, at date: Date) async throws -> AlbumState? {
+        try await withDatabase { db in
+            try await db.raw("""
+                UPDATE album_states SET status = 'complete', updated_at = \(bind: Self.text(date))
+                WHERE pin_id = \(bind: pinID) AND status = 'downloading'
+                  AND NOT EXISTS (SELECT 1 FROM photos WHERE pin_id = \(bind: pinID) AND state = 'pending')
+                """).run()
+            return try await db.raw("""
+                SELECT * FROM album_states WHERE pin_id = \(bind: pinID) AND status IN ('complete', 'failed')
+                  AND NOT EXISTS (SELECT 1 FROM photos WHERE pin_id = \(bind: pinID) AND state = 'pending')
+                """).first().map(Self.albumState(from:))
+        }
+    }
+
+    public func replaceAlbum(pinID: String, with photos: [Photo], state: AlbumState) async throws -> [Photo]? {
+        // Three single statements instead of BEGIN...COMMIT: a transaction held across
+        // awaits can starve SQLite's small blocking-thread pool while other writers sit in
+        // their busy timeout. Readers stay consistent because `photos(pinID:)` shows the
+        // collection the album state names: the new photos go in first (invisible), the
+        // state switch makes them the album, then the old ones go. The start-up sweep
+        // finishes a replacement a crash interrupted.
+        do {
+            try await withDatabase { db in
+                for batch in stride(from: 0, to: photos.count, by: 50) {
+                    try await Self.insert(Array(photos[batch..<min(batch + 50, photos.count)]), on: db)
+                }
+            }
+        } catch {
+            if try await pin(id: pinID) == nil { return nil }
+            throw error
+        }
+        guard try await saveAlbumState(state) else { return nil }
+        let removed = try await withDatabase { db in
+            try await db.raw("""
+                DELETE FROM photos WHERE pin_id = \(bind: pinID) AND collection <> \(bind: state.collection) RETURNING *
+                """).all().map(Self.photo(from:))
+        }
+        for photo in removed {
+            if let path = photo.filePath { photoFiles.removeFile(relativePath: path) }
+        }
+        return removed
+    }
+
+    public func markPhotoReady(id: String, image: StoredImage, at date: Date) async throws -> Photo? {
+        let updated = try await withDatabase { db in
+            try await db.raw("""
+                UPDATE photos SET state = 'ready', file_path = \(bind: image.filePath), content_type = \(bind: image.contentType),
+                                  byte_count = \(bind: image.byteCount), content_hash = \(bind: image.contentHash),
+                                  failure_reason = NULL, updated_at = \(bind: Self.text(date))
+                WHERE id = \(bind: id) AND state = 'pending' RETURNING *
+                """).first().map(Self.photo(from:))
+        }
+        // Deleted or replaced while downloading: the file has no owner.
+        if updated == nil {
+            photoFiles.removeFile(relativePath: image.filePath)
+            if let pinID = image.filePath.split(separator: "/").dropFirst().first { photoFiles.removeFolderIfEmpty(pinID: String(pinID)) }
+        }
+        return updated
+    }
+
+    public func markPhotoFailed(id: String, reason: String, at date: Date) async throws -> Photo? {
+        try await withDatabase { db in
+            try await db.raw("""
+                UPDATE photos SET state = 'failed', failure_reason = \(bind: reason), updated_at = \(bind: Self.text(date))
+                WHERE id = \(bind: id) AND state = 'pending' RETURNING *
+                """).first().map(Self.photo(from:))
+        }
+    }
+
+    public func markPhotoPending(id: String, at date: Date) async throws -> Photo? {
+        try await withDatabase { db in
+            try await db.raw("""
+                UPDATE photos SET state = 'pending', failure_reason = NULL, updated_at = \(bind: Self.text(date))
+                WHERE id = \(bind: id) AND state = 'failed' RETURNING *
+                """).first().map(Self.photo(from:))
+        }
+    }
+
+    // MARK: Sweep
+
+    public func sweepPhotoFiles() async throws -> PhotoSweepReport {
+        var report = PhotoSweepReport()
+        // Photos of a collection the album no longer shows: a replacement a crash interrupted.
+        let stale = try await withDatabase { db in
+            try await db.raw("""
+                DELETE FROM photos WHERE collection <> COALESCE(
+                    (SELECT collection FROM album_states WHERE album_states.pin_id = photos.pin_id), photos.collection)
+                RETURNING *
+                """).all().map(Self.photo(from:))
+        }
+        report.staleRowsDeleted = stale.count
+        let kept: [(id: String, path: String, size: Int?)] = try await withDatabase { db in
+            try await db.raw("SELECT id, file_path, byte_count FROM photos WHERE file_path IS NOT NULL").all().map {
+                (try $0.decode(column: "id", as: String.self), try $0.decode(column: "file_path", as: String.self),
+                 try $0.decode(column: "byte_count", as: Int?.self))
+            }
+        }
+        var owned = Set<String>()
+        let now = Self.text(Date())
+        for row in kept {
+            let size = photoFiles.size(relativePath: row.path)
+            if let size, row.size == nil || row.size == size {
+                owned.insert(row.path)
+                continue
+            }
+            // Missing, or cut short by a crash before the disk caught up: download again on retry.
+            try await withDatabase { db in
+                try await db.raw("""
+                    UPDATE photos SET state = 'failed', file_path = NULL, content_type = NULL, byte_count = NULL, content_hash = NULL,
+                                      failure_reason = 'The kept image file was missing; retry to download it again.',
+                                      updated_at = \(bind: now)
+                    WHERE id = \(bind: row.id)
+                    """).run()
+            }
+            report.rowsMarkedFailed += 1
+        }
+        let disk = photoFiles.inventory()
+        for file in disk.files where !owned.contains(file) {
+            photoFiles.removeInventoryEntry(file)
+            report.filesDeleted += 1
+        }
+        for stray in disk.strays {
+            try? FileManager.default.removeItem(at: stray)
+            report.filesDeleted += 1
+        }
+        let ownerFolders = Set(owned.compactMap { $0.split(separator: "/").dropFirst().first.map(String.init) })
+        for folder in disk.folders where !ownerFolders.contains(folder) {
+            try? FileManager.default.removeItem(at: photoFiles.photosDirectory.appendingPathComponent(folder, isDirectory: true))
+            report.foldersDeleted += 1
+        }
+        return report
+    }
+
+    // MARK: Rows
+
+    /// One statement: inserts or updates the state only while the pin exists.
+    private static func upsert(_ state: AlbumState, on db: any SQLDatabase) async throws -> Bool {
+        try await !db.raw("""
+            INSERT INTO album_states (pin_id, provider, collection, page, pages, total, status, error_code, error_message, updated_at)
+            SELECT \(bind: state.pinID), \(bind: state.provider), \(bind: state.collection), \(bind: state.page), \(bind: state.pages),
+                   \(bind: state.total), \(bind: state.status.rawValue), \(bind: state.errorCode), \(bind: state.errorMessage),
+                   \(bind: text(state.updatedAt))
+            WHERE EXISTS (SELECT 1 FROM pins WHERE id = \(bind: state.pinID))
+            ON CONFLICT (pin_id) DO UPDATE SET
+                provider = excluded.provider, collection = excluded.collection, page = excluded.page, pages = excluded.pages,
+                total = excluded.total, status = excluded.status, error_code = excluded.error_code,
+                error_message = excluded.error_message, updated_at = excluded.updated_at
+            RETURNING pin_id
+            """).all().isEmpty
+    }
+
+    private static func insert(_ photos: [Photo], on db: any SQLDatabase) async throws {
+        guard !photos.isEmpty else { return }
+        let rows: [SQLQueryString] = photos.map { photo in
+            """
+            (\(bind: photo.id), \(bind: photo.pinID), \(bind: photo.collection), \(bind: photo.position), \(bind: photo.provider),
+             \(bind: photo.remoteID), \(bind: photo.remoteURL), \(bind: photo.title), \(bind: photo.author),
+             \(bind: photo.license), \(bind: photo.attributionURL), \(bind: photo.filePath), \(bind: photo.contentType), \(bind: photo.byteCount),
+             \(bind: photo.contentHash), \(bind: photo.state.rawValue), \(bind: photo.failureReason),
+             \(bind: text(photo.createdAt)), \(bind: text(photo.updatedAt)))
+            """
+        }
+        let statement: SQLQueryString = """
+            INSERT INTO photos (id, pin_id, collection, position, provider, remote_id, remote_url, title, author, license, attribution_url,
+                                file_path, content_type, byte_count, content_hash, state, failure_reason, created_at, updated_at)
+            VALUES
+            """ + rows.joined(separator: ", ")
+        try await db.raw(statement).run()
+    }
+
+    private static func text(_ date: Date) -> String { ParseDate.string(from: date) }
+    private static func date(_ text: String) -> Date { ParseDate.date(from: text) ?? .distantPast }
+
+    private static func pin(from row: any SQLRow) throws -> Pin {
+        Pin(
+            id: try row.decode(column: "id", as: String.self),
+            ownerKey: try row.decode(column: "owner_key", as: String.self),
+            latitude: try row.decode(column: "latitude", as: Double.self),
+            longitude: try row.decode(column: "longitude", as: Double.self),
+            placeName: try row.decode(column: "place_name", as: String.self),
+            createdAt: date(try row.decode(column: "created_at", as: String.self)),
+            updatedAt: date(try row.decode(column: "updated_at", as: String.self))
+        )
+    }
+
+    private static func photo(from row: any SQLRow) throws -> Photo {
+        Photo(
+            id: try row.decode(column: "id", as: String.self),
+            pinID: try row.decode(column: "pin_id", as: String.self),
+            collection: try row.decode(column: "collection", as: Int.self),
+            position: try row.decode(column: "position", as: Int.self),
+            provider: try row.decode(column: "provider", as: String.self),
+            remoteID: try row.decode(column: "remote_id", as: String.self),
+            remoteURL: try row.decode(column: "remote_url", as: String.self),
+            title: try row.decode(column: "title", as: String.self),
+            author: try row.decode(column: "author", as: String.self),
+            license: try row.decode(column: "license", as: String?.self),
+            attributionURL: try row.decode(column: "attribution_url", as: String?.self),
+            filePath: try row.decode(column: "file_path", as: String?.self),
+            contentType: try row.decode(column: "content_type", as: String?.self),
+            byteCount: try row.decode(column: "byte_count", as: Int?.self),
+            contentHash: try row.decode(column: "content_hash", as: String?.self),
+            state: PhotoState(rawValue: try row.decode(column: "state", as: String.self)) ?? .failed,
+            failureReason: try row.decode(column: "failure_reason", as: String?.self),
+            createdAt: date(try row.decode(column: "created_at", as: String.self)),
+            updatedAt: date(try row.decode(column: "updated_at", as: String.self))
+        )
+    }
+
+    private static func albumState(from row: any SQLRow) throws -> AlbumState {
+        AlbumState(
+            pinID: try row.decode(column: "pin_id", as: String.self),
+            provider: try row.decode(column: "provider", as: String.self),
+            collection: try row.decode(column: "collection", as: Int.self),
+            page: try row.decode(column: "page", as: Int.self),
+            pages: try row.decode(column: "pages", as: Int.self),
+            total: try row.decode(column: "total", as: Int.self),
+            status: AlbumStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .failed,
+            errorCode: try row.decode(column: "error_code", as: String?.self),
+            errorMessage: try row.decode(column: "error_message", as: String?.self),
+            updatedAt: date(try row.decode(column: "updated_at", as: String.self))
+        )
+    }
+}

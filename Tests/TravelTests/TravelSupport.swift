@@ -1,0 +1,152 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+@testable import OnTheMapServer
+
+enum ProviderChoice: Sendable { case flickr, wikimedia }
+
+struct TravelTestContext: Sendable {
+    let client: any TestClientProtocol
+    let stub: PhotoStub
+    let dataDirectory: URL
+}
+
+func quietLogger() -> Logger {
+    var logger = Logger(label: "travel-tests")
+    logger.logLevel = .critical
+    return logger
+}
+
+func temporaryDirectory() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-travel-\(UUID().uuidString)")
+}
+
+func travelConfiguration(stub: PhotoStub, provider: ProviderChoice, dataDirectory: URL) -> Configuration {
+    var configuration = Configuration()
+    configuration.dataDirectory = dataDirectory.path
+    configuration.bcryptCost = 4
+    configuration.port = 0
+    configuration.flickrAPIKey = provider == .flickr ? "stub-key" : nil
+    configuration.flickrAPIURL = stub.flickrURL
+    configuration.wikimediaAPIURL = stub.wikimediaURL
+    configuration.photoRequestTimeout = 2
+    return configuration
+}
+
+/// A fresh server (router test mode, services running) whose photo provider is a stub.
+func withTravelServer<T: Sendable>(
+    provider: ProviderChoice = .flickr,
+    dataDirectory: URL? = nil,
+    _ adjust: @Sendable (inout Configuration) -> Void = { _ in },
+    _ body: @Sendable (TravelTestContext) async throws -> T
+) async throws -> T {
+    try await PhotoStub.run { stub in
+        let directory = dataDirectory ?? temporaryDirectory()
+        defer { if dataDirectory == nil { try? FileManager.default.removeItem(at: directory) } }
+        var configuration = travelConfiguration(stub: stub, provider: provider, dataDirectory: directory)
+        adjust(&configuration)
+        let app = try await buildApplication(configuration: configuration, logger: quietLogger())
+        return try await app.test(.router) { client in
+            try await body(TravelTestContext(client: client, stub: stub, dataDirectory: directory))
+        }
+    }
+}
+
+struct TravelFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct Traveller: Sendable {
+    let key: String
+    let sessionID: String
+    var headers: HTTPFields { [.cookie: "onthemap_session=\(sessionID)"] }
+    var tokenHeaders: HTTPFields { [HTTPField.Name("X-Parse-Session-Token")!: sessionID] }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    var object: [String: Any] {
+        get throws {
+            guard let object = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+                throw TravelFailure("not a JSON object: \(text)")
+            }
+            return object
+        }
+    }
+}
+
+func json(_ object: Any) -> ByteBuffer {
+    ByteBuffer(data: try! JSONSerialization.data(withJSONObject: object))
+}
+
+extension TestClientProtocol {
+    func signUp() async throws -> Traveller {
+        let email = "traveller-\(UUID().uuidString.prefix(8))@example.com"
+        let key = try await execute(uri: "/api/users", method: .post, body: json([
+            "email": email, "password": "correct horse", "first_name": "Ida", "last_name": "Pfeiffer",
+        ])) { response throws in
+            guard response.status == .created else { throw TravelFailure("sign-up: \(response.status) \(response.text)") }
+            return try (response.object["account"] as? [String: Any])?["key"] as? String ?? ""
+        }
+        let session = try await execute(uri: "/api/session", method: .post, body: json(["udacity": ["username": email, "password": "correct horse"]])) { response throws in
+            guard response.status == .ok else { throw TravelFailure("login: \(response.status) \(response.text)") }
+            let data = Data(Array(response.body.readableBytesView).dropFirst(5))
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            return (object?["session"] as? [String: Any])?["id"] as? String ?? ""
+        }
+        return Traveller(key: key, sessionID: session)
+    }
+
+    /// Drops a pin; returns its JSON.
+    func dropPin(_ user: Traveller, latitude: Double = 48.8584, longitude: Double = 2.2945) async throws -> [String: Any] {
+        try await execute(uri: "/api/pins", method: .post, headers: user.headers, body: json(["latitude": latitude, "longitude": longitude])) { response throws in
+            guard response.status == .created else { throw TravelFailure("drop pin: \(response.status) \(response.text)") }
+            return try response.object
+        }
+    }
+
+    func album(_ user: Traveller, _ pinID: String) async throws -> [String: Any] {
+        try await execute(uri: "/api/pins/\(pinID)/photos", method: .get, headers: user.headers) { response throws in
+            guard response.status == .ok else { throw TravelFailure("album: \(response.status) \(response.text)") }
+            return try response.object
+        }
+    }
+
+    /// Polls the album until nothing is pending and no search runs.
+    func settledAlbum(_ user: Traveller, _ pinID: String, timeout: Duration = .seconds(15)) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let album = try await album(user, pinID)
+            if (album["album"] as? [String: Any])?["settled"] as? Bool == true { return album }
+            guard ContinuousClock.now < deadline else { throw TravelFailure("album never settled: \(album)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    var photos: [[String: Any]] { self["photos"] as? [[String: Any]] ?? [] }
+    var albumStatus: [String: Any] { self["album"] as? [String: Any] ?? [:] }
+    func string(_ key: String) -> String? { self[key] as? String }
+}
+
+func fileExists(_ directory: URL, _ relative: String) -> Bool {
+    FileManager.default.fileExists(atPath: directory.appendingPathComponent(relative).path)
+}
+
+func photoFiles(in directory: URL) -> [String] {
+    let root = directory.appendingPathComponent("photos")
+    guard let enumerator = FileManager.default.enumerator(atPath: root.path) else { return [] }
+    var files: [String] = []
+    while let next = enumerator.nextObject() as? String {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: root.appendingPathComponent(next).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            files.append(next)
+        }
+    }
+    return files.sorted()
+}
