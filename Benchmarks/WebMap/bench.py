@@ -145,10 +145,12 @@ def measure(driver, base, expected, runs):
         driver.get("about:blank")
         driver.get(base + "/#/map")
         WebDriverWait(driver, 120, poll_frequency=0.05).until(
-            lambda d: d.execute_script("return document.getElementById('map').dataset.state === 'ready'"))
+            lambda d: d.execute_script("return document.getElementById('map').dataset.state === 'ready' && "
+                                       "performance.getEntriesByName('onthemap:basemap-drawn').length > 0"))
         marks = driver.execute_script("""
             const m = (n) => { const e = performance.getEntriesByName(n); return e.length ? e[e.length - 1].startTime : null; };
             return {loaded: m('onthemap:locations-loaded'), ready: m('onthemap:markers-ready'),
+                    basemap: m('onthemap:basemap-drawn'),
                     count: Number(document.getElementById('map').dataset.markerCount),
                     drawn: document.querySelectorAll('#map .cluster, #map .student-pin').length};
         """)
@@ -212,16 +214,17 @@ def main():
             cold, warm, fetch_only = measure(driver, base, size, args.runs)
             ready = [r["ready"] / 1000 for r in warm]
             loaded = [r["loaded"] / 1000 for r in warm]
+            basemap = [r["basemap"] / 1000 for r in warm]
             fetch = [ms / 1000 for ms in fetch_only]
             row = {
                 "size": size, "ready_median": statistics.median(ready), "ready_min": min(ready), "ready_max": max(ready),
-                "loaded_median": statistics.median(loaded), "fetch_median": statistics.median(fetch),
+                "loaded_median": statistics.median(loaded), "basemap_median": statistics.median(basemap), "fetch_median": statistics.median(fetch),
                 "cold_ready": cold["ready"] / 1000, "drawn": warm[-1]["drawn"],
             }
             rows.append(row)
             print(f"{size:>7} locations: markers ready {row['ready_median']:.3f} s median "
                   f"(min {row['ready_min']:.3f}, max {row['ready_max']:.3f}, first load {row['cold_ready']:.3f}); "
-                  f"locations loaded at {row['loaded_median']:.3f} s; fetch-only reference {row['fetch_median']:.3f} s; "
+                  f"locations loaded at {row['loaded_median']:.3f} s; basemap drawn at {row['basemap_median']:.3f} s; fetch-only reference {row['fetch_median']:.3f} s; "
                   f"{row['drawn']} clusters/pins drawn", flush=True)
     finally:
         if driver:
@@ -244,17 +247,19 @@ def main():
         "location through the Parse API (1,000 per page, the server's cap; six requests at once),",
         "builds one Leaflet marker each, adds them to Leaflet.markercluster and draws the clusters.",
         "Times are from navigation start to the page's `onthemap:markers-ready` mark (after two",
-        "animation frames), median of the runs after a warm-up load. The fetch-only reference is the",
+        "animation frames), median of the runs after a warm-up load. The country basemap is drawn",
+        "just after the markers (so it does not hold up their download); its time is shown too.",
+        "The fetch-only reference is the",
         "same page fetching and parsing the same pages with the same parallelism and no map, in the same run.",
         "",
-        "| locations | markers ready (median) | min – max | first load | locations loaded | fetch-only reference | target |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "| locations | markers ready (median) | min – max | first load | locations loaded | basemap drawn | fetch-only reference | target |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         target = targets.get(row["size"])
         verdict = f"< {target} s {'✓' if row['ready_median'] < target else '✗'}" if target else ""
         lines.append(f"| {row['size']:,} | {row['ready_median']:.3f} s | {row['ready_min']:.3f} – {row['ready_max']:.3f} s | "
-                     f"{row['cold_ready']:.3f} s | {row['loaded_median']:.3f} s | {row['fetch_median']:.3f} s | {verdict} |")
+                     f"{row['cold_ready']:.3f} s | {row['loaded_median']:.3f} s | {row['basemap_median']:.3f} s | {row['fetch_median']:.3f} s | {verdict} |")
     lines += [
         "",
         f"Command: `python3 Benchmarks/WebMap/bench.py --sizes {args.sizes} --runs {args.runs}` "

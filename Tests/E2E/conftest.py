@@ -177,8 +177,10 @@ class Page:
         self.map_ready()
 
     def map_ready(self, timeout=20):
-        self.until(lambda d: d.execute_script("return document.getElementById('map').dataset.state === 'ready'"),
-                   timeout, "map markers never became ready")
+        self.until(lambda d: d.execute_script(
+            "return document.getElementById('map').dataset.state === 'ready' && "
+            "performance.getEntriesByName('onthemap:basemap-drawn').length > 0"),
+            timeout, "map markers and basemap never became ready")
 
     def marker_count(self):
         value = self.js("return document.getElementById('map').dataset.markerCount")

@@ -73,7 +73,7 @@ def test_user_text_is_text_and_only_http_links_are_clickable(page, api):
               "mapString": "Nowhere", "mediaURL": "javascript:window.__pwned=2", "latitude": -48.0,
               "longitude": -120.0, "createdAt": "2024-01-01T00:00:00.000Z", "updatedAt": "2024-01-01T00:00:00.000Z"}
     page.fake_server_error("/parse/classes/StudentLocation", status=200, body=json.dumps({"results": [record]}))
-    page.find("#refresh-button").click()
+    page.clickable("#refresh-button").click()
     page.until(lambda d: page.marker_count() == 1, 10)
     row = page.visible("#student-list > li:first-child")
     assert "Eve Script" in row.text

@@ -9,7 +9,7 @@ def test_refresh_shows_new_locations(page, api):
     before = page.marker_count()
     newcomer = api.create_user("Newly", "Arrived")
     newcomer.post_location("Hanoi, Vietnam", latitude=21.03, longitude=105.85)
-    page.find("#refresh-button").click()
+    page.clickable("#refresh-button").click()
     page.until(lambda d: page.list_rows()[0].text.startswith("NA\nNewly Arrived"), 10, "new row not at the top")
     page.until(lambda d: page.marker_count() == before + 1, 10, "new marker not on the map")
 
@@ -21,7 +21,7 @@ def test_failed_download_over_network_keeps_what_is_shown(page, api):
     page.until(lambda d: len(page.list_rows()) == 100, 10)
     markers = page.marker_count()
     page.offline(True)
-    page.find("#refresh-button").click()
+    page.clickable("#refresh-button").click()
     title, message = page.alert()
     assert title == "Network Error"
     assert "Cannot reach the server" in message
@@ -41,7 +41,7 @@ def test_failed_download_on_the_server_says_server(page, api):
     page.until(lambda d: len(page.list_rows()) == 100, 10)
     markers = page.marker_count()
     page.fake_server_error("/parse/classes/StudentLocation")
-    page.find("#refresh-button").click()
+    page.clickable("#refresh-button").click()
     title, message = page.alert()
     assert title == "Server Error"
     assert "server had a problem" in message and "500" in message

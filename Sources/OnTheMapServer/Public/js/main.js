@@ -27,7 +27,11 @@ const state = {
   tab: 'map',
   mapGeneration: 0,
   refreshing: null,
+  firstMarkers: null,
+  basemapReady: null,
 };
+let markFirstMarkers;
+state.firstMarkers = new Promise((resolve) => { markFirstMarkers = resolve; });
 
 // ---- account kept between page loads (the session cookie itself is HttpOnly) ----
 
@@ -247,7 +251,10 @@ async function ensureMap() {
       const config = await state.configPromise;
       const map = new StudentMap($('map'), config);
       state.map = map;
-      loadWorld().then((world) => map.setBasemap(config, world));
+      // The basemap is drawn once the markers are in (or failed), so that drawing it does not
+      // hold up the location downloads; its file is fetched meanwhile.
+      const world = loadWorld();
+      state.basemapReady = state.firstMarkers.then(() => world).then((geojson) => map.setBasemap(config, geojson));
       return map;
     })();
   }
@@ -329,6 +336,7 @@ async function reloadMap() {
   const mapElement = $('map');
   if (!mapElement.dataset.markerCount) setMapStatus('Loading students…', 'loading');
   const [map, locations] = await Promise.all([ensureMap(), fetchAllLocations()]).catch((error) => {
+    markFirstMarkers();
     if (generation === state.mapGeneration) {
       setMapStatus(mapElement.dataset.markerCount ? statusText(Number(mapElement.dataset.markerCount)) : 'Could not load students', 'error');
     }
@@ -336,6 +344,7 @@ async function reloadMap() {
   });
   if (generation !== state.mapGeneration) return;
   const count = await map.setLocations(locations, state.account && state.account.key);
+  markFirstMarkers();
   mapElement.dataset.markerCount = String(count);
   mapElement.dataset.state = 'ready';
   setMapStatus(statusText(count), 'ready');

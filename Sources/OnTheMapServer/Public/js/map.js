@@ -93,6 +93,7 @@ export class StudentMap {
 
   setBasemap(config, world) {
     addBaseLayers(this.map, config, world);
+    requestAnimationFrame(() => performance.mark('onthemap:basemap-drawn'));
   }
 
   /** Replaces every marker. Resolves once all markers are clustered and drawn. */
