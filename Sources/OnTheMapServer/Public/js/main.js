@@ -206,8 +206,19 @@ function showMain(tab) {
   }
 }
 
+let leftMapWaiters = [];
+
+/** Resolves when the user switches away from the map tab. */
+function leftMapTab() {
+  return new Promise((resolve) => leftMapWaiters.push(resolve));
+}
+
 function selectTab(tab) {
   state.tab = tab;
+  if (tab !== 'map') {
+    for (const resolve of leftMapWaiters) resolve();
+    leftMapWaiters = [];
+  }
   for (const name of TABS) {
     const active = name === tab;
     $(`${name}-view`).hidden = !active;
@@ -370,7 +381,7 @@ function refreshAll({ initial = false } = {}) {
     const mapJob = reloadMap();
     const listsFirst = state.tab !== 'map';
     const listJobs = lists.map(async (list) => {
-      if (!listsFirst) await mapJob.catch(() => {});
+      if (!listsFirst) await Promise.race([mapJob.catch(() => {}), leftMapTab()]);
       return list.reload(undefined, { alertOnFailure: false });
     });
     const outcomes = await Promise.allSettled([mapJob, ...listJobs]);
