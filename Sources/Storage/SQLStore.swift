@@ -72,14 +72,16 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
 
     public func createAccount(_ account: Account) async throws {
         try await withDatabase { db in
-            if try await db.raw("SELECT key FROM accounts WHERE email = \(bind: account.email)").first() != nil {
-                throw StorageError.emailTaken
-            }
-            try await db.raw("""
+            // ON CONFLICT DO NOTHING + RETURNING tells a taken email apart from other
+            // failures without parsing driver-specific constraint errors, and stays
+            // correct when two sign-ups race.
+            let inserted = try await db.raw("""
                 INSERT INTO accounts (key, email, password_hash, first_name, last_name, created_at)
                 VALUES (\(bind: account.key), \(bind: account.email), \(bind: account.passwordHash),
                         \(bind: account.firstName), \(bind: account.lastName), \(bind: ParseDate.string(from: account.createdAt)))
-                """).run()
+                ON CONFLICT (email) DO NOTHING RETURNING key
+                """).all()
+            if inserted.isEmpty { throw StorageError.emailTaken }
         }
     }
 
