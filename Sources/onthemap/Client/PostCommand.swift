@@ -21,19 +21,16 @@ struct PostCommand: AsyncParsableCommand {
     var url: String
     @Flag(name: .shortAndLong, help: "Do not ask for confirmation.")
     var yes = false
-    @Option(help: "Latitude to use instead of geocoding (needs --longitude).")
+    @Option(parsing: .unconditional, help: "Latitude to use instead of geocoding (needs --longitude).")
     var latitude: Double?
-    @Option(help: "Longitude to use instead of geocoding (needs --latitude).")
+    @Option(parsing: .unconditional, help: "Longitude to use instead of geocoding (needs --latitude); negative is west.")
     var longitude: Double?
-
-    func validate() throws {
-        if (latitude == nil) != (longitude == nil) {
-            throw ValidationError("Give both --latitude and --longitude, or neither.")
-        }
-    }
 
     func run() async throws {
         try await runClient {
+            if (latitude == nil) != (longitude == nil) {
+                throw ClientFailure.user("Give both --latitude and --longitude, or neither.")
+            }
             let place = location.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !place.isEmpty else { throw ClientFailure.user("Say where you are, e.g. \"Lyon, France\".") }
             let link = try OpenCommand.webLink(url, owner: "Your")

@@ -27,12 +27,9 @@ struct StudentsCommand: AsyncParsableCommand {
     @Option(help: "Only students whose name, place or link contains this text (searches everyone).")
     var search: String?
 
-    func validate() throws {
-        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
-    }
-
     func run() async throws {
         try await runClient {
+            if let limit, limit < 1 { throw ClientFailure.user("--limit must be at least 1.") }
             let server = try serverOptions.resolve(saved: try? SessionFile.load())
             let everything = all || search != nil
             var students = try await StudentLoader.load(server: server, count: everything ? nil : (limit ?? 100),
@@ -131,7 +128,8 @@ struct OpenCommand: AsyncParsableCommand {
             guard index >= 1 else { throw ClientFailure.user("Row numbers start at 1.") }
             let students = try await StudentLoader.load(server: server, count: index, showProgress: false)
             guard index <= students.count else {
-                throw ClientFailure.user("There is no row \(index); only \(students.count) students have posted.")
+                let posted = students.count == 1 ? "only 1 student has" : "only \(students.count) students have"
+                throw ClientFailure.user("There is no row \(index); \(posted) posted.")
             }
             return students[index - 1]
         }

@@ -1,0 +1,204 @@
+import Foundation
+import OnTheMapKit
+import Testing
+
+/// The `onthemap` client commands, run as processes against `onthemap serve`.
+@Suite("onthemap CLI end to end", .serialized)
+struct CLITests {
+    @Test func loginStudentsPostOpenLogout() async throws {
+        let sandbox = try CLISandbox()
+        let server = try await ServerProcess(sandbox: sandbox)
+        defer { server.stop() }
+        let email = "ada@example.com", password = "analytical engine"
+        try await server.signUp(email: email, password: password)
+        let serverArgs = ["--server", server.url.absoluteString]
+
+        // Nothing yet, nobody logged in.
+        var result = try sandbox.run(["students"] + serverArgs)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("No students have posted a location yet."))
+        result = try sandbox.run(["whoami"])
+        #expect(result.status == 3, "\(result)")
+        #expect(result.errorLines == ["onthemap: You are not logged in; run `onthemap login` first."])
+        result = try sandbox.run(["post", "Lyon", "https://example.com/ada", "--yes"])
+        #expect(result.status == 3, "\(result)")
+
+        // Wrong password: exit 3, one line, no session file.
+        result = try sandbox.run(["login", "--email", email] + serverArgs, stdin: "wrong password\n")
+        #expect(result.status == 3, "\(result)")
+        #expect(result.errorLines == ["onthemap: Wrong email or password."])
+        #expect(!FileManager.default.fileExists(atPath: sandbox.sessionFile.path))
+
+        // Right password on stdin.
+        result = try sandbox.run(["login", "--email", email] + serverArgs, stdin: password + "\n")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("Logged in to \(server.url.absoluteString) as Ada Lovelace"))
+        #expect(!result.stdout.contains(password))
+        let attributes = try FileManager.default.attributesOfItem(atPath: sandbox.sessionFile.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: sandbox.sessionFile)) as? [String: Any]
+        #expect((saved?["sessionID"] as? String)?.isEmpty == false)
+        #expect(saved?["server"] as? String == server.url.absoluteString)
+        #expect(saved?["accountKey"] is String)
+        #expect(saved?["expiration"] is String)
+        #expect(saved?["password"] == nil)
+
+        result = try sandbox.run(["whoami"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("Ada Lovelace (account "))
+        #expect(result.stdout.contains("server: \(server.url.absoluteString)"))
+
+        // Post (coordinates given), then post again: an update.
+        result = try sandbox.run(["post", "Lyon, France", "example.com/ada", "--latitude", "45.764",
+                                  "--longitude", "4.8357", "--yes"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("Place: Lyon, France (45.76400°N, 4.83570°E)"))
+        #expect(result.stdout.contains("Link:  https://example.com/ada"))
+        #expect(result.stdout.contains("Posted your location ("))
+
+        result = try sandbox.run(["post", "Nantes, France", "https://example.com/ada2", "--latitude", "47.2184",
+                                  "--longitude", "-1.5536"], stdin: "y\n")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("You already have a location (Lyon, France, updated"))
+        #expect(result.stdout.contains("it will be updated"))
+        #expect(result.stdout.contains("Updated your location ("))
+
+        // Declining posts nothing.
+        result = try sandbox.run(["post", "Rome", "https://example.com/rome", "--latitude", "41.9",
+                                  "--longitude", "12.5"], stdin: "n\n")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errorLines == ["onthemap: Nothing posted."])
+
+        // A second student, so there is something to tell apart.
+        try await server.signUp(email: "grace@example.com", password: "compiler pioneer", first: "Grace", last: "Hopper")
+        let grace = try CLISandbox()
+        result = try grace.run(["login", "--email", "grace@example.com"] + serverArgs, stdin: "compiler pioneer\n")
+        #expect(result.status == 0, "\(result)")
+        result = try grace.run(["post", "Arlington, Virginia", "https://navy.example/grace",
+                                "--latitude", "38.88", "--longitude", "-77.1", "--yes"])
+        #expect(result.status == 0, "\(result)")
+
+        // The table: most recent first, relative times; the server comes from the session.
+        result = try sandbox.run(["students"])
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(result)")
+        #expect(lines.first?.hasPrefix("#  NAME") == true)
+        #expect(lines.dropFirst().first?.contains("Grace Hopper") == true)
+        #expect(lines.last?.contains("Ada Lovelace") == true)
+        #expect(lines.last?.contains("Nantes, France") == true)
+        #expect(lines.last?.contains("https://example.com/ada2") == true)
+        #expect(lines.last?.hasSuffix("just now") == true)
+        #expect(result.stderr.isEmpty, "no progress bar when stderr is not a terminal")
+
+        result = try sandbox.run(["students", "--json", "--all"])
+        #expect(result.status == 0, "\(result)")
+        let decoded = try JSONDecoder().decode([StudentInformation].self, from: Data(result.stdout.utf8))
+        #expect(decoded.map(\.fullName) == ["Grace Hopper", "Ada Lovelace"])
+
+        result = try sandbox.run(["students", "--search", "nantes"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("Ada Lovelace") && !result.stdout.contains("Grace"))
+        result = try sandbox.run(["students", "--limit", "1"])
+        #expect(result.stdout.split(separator: "\n").count == 2)
+        result = try sandbox.run(["students", "--limit", "0"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errorLines == ["onthemap: --limit must be at least 1."])
+
+        // open: by row, by name, and with an opener.
+        result = try sandbox.run(["open", "2", "--print"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "https://example.com/ada2\n")
+        result = try sandbox.run(["open", "grace", "--print"])
+        #expect(result.stdout == "https://navy.example/grace\n", "\(result)")
+        result = try sandbox.run(["open", "9"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errorLines == ["onthemap: There is no row 9; only 2 students have posted."])
+        result = try sandbox.run(["open", "Hopper"], environment: ["ONTHEMAP_OPENER": "/bin/echo"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("https://navy.example/grace"))
+
+        // Not a web link.
+        result = try sandbox.run(["post", "Paris", "ftp://example.com/file", "--latitude", "1", "--longitude", "2", "--yes"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errorLines.count == 1)
+
+        // Logout: server session ended, file gone; again is harmless; writes need a login.
+        result = try sandbox.run(["logout"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "Logged out.\n")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.sessionFile.path))
+        result = try sandbox.run(["logout"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "Not logged in.\n")
+        result = try sandbox.run(["post", "Lyon", "https://example.com", "--latitude", "1", "--longitude", "2", "--yes"])
+        #expect(result.status == 3, "\(result)")
+    }
+
+    @Test func postGeocodesTheLocation() async throws {
+        let sandbox = try CLISandbox()
+        let server = try await ServerProcess(sandbox: sandbox)
+        defer { server.stop() }
+        try await server.signUp(email: "geo@example.com", password: "where am i")
+        var result = try sandbox.run(["login", "--email", "geo@example.com", "--server", server.url.absoluteString],
+                                     stdin: "where am i\n")
+        #expect(result.status == 0, "\(result)")
+        result = try sandbox.run(["post", "Paris, France", "https://example.com/paris", "--yes"])
+        if result.status == 4 {
+            // A server without a geocoder: said plainly.
+            #expect(result.errorLines == ["onthemap: Geocoding is unavailable on this server; pass --latitude and --longitude."])
+        } else {
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdout.contains("Place: Paris"), "\(result)")
+            #expect(result.stdout.contains("°N, "), "\(result)")
+            #expect(result.stdout.contains("Posted your location ("))
+        }
+    }
+
+    @Test func networkErrorExitsWith2() throws {
+        let sandbox = try CLISandbox()
+        let port = try freePort()
+        let result = try sandbox.run(["students", "--server", "http://127.0.0.1:\(port)"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.errorLines.count == 1)
+        #expect(result.stderr.hasPrefix("onthemap: Cannot reach the OnTheMap server: the connection was refused"))
+
+        let login = try sandbox.run(["login", "--email", "a@b.c", "--server", "http://127.0.0.1:\(port)"], stdin: "pw\n")
+        #expect(login.status == 2, "\(login)")
+    }
+
+    @Test func serverErrorExitsWith4() throws {
+        // A web server that answers the student list with something that is not JSON.
+        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
+        let sandbox = try CLISandbox()
+        let root = sandbox.directory.appendingPathComponent("www")
+        let classes = root.appendingPathComponent("parse/classes")
+        try FileManager.default.createDirectory(at: classes, withIntermediateDirectories: true)
+        try Data("<html>maintenance</html>".utf8).write(to: classes.appendingPathComponent("StudentLocation"))
+        let port = try freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { forceStop(process) }
+
+        var result = CLIResult(status: -1, stdout: "", stderr: "")
+        for _ in 0..<50 {
+            result = try sandbox.run(["students", "--server", "http://127.0.0.1:\(port)"])
+            if result.status != 2 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(result.status == 4, "\(result)")
+        #expect(result.errorLines == ["onthemap: The server sent an answer that could not be read (student list is not valid JSON)."])
+    }
+
+    @Test func badServerAddressIsAUserError() throws {
+        let sandbox = try CLISandbox()
+        let result = try sandbox.run(["students", "--server", "ftp://example.com"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errorLines.count == 1)
+    }
+}
