@@ -275,11 +275,15 @@ async function ensureMap() {
 /** Every location for the map, in pages of 1,000 (the most the Parse API has always
  *  allowed), six requests at once. The first page brings the count; when the last visit
  *  saw more than one page, the next pages are asked for at the same time as the first. */
-async function fetchAllLocations() {
+async function fetchAllLocations(onPage = null) {
   const hint = Number(localStorage.getItem(COUNT_HINT_STORAGE)) || 0;
   const pages = [];
+  const got = (index, results) => {
+    pages[index] = results;
+    if (onPage && results.length) onPage(results);
+  };
   const fetchPage = (index) => api.fetchLocations({ limit: MAP_PAGE_SIZE, skip: index * MAP_PAGE_SIZE })
-    .then((page) => { pages[index] = page.results; });
+    .then((page) => got(index, page.results));
   const firstRequest = api.fetchLocations({ limit: MAP_PAGE_SIZE, count: true });
   const speculative = [];
   const guessedPages = Math.min(MAP_PARALLEL_PAGES - 1, Math.ceil(hint / MAP_PAGE_SIZE) - 1);
@@ -291,7 +295,7 @@ async function fetchAllLocations() {
     await Promise.allSettled(speculative);
     throw error;
   }
-  pages[0] = first.results;
+  got(0, first.results);
   const pageSize = first.results.length;
   if (first.count !== null) localStorage.setItem(COUNT_HINT_STORAGE, String(first.count));
 
@@ -306,18 +310,21 @@ async function fetchAllLocations() {
     while (workers.length < MAP_PARALLEL_PAGES - 1) workers.push(worker(null));
     await Promise.all(workers);
   } else {
+    // Speculative pages only exist when the last visit saw more than one full page; here
+    // the data shrank or the server pages differently, so their rows are not trusted.
+    onPage = null;
     await Promise.allSettled(speculative);
     pages.length = 1;
     if (pageSize > 0 && first.count !== null && first.count > pageSize) {
       // The server allows smaller pages than we asked for: walk them in its size.
       for (let skip = pageSize; skip < first.count; skip += pageSize) {
-        pages.push((await api.fetchLocations({ limit: pageSize, skip })).results);
+        got(pages.length, (await api.fetchLocations({ limit: pageSize, skip })).results);
       }
     } else if (pageSize === MAP_PAGE_SIZE && first.count === null) {
       // No count: a full page means there may be more; a short one is the last.
       for (let skip = pageSize; ; skip += pageSize) {
         const page = (await api.fetchLocations({ limit: pageSize, skip })).results;
-        pages.push(page);
+        got(pages.length, page);
         if (page.length < pageSize) break;
       }
     }
@@ -345,16 +352,42 @@ function setMapStatus(text, stateName) {
 async function reloadMap() {
   const generation = ++state.mapGeneration;
   const mapElement = $('map');
-  if (!mapElement.dataset.markerCount) setMapStatus('Loading students…', 'loading');
-  const [map, locations] = await Promise.all([ensureMap(), fetchAllLocations()]).catch((error) => {
+  const ownKey = state.account && state.account.key;
+  // With nothing on the map yet, markers are built page by page while the rest download;
+  // a refresh builds them after, then swaps all at once, so a failed one keeps what is shown.
+  const progressive = !mapElement.dataset.markerCount;
+  if (progressive) setMapStatus('Loading students…', 'loading');
+  const mapPromise = ensureMap();
+  let liveMap = null;
+  let early = [];
+  if (progressive) {
+    mapPromise.then((map) => {
+      if (generation !== state.mapGeneration) return;
+      map.beginLoad(ownKey);
+      liveMap = map;
+      for (const results of early) map.addBatch(results);
+      early = null;
+    });
+  }
+  const onPage = progressive ? (results) => {
+    if (generation !== state.mapGeneration) return;
+    if (liveMap) liveMap.addBatch(results);
+    else early.push(results);
+  } : null;
+  let map, locations;
+  try {
+    [map, locations] = await Promise.all([mapPromise, fetchAllLocations(onPage)]);
+  } catch (error) {
     markFirstMarkers();
     if (generation === state.mapGeneration) {
-      setMapStatus(mapElement.dataset.markerCount ? statusText(Number(mapElement.dataset.markerCount)) : 'Could not load students', 'error');
+      if (mapElement.dataset.markerCount) setMapStatus(statusText(Number(mapElement.dataset.markerCount)), 'ready');
+      else setMapStatus('Could not load students', 'error');
     }
     throw error;
-  });
+  }
   if (generation !== state.mapGeneration) return;
-  const count = await map.setLocations(locations, state.account && state.account.key);
+  const count = progressive ? await map.finishLoad() : await map.setLocations(locations, ownKey);
+  if (generation !== state.mapGeneration) return;
   markFirstMarkers();
   mapElement.dataset.markerCount = String(count);
   mapElement.dataset.state = 'ready';

@@ -5,7 +5,7 @@ import { el, fullName, safeURL } from './ui.js';
 const L = window.L;
 
 /** Zoom limits: the 1:110m basemap has nothing to show past ~zoom 10; street tiles do. */
-const BASEMAP_MAX_ZOOM = 10;
+const BASEMAP_MAX_ZOOM = 8;
 const TILES_MAX_ZOOM = 18;
 
 export function pinIcon(extraClass = '') {
@@ -96,11 +96,14 @@ export class StudentMap {
     requestAnimationFrame(() => performance.mark('onthemap:basemap-drawn'));
   }
 
-  /** Replaces every marker. Resolves once all markers are clustered and drawn. */
-  setLocations(locations, ownKey = null) {
+  /** Markers for the locations not seen yet (by objectId) in this load. */
+  buildMarkers(locations, ownKey, seen) {
     const markers = [];
-    const byId = new Map();
     for (const location of locations) {
+      if (location.objectId) {
+        if (seen.has(location.objectId)) continue;
+        seen.add(location.objectId);
+      }
       const lat = Number(location.latitude);
       const lng = Number(location.longitude);
       if (!Number.isFinite(lat) || !Number.isFinite(lng) || Math.abs(lat) > 90 || Math.abs(lng) > 180) continue;
@@ -111,16 +114,51 @@ export class StudentMap {
         : { title, alt: title });
       marker.location = location;
       markers.push(marker);
-      if (location.objectId) byId.set(location.objectId, marker);
+      if (location.objectId) this.markersByObjectId.set(location.objectId, marker);
     }
+    return markers;
+  }
+
+  /** Replaces every marker at once (a refresh keeps the old ones until the new are in).
+   *  Resolves once all markers are clustered and drawn. */
+  setLocations(locations, ownKey = null) {
+    this.markersByObjectId = new Map();
+    const markers = this.buildMarkers(locations, ownKey, new Set());
     performance.mark('onthemap:markers-built');
     this.map.closePopup();
     this.clusters.clearLayers();
     this.clusters.addLayers(markers);
     performance.mark('onthemap:markers-clustered');
-    this.markersByObjectId = byId;
     this.markerCount = markers.length;
-    return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(markers.length))));
+    return afterPaint(markers.length);
+  }
+
+  /** Starts a load that takes locations page by page as they arrive (when none are shown):
+   *  their markers are built meanwhile and clustered in one addLayers call at the end
+   *  (every call also walks the whole cluster tree). */
+  beginLoad(ownKey = null) {
+    this.map.closePopup();
+    this.clusters.clearLayers();
+    this.markersByObjectId = new Map();
+    this.loadSeen = new Set();
+    this.loadOwnKey = ownKey;
+    this.pending = [];
+    this.markerCount = 0;
+  }
+
+  addBatch(locations) {
+    for (const marker of this.buildMarkers(locations, this.loadOwnKey, this.loadSeen)) this.pending.push(marker);
+  }
+
+  /** Clusters the markers built so far; resolves with the count once they are drawn. */
+  finishLoad() {
+    performance.mark('onthemap:markers-built');
+    this.clusters.addLayers(this.pending);
+    this.markerCount = this.pending.length;
+    this.pending = [];
+    this.loadSeen = null;
+    performance.mark('onthemap:markers-clustered');
+    return afterPaint(this.markerCount);
   }
 
   openPopup(marker) {
@@ -138,6 +176,10 @@ export class StudentMap {
   invalidateSize() {
     this.map.invalidateSize();
   }
+}
+
+function afterPaint(value) {
+  return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(value))));
 }
 
 /** The zoom at which the world just fills the map (in steps of ½). */
