@@ -32,7 +32,7 @@ public enum LocationField: String, CaseIterable, Sendable {
 
 /// A value compared against a field. Dates are compared as canonical Parse strings,
 /// which sort the same way as the instants they name.
-public enum FilterValue: Sendable, Hashable {
+public enum FilterValue: Sendable, Equatable {
     case text(String)
     case number(Double)
 }
@@ -42,7 +42,7 @@ public enum Comparison: String, Sendable {
 }
 
 /// A backend-neutral filter: what a Parse `where` means, once validated.
-public indirect enum LocationFilter: Sendable, Hashable {
+public indirect enum LocationFilter: Sendable, Equatable {
     case always
     case never
     case and([LocationFilter])
@@ -54,7 +54,7 @@ public indirect enum LocationFilter: Sendable, Hashable {
     case regex(LocationField, pattern: String, options: String)
 }
 
-public struct LocationSort: Sendable, Hashable {
+public struct LocationSort: Sendable, Equatable {
     public var field: LocationField
     public var descending: Bool
     public init(_ field: LocationField, descending: Bool) {
@@ -63,7 +63,7 @@ public struct LocationSort: Sendable, Hashable {
     }
 }
 
-public struct LocationQuery: Sendable, Hashable {
+public struct LocationQuery: Sendable, Equatable {
     public var filter: LocationFilter
     public var sort: [LocationSort]
     public var limit: Int

@@ -3,7 +3,7 @@ import OnTheMapModels
 import Storage
 
 /// A validated `GET StudentLocation` request.
-struct ParseListRequest: Hashable {
+struct ParseListRequest: Equatable {
     var query = LocationQuery()
     var includeCount = false
     /// Fields to return; nil means all.
@@ -50,6 +50,7 @@ enum ParseQuery {
     )
 
     private static func splitMistypedSeparators(_ piece: Substring) -> [Substring] {
+        guard piece.contains("$") else { return [piece] }
         let text = String(piece)
         let matches = mistypedSeparator.matches(in: text, range: NSRange(text.startIndex..., in: text))
         guard !matches.isEmpty else { return [piece] }
@@ -65,7 +66,8 @@ enum ParseQuery {
     }
 
     private static func decode(_ component: Substring) -> String? {
-        component.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        guard component.contains(where: { $0 == "%" || $0 == "+" }) else { return String(component) }
+        return component.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 
     // MARK: Find

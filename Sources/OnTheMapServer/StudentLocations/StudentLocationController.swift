@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import OnTheMapModels
 import Storage
 
@@ -22,29 +23,30 @@ struct StudentLocationController: Sendable {
         group.delete(":objectId", use: delete)
     }
 
-    struct ListResponse: Encodable {
-        let results: [StudentInformation]
-        let count: Int?
-    }
-
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        // The raw query is the cache key: a hit needs no parsing at all.
+        let cacheKey = (allowsUniqueKeyShortcut ? "v1?" : "parse?") + (request.uri.query ?? "")
+        if let cached = cache?.response(for: cacheKey) { return Self.jsonResponse(cached) }
+        let generation = cache?.generation ?? 0
         let parameters = try ParseQuery.parameters(rawQuery: request.uri.query)
         let find = try ParseQuery.listRequest(parameters, allowUniqueKey: allowsUniqueKeyShortcut)
-        if let cached = cache?.response(for: find) { return JSONResponse.raw(cached) }
-        let generation = cache?.generation ?? 0
         // limit=0 answers without reading rows (parse-server does the same).
         let results = find.query.limit == 0 ? [] : try await store.locations(find.query)
         let count = find.includeCount ? try await store.countLocations(find.query.filter) : nil
-        let body: Data
+        let body: ByteBuffer
         if let keys = find.keys {
             var object: [String: Any] = ["results": results.map { Self.project($0, keys: keys) }]
             if let count { object["count"] = count }
-            body = try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes, .sortedKeys])
+            body = ByteBuffer(data: try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes, .sortedKeys]))
         } else {
-            body = try JSONResponse.encoder.encode(ListResponse(results: results, count: count))
+            body = StudentLocationJSON.listBody(results, count: count)
         }
-        cache?.store(body, for: find, computedAt: generation)
-        return JSONResponse.raw(body)
+        cache?.store(body, for: cacheKey, computedAt: generation)
+        return Self.jsonResponse(body)
+    }
+
+    private static func jsonResponse(_ body: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
     @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
