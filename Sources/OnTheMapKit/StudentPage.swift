@@ -107,13 +107,14 @@ public struct GeocodedPlace: Sendable, Hashable, Codable {
         self.span = span
     }
 
-    /// "Paris, Île-de-France, France", without repeated or empty parts.
+    /// "Paris, Île-de-France, France": the name plus the region and country it does not
+    /// already mention.
     public var displayName: String {
-        var parts: [String] = []
-        for part in [name, region, country].compactMap({ $0 }) where !part.isEmpty && !parts.contains(part) {
+        var parts = name.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        for part in [region, country].compactMap({ $0 }) where !part.isEmpty && !parts.contains(part) {
             parts.append(part)
         }
-        return parts.joined(separator: ", ")
+        return parts.filter { !$0.isEmpty }.joined(separator: ", ")
     }
 
     init?(json: [String: Any]) {

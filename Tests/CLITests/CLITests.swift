@@ -99,6 +99,7 @@ struct CLITests {
         result = try sandbox.run(["students", "--search", "nantes"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("Ada Lovelace") && !result.stdout.contains("Grace"))
+        #expect(result.stdout.split(separator: "\n").last?.hasPrefix("2  Ada Lovelace") == true, "\(result)")
         result = try sandbox.run(["students", "--limit", "1"])
         #expect(result.stdout.split(separator: "\n").count == 2)
         result = try sandbox.run(["students", "--limit", "0"])

@@ -245,6 +245,9 @@ struct StubServerTests {
         #expect(places.count == 1)
         #expect(places.first?.displayName == "Paris, Île-de-France, France")
         #expect(places.first?.span == GeocodedPlace.Span(latitudeDelta: 0.2, longitudeDelta: 0.3))
+        #expect(GeocodedPlace(name: "San Francisco, California, United States", latitude: 37.7, longitude: -122.4,
+                              country: "United States", region: "California").displayName
+            == "San Francisco, California, United States")
         let error = await failure { try await client.geocode("Atlantis") }
         #expect(error == .unavailable(feature: "geocoding"))
         #expect(error?.errorDescription == "Geocoding is unavailable on this server.")

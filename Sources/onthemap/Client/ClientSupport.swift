@@ -134,14 +134,14 @@ enum Console {
         TerminalRestore.saved = original
         var silent = original
         silent.c_lflag &= ~tcflag_t(ECHO)
-        _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        _ = tcsetattr(STDIN_FILENO, TCSADRAIN, &silent)
         // Ctrl-C while typing must not leave the terminal without echo.
         let previous = signal(SIGINT) { _ in
             _ = tcsetattr(STDIN_FILENO, TCSANOW, &TerminalRestore.saved)
             _exit(130)
         }
         defer {
-            _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+            _ = tcsetattr(STDIN_FILENO, TCSADRAIN, &original)
             signal(SIGINT, previous)
             writeErr("\n")
         }

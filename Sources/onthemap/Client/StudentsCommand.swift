@@ -32,31 +32,33 @@ struct StudentsCommand: AsyncParsableCommand {
             if let limit, limit < 1 { throw ClientFailure.user("--limit must be at least 1.") }
             let server = try serverOptions.resolve(saved: try? SessionFile.load())
             let everything = all || search != nil
-            var students = try await StudentLoader.load(server: server, count: everything ? nil : (limit ?? 100),
-                                                         showProgress: true)
+            let loaded = try await StudentLoader.load(server: server, count: everything ? nil : (limit ?? 100),
+                                                       showProgress: true)
+            // Rows keep their position in the full list, so `open N` finds them.
+            var rows = Array(loaded.enumerated())
             if let search {
                 let needle = search.trimmingCharacters(in: .whitespaces)
-                students = students.filter { student in
+                rows = rows.filter { _, student in
                     [student.fullName, student.mapString, student.mediaURL].contains {
                         $0.range(of: needle, options: [.caseInsensitive, .diacriticInsensitive]) != nil
                     }
                 }
             }
-            if let limit { students = Array(students.prefix(limit)) }
+            if let limit { rows = Array(rows.prefix(limit)) }
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                Console.out(String(decoding: try encoder.encode(students), as: UTF8.self))
+                Console.out(String(decoding: try encoder.encode(rows.map(\.element)), as: UTF8.self))
                 return
             }
-            guard !students.isEmpty else {
-                Console.out(search == nil ? "No students have posted a location yet." : "No student matches “\(search!)”.")
+            guard !rows.isEmpty else {
+                Console.out(search.map { "No student matches “\($0)”." } ?? "No students have posted a location yet.")
                 return
             }
             let now = Date()
             let table = TextTable(
                 headers: ["#", "NAME", "PLACE", "LINK", "UPDATED"],
-                rows: students.enumerated().map { index, student in
+                rows: rows.map { index, student in
                     [String(index + 1), student.fullName.isEmpty ? "(no name)" : student.fullName,
                      student.mapString, student.mediaURL,
                      RelativeTime.describe(parseDate: student.updatedAt, now: now)]
