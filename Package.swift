@@ -90,6 +90,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
+        // Runs the built `onthemap` binary end to end against a server process.
+        .testTarget(name: "CLITests", dependencies: ["OnTheMapKit"]),
         .testTarget(
             name: "StorageTests",
             dependencies: ["Storage"]

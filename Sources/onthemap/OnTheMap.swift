@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct OnTheMapCommand: AsyncParsableCommand {
@@ -8,4 +9,23 @@ struct OnTheMapCommand: AsyncParsableCommand {
         subcommands: [ServeCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self,
                       StudentsCommand.self, PostCommand.self, OpenCommand.self]
     )
+
+    /// As argument-parser's, except that a usage mistake exits 1 (a user error, like every
+    /// other one) instead of 64, so scripts see the documented codes 0 to 4 only.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(ExitCode.failure.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
 }
