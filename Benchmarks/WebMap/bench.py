@@ -170,7 +170,7 @@ def main():
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--bin", default=os.environ.get("ONTHEMAP_BIN", str(ROOT / ".build/release/onthemap")))
-    parser.add_argument("--output", default=str(ROOT / "BENCHMARKS-web.md"))
+    parser.add_argument("--output", default=str(ROOT / "test-output" / "benchmark-web.md"))
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
