@@ -272,6 +272,7 @@ def main():
         "the 1-minute load of the whole machine while that size ran; it includes the seeding just before (well above 2 means other work shared the 2 cores).",
         "",
     ]
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text("\n".join(lines))
     print(f"wrote {args.output}")
 
