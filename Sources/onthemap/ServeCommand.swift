@@ -99,10 +99,16 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = level
 
         let app = try await buildApplication(configuration: configuration, logger: logger)
-        if configuration.demo {
-            print("Demo account: \(DemoAccount.email) / \(DemoAccount.password)")
+        var banner = ""
+        if configuration.port != 0 {
+            banner += "OnTheMap is at http://\(configuration.host):\(configuration.port)/\n"
         }
-        print("OnTheMap data in \(configuration.dataDirectory); Ctrl-C stops the server.")
+        if configuration.demo {
+            banner += "Demo account: \(DemoAccount.email) / \(DemoAccount.password)\n"
+        }
+        banner += "Data in \(configuration.dataDirectory); Ctrl-C stops the server.\n"
+        // Written unbuffered so it shows before the server's log lines, even through a pipe.
+        FileHandle.standardOutput.write(Data(banner.utf8))
         try await app.runService()
     }
 }
