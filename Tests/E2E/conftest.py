@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -26,6 +26,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from helpers import Api
+from photo_stub import PhotoStub
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "test-output"
@@ -57,7 +58,15 @@ def wait_for_health(base, process, timeout=60):
 
 
 @pytest.fixture(scope="session")
-def server():
+def photo_stub():
+    """A local Wikimedia Commons for Travel albums (the server is pointed at it)."""
+    stub = PhotoStub().start()
+    yield stub
+    stub.stop()
+
+
+@pytest.fixture(scope="session")
+def server(photo_stub):
     existing = os.environ.get("ONTHEMAP_E2E_BASE")
     if existing:  # an already running server (it must have been started with --demo)
         yield existing.rstrip("/")
@@ -74,9 +83,12 @@ def server():
     log = open(OUTPUT / "e2e-server.log", "w")
     # --demo seeds a few hundred realistic locations (for the screenshots and for scrolling)
     # into the fresh SQLite file; every test adds its own users and locations on top.
+    # Travel photos come from the local Wikimedia stub (Flickr is used only with a key).
+    environment = {name: value for name, value in os.environ.items() if name != "FLICKR_API_KEY"}
     process = subprocess.Popen(
-        [str(binary), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir, "--demo"],
-        stdout=log, stderr=subprocess.STDOUT, cwd=data_dir,
+        [str(binary), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir, "--demo",
+         "--wikimedia-api-url", photo_stub.api_url],
+        stdout=log, stderr=subprocess.STDOUT, cwd=data_dir, env=environment,
     )
     try:
         wait_for_health(base, process)
@@ -129,7 +141,8 @@ class Page:
         self.driver.get(self.base + path)
 
     def wait(self, timeout=10):
-        return WebDriverWait(self.driver, timeout)
+        # A list re-rendered between finding a row and reading it is not a failure: look again.
+        return WebDriverWait(self.driver, timeout, ignored_exceptions=[StaleElementReferenceException])
 
     def until(self, condition, timeout=10, message=""):
         return self.wait(timeout).until(condition, message)

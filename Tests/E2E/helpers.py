@@ -100,3 +100,18 @@ class User:
         _, created = self.api.request("POST", "/parse/classes/StudentLocation", body,
                                       headers={**PARSE_HEADERS, "X-Parse-Session-Token": self.session})
         return created["objectId"]
+
+    # ---- travel ----
+
+    def travel(self, method, path, body=None):
+        _, result = self.api.request(method, path, body, headers={"X-Parse-Session-Token": self.session})
+        return result
+
+    def pins(self):
+        return self.travel("GET", "/api/pins")["results"]
+
+    def album(self, pin_id):
+        return self.travel("GET", f"/api/pins/{pin_id}/photos")
+
+    def create_pin(self, latitude, longitude):
+        return self.travel("POST", "/api/pins", {"latitude": latitude, "longitude": longitude})

@@ -162,3 +162,47 @@ export async function fetchConfig() {
     return {};
   }
 }
+
+// ---- travel: pins and their photo albums (session cookie) ------------------
+
+/** The signed-in account's pins. */
+export async function fetchPins({ signal } = {}) {
+  const body = await call('/api/pins', { signal });
+  if (!body || !Array.isArray(body.results)) throw new ApiError('server', 'The server sent an unexpected list of pins.');
+  return body.results;
+}
+
+/** Drops a pin; the server starts fetching its album at once. Resolves to the Pin. */
+export async function createPin(latitude, longitude) {
+  return call('/api/pins', { method: 'POST', body: { latitude, longitude } });
+}
+
+export async function movePin(id, latitude, longitude) {
+  return call(`/api/pins/${encodeURIComponent(id)}`, { method: 'PATCH', body: { latitude, longitude } });
+}
+
+export async function deletePin(id) {
+  await call(`/api/pins/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/** `{ pin, album, photos }`: the kept photos, no download. */
+export async function fetchAlbum(pinId, { signal } = {}) {
+  return call(`/api/pins/${encodeURIComponent(pinId)}/photos`, { signal });
+}
+
+/** Replaces the album with another set; resolves to the new `{ pin, album, photos }`. */
+export async function newCollection(pinId) {
+  return call(`/api/pins/${encodeURIComponent(pinId)}/collection`, { method: 'POST' });
+}
+
+export function albumEventsURL(pinId) {
+  return `/api/pins/${encodeURIComponent(pinId)}/events`;
+}
+
+export async function deletePhoto(id) {
+  await call(`/api/photos/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+export async function retryPhoto(id) {
+  return call(`/api/photos/${encodeURIComponent(id)}/retry`, { method: 'POST' });
+}

@@ -4,11 +4,12 @@ import { StudentMap } from './map.js';
 import { LocationList } from './list.js';
 import { SearchTab } from './search.js';
 import { AddLocationSheet } from './addLocation.js';
+import { TravelTab } from './travel.js';
 import { setBusy, showAlert, confirmAction, describeFailure } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
 const ACCOUNT_STORAGE = 'onthemap.account';
-const TABS = ['map', 'list', 'search'];
+const TABS = ['map', 'list', 'search', 'travel'];
 /** The map wants every location: pages of 1,000, six at once (the most a browser opens to
  *  one HTTP/1.1 origin). */
 const MAP_PAGE_SIZE = 1000;
@@ -24,6 +25,7 @@ const state = {
   list: null,
   search: null,
   sheet: null,
+  travel: null,
   tab: 'map',
   mapGeneration: 0,
   refreshing: null,
@@ -232,6 +234,30 @@ function selectTab(tab) {
   if (tab === 'map' && state.map) state.map.invalidateSize();
   if (tab === 'list' && state.list) state.list.fillIfVisible();
   if (tab === 'search') $('search-input').focus({ preventScroll: true });
+  $('main-scene').dataset.tab = tab;
+  if (tab === 'travel') ensureTravel().show();
+  else if (state.travel) state.travel.hide();
+}
+
+function ensureTravel() {
+  if (!state.travel) state.travel = new TravelTab({ configPromise: state.configPromise, loadWorld });
+  return state.travel;
+}
+
+/** The refresh button: the Travel tab reloads pins; the others reload student locations. */
+async function refresh() {
+  if (state.tab !== 'travel') return refreshAll();
+  const button = $('refresh-button');
+  button.classList.add('spinning');
+  button.disabled = true;
+  try {
+    await ensureTravel().refresh();
+  } finally {
+    if (!state.refreshing) {
+      button.classList.remove('spinning');
+      button.disabled = false;
+    }
+  }
 }
 
 function setUpTabs() {
@@ -489,6 +515,7 @@ async function logOut() {
   $('search-input').value = '';
   state.search.results.clear('Type a name or a place, for example “Lagos” or “Maria”.');
   state.search.lastQuery = null;
+  if (state.travel) state.travel.reset();
   go('login');
 }
 
@@ -498,7 +525,7 @@ function start() {
   setUpAuthForms();
   setUpTabs();
   $('logout-button').addEventListener('click', logOut);
-  $('refresh-button').addEventListener('click', () => refreshAll());
+  $('refresh-button').addEventListener('click', () => refresh());
   $('add-location-button').addEventListener('click', addLocation);
   window.addEventListener('hashchange', route);
   route();

@@ -1,0 +1,395 @@
+// The Travel tab: a map of the signed-in user's pins. Press and hold (or long-click) drops
+// a pin that follows the pointer until released; clicking a pin opens its photo album.
+import * as api from './api.js';
+import { el, showAlert, describeFailure } from './ui.js';
+import { addBaseLayers, mapOptions } from './map.js';
+import { AlbumPanel, formatCoordinates } from './album.js';
+
+const L = window.L;
+const $ = (id) => document.getElementById(id);
+
+/** How long a press must last to drop a pin, and how far it may wander meanwhile. */
+export const HOLD_MS = 500;
+const HOLD_TOLERANCE_PX = 8;
+
+function travelIcon(extraClass = '') {
+  return L.divIcon({
+    className: `student-pin travel-pin ${extraClass}`.trim(),
+    html: '<span class="pin-head"></span>',
+    iconSize: [28, 36],
+    iconAnchor: [14, 36],
+  });
+}
+
+export class TravelTab {
+  constructor({ configPromise, loadWorld }) {
+    this.configPromise = configPromise;
+    this.loadWorld = loadWorld;
+    this.container = $('travel-map');
+    this.view = $('travel-view');
+    this.map = null;
+    this.mapPromise = null;
+    this.markers = new Map();
+    this.pins = new Map();
+    this.loaded = false;
+    this.loading = null;
+    this.active = false;
+    this.hold = null;
+    this.drag = null;
+    this.toastTimer = null;
+    this.album = new AlbumPanel({
+      onPinDeleted: (id, message) => this.forgetPin(id, message),
+      onClose: () => this.select(null),
+    });
+  }
+
+  // ---- showing the tab ----
+
+  async show() {
+    this.active = true;
+    const map = await this.ensureMap();
+    if (!this.active) return;
+    map.invalidateSize();
+    if (!this.loaded && !this.loading) this.reload({ fit: true });
+  }
+
+  hide() {
+    this.active = false;
+    this.cancelHold();
+  }
+
+  /** Logging out: no pins, no album, no live stream. */
+  reset() {
+    this.album.reset();
+    this.cancelHold();
+    for (const marker of this.markers.values()) marker.remove();
+    this.markers.clear();
+    this.pins.clear();
+    this.loaded = false;
+    this.loading = null;
+    this.generation = (this.generation || 0) + 1;
+    delete this.container.dataset.pinCount;
+    delete this.container.dataset.state;
+    this.setStatus('', '');
+    $('travel-empty').hidden = true;
+  }
+
+  /** The refresh button on this tab: pins again, and the open album. */
+  refresh() {
+    const job = this.reload({ fit: false });
+    this.album.reload();
+    return job;
+  }
+
+  ensureMap() {
+    if (!this.mapPromise) {
+      this.mapPromise = (async () => {
+        const config = await this.configPromise;
+        const map = L.map(this.container, { ...mapOptions(config), doubleClickZoom: true });
+        map.setView([30, 10], 2);
+        this.map = map;
+        this.container.dataset.zoom = String(map.getZoom());
+        map.on('zoomend', () => { this.container.dataset.zoom = String(map.getZoom()); });
+        this.loadWorld().then((world) => {
+          addBaseLayers(map, config, world);
+          this.container.dataset.basemap = 'ready';
+        });
+        this.listenForHolds(map);
+        return map;
+      })();
+    }
+    return this.mapPromise;
+  }
+
+  // ---- pins ----
+
+  reload({ fit = false } = {}) {
+    if (this.loading) return this.loading;
+    const generation = this.generation || 0;
+    this.setStatus(this.loaded ? this.statusText() : 'Loading pins…', 'loading');
+    this.loading = (async () => {
+      let pins;
+      try {
+        [pins] = await Promise.all([api.fetchPins(), this.ensureMap()]);
+      } catch (error) {
+        if (generation !== (this.generation || 0)) return;
+        this.loading = null;
+        this.setStatus(this.loaded ? this.statusText() : 'Could not load your pins', this.loaded ? 'ready' : 'error');
+        const { title, message } = describeFailure(error, 'downloading your pins');
+        await showAlert(title, message);
+        return;
+      }
+      if (generation !== (this.generation || 0)) return;
+      this.loading = null;
+      const seen = new Set();
+      for (const pin of pins) {
+        seen.add(pin.id);
+        this.placePin(pin);
+      }
+      for (const id of Array.from(this.markers.keys())) {
+        if (!seen.has(id)) this.removeMarker(id);
+      }
+      this.loaded = true;
+      this.container.dataset.state = 'ready';
+      this.updateCount();
+      if (fit && pins.length > 0) this.fitPins();
+    })();
+    return this.loading;
+  }
+
+  fitPins() {
+    const points = Array.from(this.pins.values()).map((pin) => [pin.latitude, pin.longitude]);
+    if (points.length === 0) return;
+    const maxZoom = Math.min(this.map.getMaxZoom(), 6);
+    if (points.length === 1) this.map.setView(points[0], Math.min(5, maxZoom), { animate: false });
+    else this.map.fitBounds(L.latLngBounds(points), { maxZoom, padding: [48, 48], animate: false });
+  }
+
+  /** Adds the pin's marker, or moves it to where the server says it is. */
+  placePin(pin) {
+    this.pins.set(pin.id, pin);
+    let marker = this.markers.get(pin.id);
+    const title = pin.placeName || formatCoordinates(pin.latitude, pin.longitude);
+    if (!marker) {
+      marker = L.marker([pin.latitude, pin.longitude], { icon: travelIcon(), keyboard: true, title, alt: title, riseOnHover: true });
+      marker.pinId = pin.id;
+      marker.on('click', () => this.openAlbum(marker.pinId));
+      marker.on('add', () => this.tagMarker(marker));
+      marker.addTo(this.map);
+      this.markers.set(pin.id, marker);
+    } else {
+      const current = marker.getLatLng();
+      // A pin dropped on a copy of the world stays where it was dropped.
+      const same = Math.abs(current.lat - pin.latitude) < 1e-9 &&
+        Math.abs(L.latLng(current).wrap().lng - pin.longitude) < 1e-9;
+      if (!same) marker.setLatLng([pin.latitude, pin.longitude]);
+      const element = marker.getElement();
+      if (element) {
+        element.title = title;
+        element.alt = title;
+      }
+    }
+    this.tagMarker(marker);
+    return marker;
+  }
+
+  tagMarker(marker) {
+    const element = marker.getElement();
+    if (!element) return;
+    element.dataset.pinId = marker.pinId || '';
+    const pin = this.pins.get(marker.pinId);
+    element.setAttribute('aria-label', pin ? `Open the album of ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}` : 'New pin');
+    element.classList.toggle('selected', Boolean(marker.pinId) && marker.pinId === this.album.pinId && this.album.isOpen);
+  }
+
+  removeMarker(id) {
+    const marker = this.markers.get(id);
+    if (marker) marker.remove();
+    this.markers.delete(id);
+    this.pins.delete(id);
+  }
+
+  forgetPin(id, message) {
+    this.removeMarker(id);
+    this.updateCount();
+    if (message) this.toast(message);
+  }
+
+  openAlbum(id) {
+    const pin = this.pins.get(id);
+    if (!pin || this.drag) return;
+    this.album.open(pin);
+    this.select(id);
+    this.keepInView(this.markers.get(id));
+  }
+
+  /** On a wide screen the album covers the right of the map: pan the pin out from under it. */
+  keepInView(marker) {
+    if (!marker || !this.map) return;
+    requestAnimationFrame(() => {
+      const panel = $('album');
+      const mapWidth = this.container.clientWidth;
+      const covered = panel.hidden ? 0 : panel.getBoundingClientRect().width;
+      if (covered <= 0 || covered >= mapWidth - 120) return;
+      const point = this.map.latLngToContainerPoint(marker.getLatLng());
+      const visibleRight = mapWidth - covered;
+      const target = visibleRight / 2;
+      if (point.x > visibleRight - 40 || point.x < 40) this.map.panBy([point.x - target, 0], { animate: true });
+    });
+  }
+
+  select(id) {
+    for (const marker of this.markers.values()) {
+      const element = marker.getElement();
+      if (element) element.classList.toggle('selected', marker.pinId === id);
+    }
+    this.view.classList.toggle('album-open', Boolean(id));
+    if (this.map) setTimeout(() => this.map.invalidateSize(), 0);
+  }
+
+  statusText() {
+    const count = this.pins.size;
+    return count === 0 ? '' : `${count === 1 ? '1 pin' : `${count} pins`} · press and hold to add one`;
+  }
+
+  updateCount() {
+    this.container.dataset.pinCount = String(this.pins.size);
+    this.setStatus(this.statusText(), 'ready');
+    $('travel-empty').hidden = !this.loaded || this.pins.size > 0;
+  }
+
+  setStatus(text, stateName) {
+    const status = $('travel-status');
+    status.textContent = text;
+    status.dataset.state = stateName;
+  }
+
+  toast(text) {
+    const toast = $('travel-toast');
+    toast.textContent = text;
+    toast.hidden = false;
+    toast.classList.remove('leaving');
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => {
+      toast.classList.add('leaving');
+      this.toastTimer = setTimeout(() => { toast.hidden = true; }, 250);
+    }, 3500);
+  }
+
+  // ---- press and hold to drop, drag until released ----
+
+  listenForHolds(map) {
+    const container = this.container;
+    container.addEventListener('pointerdown', (event) => this.onPointerDown(event), true);
+    container.addEventListener('contextmenu', (event) => {
+      // A long touch opens the browser's menu; here it drops a pin instead.
+      if (this.hold || this.drag || event.pointerType === 'touch') event.preventDefault();
+    });
+    // A pan or zoom means the press was not a hold.
+    map.on('dragstart zoomstart movestart', () => { if (this.hold) this.cancelHold(); });
+    // While a new pin is dragged, the map must not see the pointer moving (it would pan).
+    const swallow = (event) => {
+      if (!this.drag) return;
+      if (event.type === 'pointermove') this.onDragMove(event);
+      if (event.cancelable && event.type === 'touchmove') event.preventDefault();
+      event.stopPropagation();
+    };
+    for (const type of ['pointermove', 'mousemove', 'touchmove']) {
+      window.addEventListener(type, swallow, { capture: true, passive: false });
+    }
+    window.addEventListener('pointermove', (event) => this.onHoldMove(event), true);
+    window.addEventListener('pointerup', (event) => this.onPointerUp(event), true);
+    window.addEventListener('pointercancel', (event) => this.onPointerUp(event, true), true);
+  }
+
+  onPointerDown(event) {
+    if (this.hold) {
+      // A second finger: pinching, not holding.
+      this.cancelHold();
+      return;
+    }
+    if (this.drag || !event.isPrimary || event.button !== 0) return;
+    // Presses on markers, controls and popups keep their own meaning.
+    if (event.target.closest('.leaflet-marker-icon, .leaflet-control-container, .leaflet-popup')) return;
+    const rect = this.container.getBoundingClientRect();
+    const point = [event.clientX - rect.left, event.clientY - rect.top];
+    const ring = el('span', { class: 'hold-ring', 'aria-hidden': 'true' });
+    ring.style.left = `${point[0]}px`;
+    ring.style.top = `${point[1]}px`;
+    this.container.append(ring);
+    this.hold = {
+      pointerId: event.pointerId,
+      x: event.clientX,
+      y: event.clientY,
+      ring,
+      timer: setTimeout(() => this.startDrop(event.clientX, event.clientY), HOLD_MS),
+    };
+  }
+
+  onHoldMove(event) {
+    const hold = this.hold;
+    if (!hold || event.pointerId !== hold.pointerId) return;
+    if (Math.hypot(event.clientX - hold.x, event.clientY - hold.y) > HOLD_TOLERANCE_PX) this.cancelHold();
+  }
+
+  cancelHold() {
+    const hold = this.hold;
+    if (!hold) return;
+    clearTimeout(hold.timer);
+    hold.ring.remove();
+    this.hold = null;
+  }
+
+  latLngAt(clientX, clientY) {
+    const rect = this.container.getBoundingClientRect();
+    return this.map.containerPointToLatLng([clientX - rect.left, clientY - rect.top]);
+  }
+
+  startDrop(clientX, clientY) {
+    const hold = this.hold;
+    if (!hold || !this.map) return;
+    hold.ring.remove();
+    this.hold = null;
+    const latlng = this.latLngAt(clientX, clientY);
+    const marker = L.marker(latlng, { icon: travelIcon('dragging'), keyboard: false, interactive: false, zIndexOffset: 2000 });
+    marker.addTo(this.map);
+    this.drag = { pointerId: hold.pointerId, marker };
+    this.container.classList.add('dropping');
+    if (navigator.vibrate) {
+      try { navigator.vibrate(15); } catch { /* not allowed without a gesture: fine */ }
+    }
+  }
+
+  onDragMove(event) {
+    const drag = this.drag;
+    if (!drag || event.pointerId !== drag.pointerId) return;
+    drag.marker.setLatLng(this.latLngAt(event.clientX, event.clientY));
+  }
+
+  onPointerUp(event, cancelled = false) {
+    if (this.hold && event.pointerId === this.hold.pointerId) {
+      this.cancelHold();
+      return;
+    }
+    const drag = this.drag;
+    if (!drag || event.pointerId !== drag.pointerId) return;
+    if (!cancelled) drag.marker.setLatLng(this.latLngAt(event.clientX, event.clientY));
+    // The click that follows the release must not reach the map or a marker.
+    const swallowClick = (click) => { click.stopPropagation(); click.preventDefault(); };
+    window.addEventListener('click', swallowClick, { capture: true, once: true });
+    setTimeout(() => window.removeEventListener('click', swallowClick, { capture: true }), 0);
+    this.drag = null;
+    this.container.classList.remove('dropping');
+    this.savePin(drag.marker);
+  }
+
+  async savePin(marker) {
+    const element = marker.getElement();
+    if (element) {
+      element.classList.remove('dragging');
+      element.classList.add('saving');
+    }
+    const at = marker.getLatLng();
+    const wrapped = at.wrap();
+    const generation = this.generation || 0;
+    let pin;
+    try {
+      pin = await api.createPin(Number(wrapped.lat.toFixed(6)), Number(wrapped.lng.toFixed(6)));
+    } catch (error) {
+      marker.remove();
+      if (generation !== (this.generation || 0)) return;
+      const { title, message } = error.status === 409
+        ? { title: 'Too Many Pins', message: error.message }
+        : describeFailure(error, 'dropping the pin');
+      await showAlert(title, message);
+      return;
+    }
+    marker.remove();
+    if (generation !== (this.generation || 0)) return;
+    const placed = this.placePin(pin);
+    // Keep it on the world copy where it was dropped.
+    placed.setLatLng([pin.latitude, at.lng + (pin.longitude - wrapped.lng)]);
+    this.updateCount();
+    this.toast(`Pin dropped at ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}. Its photos are downloading: tap the pin to see them.`);
+  }
+}
