@@ -128,6 +128,32 @@ def test_long_press_drops_a_pin_that_follows_the_drag(travel, api):
     assert page.console_errors() == []
 
 
+def test_holding_a_pin_moves_it_and_its_album_follows(travel):
+    page, user = travel, travel.user
+    pin_id = drop_pin(page, x=-100, y=0)
+    first = api_settled(user, pin_id)
+    open_album(page, pin_id)
+    wait_settled(page)
+    old_ids = set(photo_ids(page))
+    before = user.pins()[0]
+
+    # A plain click opens the album; a hold on the pin picks it up, then it follows the pointer.
+    ActionChains(page.driver).move_to_element(pin_marker(page, pin_id)).click_and_hold().pause(0.8) \
+        .move_by_offset(40, 0).pause(0.05).move_by_offset(40, 0).pause(0.05).release().perform()
+    page.until(lambda d: user.pins()[0]["longitude"] > before["longitude"] + 15, 10, "the pin did not move")
+    after = user.pins()[0]
+    assert after["id"] == pin_id and len(user.pins()) == 1
+    assert abs(after["latitude"] - before["latitude"]) < 1
+    page.text_in("#travel-toast", "Pin moved")
+    # The open album is fetched again for the new place, live.
+    page.until(lambda d: page.find("#album").get_attribute("data-collection") == str(first["album"]["collection"] + 1),
+               10, "the album was not fetched again")
+    wait_settled(page)
+    page.until(lambda d: loaded_images(page) == len(photo_ids(page)) > 0, 10, "new images missing")
+    assert not set(photo_ids(page)) & old_ids
+    assert page.find("#album-title").text == after["placeName"]
+
+
 def test_album_shows_placeholders_then_images_live(travel):
     page, user, stub = travel, travel.user, travel.stub
     stub.image_delay = 1.2  # six downloads at a time: 21 photos take about four rounds

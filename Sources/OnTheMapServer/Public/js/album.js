@@ -86,7 +86,7 @@ export class AlbumPanel {
   // ---- opening and closing ----
 
   /** Opens the pin's album: its kept photos at once, then live changes while any are due. */
-  async open(pin) {
+  async open(pin, { newerThan = null, tries = 0 } = {}) {
     const generation = ++this.generation;
     this.stopStream();
     const samePin = this.pin && this.pin.id === pin.id;
@@ -121,7 +121,22 @@ export class AlbumPanel {
     }
     if (generation !== this.generation) return;
     this.apply(body);
+    if (newerThan !== null && this.album.settled && this.album.collection <= newerThan && tries < 15) {
+      // The pin just moved: the server starts its new search a moment after answering.
+      this.album = { ...this.album, status: 'searching', settled: false };
+      this.render();
+      this.retryTimer = setTimeout(() => {
+        if (generation === this.generation) this.open(this.pin, { newerThan, tries: tries + 1 });
+      }, 400);
+      return;
+    }
     if (!this.album.settled) this.startStream();
+  }
+
+  /** The open pin moved: show its album as it is fetched for the new place. */
+  moved(pin) {
+    if (!this.isOpen || !this.pin || this.pin.id !== pin.id) return;
+    this.open(pin, { newerThan: this.album ? this.album.collection : 0 });
   }
 
   close() {

@@ -288,9 +288,12 @@ export class TravelTab {
       this.cancelHold();
       return;
     }
-    if (this.drag || !event.isPrimary || event.button !== 0) return;
-    // Presses on markers, controls and popups keep their own meaning.
-    if (event.target.closest('.leaflet-marker-icon, .leaflet-control-container, .leaflet-popup')) return;
+    if (this.drag || !event.isPrimary || event.button !== 0 || !this.map) return;
+    // Holding a pin picks it up to move it; controls keep their own meaning.
+    const icon = event.target.closest('.leaflet-marker-icon');
+    const pinId = icon && icon.dataset.pinId;
+    if (icon && !(pinId && this.markers.has(pinId))) return;
+    if (event.target.closest('.leaflet-control-container, .leaflet-popup')) return;
     const rect = this.container.getBoundingClientRect();
     const point = [event.clientX - rect.left, event.clientY - rect.top];
     const ring = el('span', { class: 'hold-ring', 'aria-hidden': 'true' });
@@ -298,6 +301,7 @@ export class TravelTab {
     ring.style.top = `${point[1]}px`;
     this.container.append(ring);
     this.hold = {
+      pinId: pinId || null,
       pointerId: event.pointerId,
       x: event.clientX,
       y: event.clientY,
@@ -320,9 +324,10 @@ export class TravelTab {
     this.hold = null;
   }
 
-  latLngAt(clientX, clientY) {
+  /** Where the pin's tip goes for a pointer at client x, y (minus the grab offset). */
+  latLngAt(clientX, clientY, offset = [0, 0]) {
     const rect = this.container.getBoundingClientRect();
-    return this.map.containerPointToLatLng([clientX - rect.left, clientY - rect.top]);
+    return this.map.containerPointToLatLng([clientX - rect.left - offset[0], clientY - rect.top - offset[1]]);
   }
 
   startDrop(clientX, clientY) {
@@ -330,10 +335,23 @@ export class TravelTab {
     if (!hold || !this.map) return;
     hold.ring.remove();
     this.hold = null;
+    if (hold.pinId) {
+      // Picks up an existing pin, keeping the spot where the pointer holds it.
+      const marker = this.markers.get(hold.pinId);
+      if (!marker) return;
+      const rect = this.container.getBoundingClientRect();
+      const tip = this.map.latLngToContainerPoint(marker.getLatLng());
+      const offset = [clientX - rect.left - tip.x, clientY - rect.top - tip.y];
+      this.drag = { pointerId: hold.pointerId, marker, pinId: hold.pinId, from: marker.getLatLng(), offset, moved: false };
+      const element = marker.getElement();
+      if (element) element.classList.add('dragging');
+      this.container.classList.add('dropping');
+      return;
+    }
     const latlng = this.latLngAt(clientX, clientY);
     const marker = L.marker(latlng, { icon: travelIcon('dragging'), keyboard: false, interactive: false, zIndexOffset: 2000 });
     marker.addTo(this.map);
-    this.drag = { pointerId: hold.pointerId, marker };
+    this.drag = { pointerId: hold.pointerId, marker, pinId: null, offset: [0, 0] };
     this.container.classList.add('dropping');
     if (navigator.vibrate) {
       try { navigator.vibrate(15); } catch { /* not allowed without a gesture: fine */ }
@@ -343,7 +361,7 @@ export class TravelTab {
   onDragMove(event) {
     const drag = this.drag;
     if (!drag || event.pointerId !== drag.pointerId) return;
-    drag.marker.setLatLng(this.latLngAt(event.clientX, event.clientY));
+    drag.marker.setLatLng(this.latLngAt(event.clientX, event.clientY, drag.offset));
   }
 
   onPointerUp(event, cancelled = false) {
@@ -353,14 +371,53 @@ export class TravelTab {
     }
     const drag = this.drag;
     if (!drag || event.pointerId !== drag.pointerId) return;
-    if (!cancelled) drag.marker.setLatLng(this.latLngAt(event.clientX, event.clientY));
+    if (!cancelled) drag.marker.setLatLng(this.latLngAt(event.clientX, event.clientY, drag.offset));
     // The click that follows the release must not reach the map or a marker.
     const swallowClick = (click) => { click.stopPropagation(); click.preventDefault(); };
     window.addEventListener('click', swallowClick, { capture: true, once: true });
     setTimeout(() => window.removeEventListener('click', swallowClick, { capture: true }), 0);
     this.drag = null;
     this.container.classList.remove('dropping');
-    this.savePin(drag.marker);
+    if (drag.pinId) this.movePin(drag, cancelled);
+    else this.savePin(drag.marker);
+  }
+
+  /** A picked-up pin was let go: PATCH its new place (the server fetches its album again). */
+  async movePin(drag, cancelled) {
+    const { marker, pinId, from } = drag;
+    const element = marker.getElement();
+    if (element) element.classList.remove('dragging');
+    const to = marker.getLatLng();
+    const fromPoint = this.map.latLngToContainerPoint(from);
+    const toPoint = this.map.latLngToContainerPoint(to);
+    if (cancelled || fromPoint.distanceTo(toPoint) < 4) {
+      marker.setLatLng(from);
+      return;
+    }
+    if (element) element.classList.add('saving');
+    const wrapped = to.wrap();
+    const generation = this.generation || 0;
+    let pin;
+    try {
+      pin = await api.movePin(pinId, Number(wrapped.lat.toFixed(6)), Number(wrapped.lng.toFixed(6)));
+    } catch (error) {
+      if (element) element.classList.remove('saving');
+      if (generation !== (this.generation || 0)) return;
+      if (error.kind === 'notFound') {
+        this.forgetPin(pinId, 'This pin no longer exists.');
+        return;
+      }
+      marker.setLatLng(from);
+      const { title, message } = describeFailure(error, 'moving the pin');
+      await showAlert(title, message);
+      return;
+    }
+    if (element) element.classList.remove('saving');
+    if (generation !== (this.generation || 0)) return;
+    this.placePin(pin);
+    marker.setLatLng([pin.latitude, to.lng + (pin.longitude - wrapped.lng)]);
+    this.toast(`Pin moved to ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}. Its photos are downloading again.`);
+    this.album.moved(pin);
   }
 
   async savePin(marker) {
