@@ -335,6 +335,12 @@ struct TravelAPITests {
             }
             #expect(moved["latitude"] as? Double == 35.6762)
             #expect(moved.string("placeName")?.contains("Tokyo") == true)
+            // Read straight after the move, the album is never the old one, settled.
+            let rightAfter = try await context.client.execute(uri: "/api/pins/\(pinID)/photos", method: .get, headers: user.headers) { response throws in
+                try response.object
+            }
+            let state = try #require(rightAfter["album"] as? [String: Any])
+            #expect(state["settled"] as? Bool == false || state["collection"] as? Int == 2)
             let deadline = ContinuousClock.now + .seconds(10)
             var after = try await context.client.settledAlbum(user, pinID)
             while after.albumStatus["collection"] as? Int != 2, ContinuousClock.now < deadline {

@@ -70,6 +70,21 @@ final class AlbumService: Service, Sendable {
         queue.yield(job)
     }
 
+    /// Queues a new fetch of a pin's album, first marking the album as searching, so a
+    /// client that reads it right after the request that asked for it (a moved pin) sees
+    /// work under way instead of the old album, settled.
+    func refetch(pinID: String) async throws {
+        if var state = try await store.albumState(pinID: pinID) {
+            state.status = .searching
+            state.errorCode = nil
+            state.errorMessage = nil
+            state.updatedAt = Date()
+            try await store.saveAlbumState(state)
+            await publishAlbum(pinID: pinID)
+        }
+        enqueue(.album(pinID: pinID, choice: .first))
+    }
+
     private func perform(_ job: Job) async {
         switch job {
         case .album(let pinID, let choice):

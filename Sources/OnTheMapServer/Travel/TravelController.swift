@@ -82,7 +82,7 @@ struct TravelController: Sendable {
             id: pin.id, latitude: coordinates.latitude, longitude: coordinates.longitude,
             placeName: await placeName(coordinates), updatedAt: Date()
         ) else { throw Self.pinNotFound }
-        albums.enqueue(.album(pinID: pin.id, choice: .first))
+        try await albums.refetch(pinID: pin.id)
         return try JSONResponse.make(PinView(moved))
     }
 
