@@ -35,7 +35,6 @@ import csv
 import json
 import math
 import os
-import statistics
 import sys
 import unicodedata
 from collections import Counter, defaultdict

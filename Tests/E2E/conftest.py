@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -31,7 +31,6 @@ from photo_stub import PhotoStub
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "test-output"
 SCREENSHOTS = OUTPUT / "screenshots"
-DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
 PHONE = (390, 844)
 DESKTOP = (1280, 800)
 
@@ -247,16 +246,13 @@ class Page:
         self.js("window.dispatchEvent(new Event('resize'))")
         time.sleep(0.4)
 
-    def screenshot(self, name, sizes=(PHONE, DESKTOP), docs=False):
+    def screenshot(self, name, sizes=(PHONE, DESKTOP)):
         """Saves `<name>-390x844.png` and `<name>-1280x800.png`, then returns to desktop size."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         for size in sizes:
             self.viewport(size)
             path = SCREENSHOTS / f"{name}-{size[0]}x{size[1]}.png"
             self.driver.save_screenshot(str(path))
-            if docs:
-                DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, DOCS_SCREENSHOTS / path.name)
         self.viewport(DESKTOP)
 
     def console_errors(self):

@@ -26,7 +26,7 @@ def test_marker_count_equals_locations(page, api):
     # What is drawn adds up to the same number (the whole world is in view).
     assert page.js(MARKER_SUM_JS) == expected
     assert page.find("#map-status").text == f"{expected:,} students"
-    page.screenshot("map", docs=True)
+    page.screenshot("map")
 
 
 def test_popup_shows_name_and_link_opening_in_new_tab(page, api):

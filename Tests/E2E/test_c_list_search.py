@@ -21,7 +21,7 @@ def test_list_is_most_recent_first_with_place_host_and_age(page, api):
     assert first.find_element(By.CSS_SELECTOR, ".row-place").text == "Nairobi, Kenya"
     assert first.find_element(By.CSS_SELECTOR, ".row-host").text == "github.com"
     assert first.find_element(By.CSS_SELECTOR, ".row-time").text in ("updated just now", "updated 1 min ago")
-    page.screenshot("list", docs=True)
+    page.screenshot("list")
 
 
 def test_list_loads_100_more_rows_as_you_scroll(page, api):

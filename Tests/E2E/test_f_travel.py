@@ -3,13 +3,12 @@ photo album (placeholders, then images as they arrive), photos are removed, New 
 replaces the album, a kept album reopens at once, pins are deleted, provider failures are
 explained. Photos come from the local Wikimedia Commons stub (photo_stub.py)."""
 import os
-import shutil
 import time
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 
-from conftest import DESKTOP, DOCS_SCREENSHOTS, PHONE, SCREENSHOTS
+from conftest import DESKTOP, PHONE
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")),
                                 reason="Travel tests need the server started here, pointed at the photo stub")
@@ -211,8 +210,6 @@ def test_album_screenshots_and_travel_map(travel):
     page.until(lambda d: loaded_images(page) == PHOTOS, 10, "images missing")
     page.gone("#travel-toast", 8)
     page.screenshot("travel-album")
-    DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(SCREENSHOTS / "travel-album-1280x800.png", DOCS_SCREENSHOTS / "travel-album-1280x800.png")
 
 
 def test_clicking_a_photo_removes_it(travel):
@@ -345,7 +342,7 @@ def test_provider_failures_are_explained_and_keep_the_photos(travel):
 
 
 def test_logout_forgets_the_travel_tab(travel, api):
-    page, user = travel, travel.user
+    page = travel
     pin_id = drop_pin(page)
     open_album(page, pin_id)
     page.find("#logout-button").click()
