@@ -88,6 +88,7 @@ let package = Package(
                 "OnTheMapServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Runs the built `onthemap` binary end to end against a server process.
@@ -101,6 +102,7 @@ let package = Package(
             dependencies: [
                 "OnTheMapServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

@@ -8,7 +8,11 @@ import Storage
 
 /// Builds the whole server from a configuration; `onthemap serve` runs it and tests call
 /// the same function.
-public func buildApplication(configuration: Configuration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
+/// `onServerRunning` gets the port actually bound (useful with port 0).
+public func buildApplication(
+    configuration: Configuration, logger: Logger? = nil,
+    onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
     var logger = logger ?? Logger(label: "onthemap")
     if logger.logLevel > .info, let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap({ Logger.Level(rawValue: $0) }) {
         logger.logLevel = level
@@ -25,6 +29,7 @@ public func buildApplication(configuration: Configuration, logger: Logger? = nil
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
         // Shut down in reverse order: album downloads stop before the database closes.
         services: [StoreService(store: store), SessionSweeper(sessions: store, logger: logger), albums],
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
 }

@@ -98,17 +98,19 @@ struct ServeCommand: AsyncParsableCommand {
         }
         logger.logLevel = level
 
-        let app = try await buildApplication(configuration: configuration, logger: logger)
-        var banner = ""
-        if configuration.port != 0 {
-            banner += "OnTheMap is at http://\(configuration.host):\(configuration.port)/\n"
+        let host = configuration.host
+        let app = try await buildApplication(configuration: configuration, logger: logger) { port in
+            Self.say("OnTheMap is at http://\(host):\(port)/")
         }
         if configuration.demo {
-            banner += "Demo account: \(DemoAccount.email) / \(DemoAccount.password)\n"
+            Self.say("Demo account: \(DemoAccount.email) / \(DemoAccount.password)")
         }
-        banner += "Data in \(configuration.dataDirectory); Ctrl-C stops the server.\n"
-        // Written unbuffered so it shows before the server's log lines, even through a pipe.
-        FileHandle.standardOutput.write(Data(banner.utf8))
+        Self.say("Data in \(configuration.dataDirectory); Ctrl-C stops the server.")
         try await app.runService()
+    }
+
+    /// Unbuffered, so the lines show in order with the server's log, even through a pipe.
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

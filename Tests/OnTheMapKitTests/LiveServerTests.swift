@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Hummingbird
 import HummingbirdTesting
 import OnTheMapKit
@@ -14,7 +15,9 @@ func withLiveServer<T: Sendable>(_ body: @Sendable (URL) async throws -> T) asyn
     configuration.dataDirectory = directory.path
     configuration.bcryptCost = 4
     configuration.port = 0
-    let app = try await buildApplication(configuration: configuration)
+    var logger = Logger(label: "test-server")
+    logger.logLevel = .warning  // keep test output to failures
+    let app = try await buildApplication(configuration: configuration, logger: logger)
     return try await app.test(.live) { client in
         let port = try #require(client.port)
         return try await body(URL(string: "http://127.0.0.1:\(port)")!)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -18,7 +19,9 @@ func withTestServer<T: Sendable>(
     configuration.bcryptCost = 4
     configuration.port = 0
     adjust(&configuration)
-    let app = try await buildApplication(configuration: configuration)
+    var logger = Logger(label: "test-server")
+    logger.logLevel = .warning  // keep test output to failures
+    let app = try await buildApplication(configuration: configuration, logger: logger)
     return try await app.test(.router) { client in try await body(client) }
 }
 
