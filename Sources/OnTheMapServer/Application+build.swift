@@ -73,7 +73,10 @@ func buildRouter(store: any OnTheMapStore, geocoder: any Geocoder, albums: Album
 
     GeocodeController(geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst))
         .addRoutes(to: router.group("api/geocode"))
-    TravelController(store: store, albums: albums, geocoder: geocoder, configuration: configuration)
+    TravelController(
+        store: store, albums: albums, geocoder: geocoder, configuration: configuration,
+        searchLimiter: RateLimiter(perSecond: configuration.photoSearchesPerMinute / 60, burst: configuration.photoSearchBurst)
+    )
         .addRoutes(to: router.group("api"))
 
     WebApp(configuration: configuration, logger: logger).register(on: router)

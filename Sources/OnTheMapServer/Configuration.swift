@@ -37,6 +37,10 @@ public struct Configuration: Sendable {
     /// this process is the database's only writer; turn it off when several servers share
     /// one database.
     public var cacheListResponses = true
+    /// Photo searches (pin dropped or moved, New Collection) allowed per account: sustained
+    /// rate and burst. A Flickr key allows 3,600 searches an hour for all users together.
+    public var photoSearchesPerMinute: Double = 20
+    public var photoSearchBurst: Double = 20
     /// Largest request body accepted, in bytes.
     public var maxBodySize = 64 * 1024
     /// Travel photos come from Flickr when this key is set (`FLICKR_API_KEY`), from

@@ -93,6 +93,27 @@ struct TravelAPITests {
         }
     }
 
+    @Test("Photo searches are limited per account: over the burst answers 429 and changes nothing")
+    func searchRateLimit() async throws {
+        try await withTravelServer({ $0.photoSearchBurst = 2; $0.photoSearchesPerMinute = 1 }) { context in
+            let user = try await context.client.signUp()
+            let pinID = try #require(try await context.client.dropPin(user).string("id"))
+            _ = try await context.client.settledAlbum(user, pinID)
+            var statuses: [Int] = []
+            for _ in 0..<2 {
+                try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
+                    statuses.append(Int(response.status.code))
+                    if response.status == .tooManyRequests { #expect(response.headers[.retryAfter] != nil) }
+                }
+            }
+            #expect(statuses == [200, 429])
+            #expect(context.stub.searches.count == 2)
+            // Another account has its own allowance.
+            let other = try await context.client.signUp()
+            _ = try await context.client.dropPin(other)
+        }
+    }
+
     @Test("A provider failure is a clear error and keeps every kept photo")
     func providerFailureKeepsPhotos() async throws {
         try await withTravelServer { context in

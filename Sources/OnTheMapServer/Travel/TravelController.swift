@@ -16,6 +16,9 @@ struct TravelController: Sendable {
     let albums: AlbumService
     let geocoder: any Geocoder
     let configuration: Configuration
+    /// Dropping, moving a pin and "New Collection" each cost one provider search, and a
+    /// Flickr key's quota (3,600 an hour) is shared by every user: limit them per account.
+    let searchLimiter: RateLimiter
 
     static let maximumPinsPerAccount = 500
     static let bodyLimit = 4 * 1024
@@ -51,6 +54,7 @@ struct TravelController: Sendable {
         let account = try await signedIn(request)
         let body = try await request.collectBody(limit: Self.bodyLimit) { APIError.tooLarge }
         let coordinates = try PinCoordinates.parse(body)
+        try await searchLimiter.admit(account)
         guard try await store.countPins(ownerKey: account) < Self.maximumPinsPerAccount else {
             throw APIError(.conflict, "too_many_pins", "An account keeps at most \(Self.maximumPinsPerAccount) pins; delete some first.")
         }
@@ -78,6 +82,7 @@ struct TravelController: Sendable {
         let pin = try await ownedPin(request, context)
         let body = try await request.collectBody(limit: Self.bodyLimit) { APIError.tooLarge }
         let coordinates = try PinCoordinates.parse(body)
+        try await searchLimiter.admit(pin.ownerKey)
         guard let moved = try await store.movePin(
             id: pin.id, latitude: coordinates.latitude, longitude: coordinates.longitude,
             placeName: await placeName(coordinates), updatedAt: Date()
@@ -106,6 +111,7 @@ struct TravelController: Sendable {
     /// provider fails, the album is unchanged and the error says why.
     @Sendable func newCollection(_ request: Request, context: AppRequestContext) async throws -> Response {
         let pin = try await ownedPin(request, context)
+        try await searchLimiter.admit(pin.ownerKey)
         do {
             return try JSONResponse.make(AlbumView(try await albums.fetchAlbum(pinID: pin.id, choice: .another)))
         } catch let error as PhotoProviderError {
