@@ -29,22 +29,8 @@ public struct FlickrProvider: PhotoProvider {
 
     public func search(_ search: PhotoSearch) async throws -> PhotoPage {
         let url = try requestURL(search)
-        let reply: HTTPFetcher.Reply
-        do {
-            reply = try await fetcher.get(url, timeout: timeout, accept: "application/json")
-        } catch let failure as HTTPFetcher.Failure {
-            throw PhotoProviderError.unavailable(provider: displayName, reason: failure.description)
-        }
-        switch reply.status {
-        case 200: break
-        case 429:
-            throw PhotoProviderError.rateLimited(provider: displayName, retryAfter: reply.header("Retry-After").flatMap { Int($0) })
-        case 500...599:
-            throw PhotoProviderError.unavailable(provider: displayName, reason: "it answered HTTP \(reply.status)")
-        default:
-            throw PhotoProviderError.badResponse(provider: displayName, reason: "HTTP \(reply.status)")
-        }
-        return try Self.decode(reply.body, requestedPage: search.page, provider: displayName)
+        let body = try await fetcher.searchResults(url, timeout: timeout, provider: displayName)
+        return try Self.decode(body, requestedPage: search.page, provider: displayName)
     }
 
     func requestURL(_ search: PhotoSearch) throws -> URL {

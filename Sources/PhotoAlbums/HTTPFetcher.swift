@@ -100,3 +100,26 @@ public final class HTTPFetcher: Sendable {
         }
     }
 }
+
+extension HTTPFetcher {
+    /// A provider's search answer: the JSON body of a 200, or the provider error every
+    /// provider reports the same way (no network, 429 with Retry-After, 5xx, other status).
+    func searchResults(_ url: URL, timeout: TimeInterval, provider: String) async throws -> Data {
+        let reply: Reply
+        do {
+            reply = try await get(url, timeout: timeout, accept: "application/json")
+        } catch let failure as Failure {
+            throw PhotoProviderError.unavailable(provider: provider, reason: failure.description)
+        }
+        switch reply.status {
+        case 200:
+            return reply.body
+        case 429:
+            throw PhotoProviderError.rateLimited(provider: provider, retryAfter: reply.header("Retry-After").flatMap { Int($0) })
+        case 500...599:
+            throw PhotoProviderError.unavailable(provider: provider, reason: "it answered HTTP \(reply.status)")
+        default:
+            throw PhotoProviderError.badResponse(provider: provider, reason: "HTTP \(reply.status)")
+        }
+    }
+}

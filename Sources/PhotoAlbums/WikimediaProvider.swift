@@ -37,22 +37,8 @@ public struct WikimediaProvider: PhotoProvider {
 
     public func search(_ search: PhotoSearch) async throws -> PhotoPage {
         let url = try requestURL(search)
-        let reply: HTTPFetcher.Reply
-        do {
-            reply = try await fetcher.get(url, timeout: timeout, accept: "application/json")
-        } catch let failure as HTTPFetcher.Failure {
-            throw PhotoProviderError.unavailable(provider: displayName, reason: failure.description)
-        }
-        switch reply.status {
-        case 200: break
-        case 429:
-            throw PhotoProviderError.rateLimited(provider: displayName, retryAfter: reply.header("Retry-After").flatMap { Int($0) })
-        case 500...599:
-            throw PhotoProviderError.unavailable(provider: displayName, reason: "it answered HTTP \(reply.status)")
-        default:
-            throw PhotoProviderError.badResponse(provider: displayName, reason: "HTTP \(reply.status)")
-        }
-        let all = try Self.decode(reply.body, provider: displayName)
+        let body = try await fetcher.searchResults(url, timeout: timeout, provider: displayName)
+        let all = try Self.decode(body, provider: displayName)
         let perPage = max(1, search.perPage)
         let pages = (all.count + perPage - 1) / perPage
         let page = max(1, search.page)
