@@ -92,14 +92,7 @@ export class AlbumPanel {
     const samePin = this.pin && this.pin.id === pin.id;
     this.pin = pin;
     this.failure = null;
-    if (!samePin) {
-      this.album = null;
-      this.photos = [];
-      this.tiles.clear();
-      this.credits.clear();
-      this.grid.replaceChildren();
-      this.creditsList.replaceChildren();
-    }
+    if (!samePin) this.clearPhotos();
     this.panel.hidden = false;
     this.panel.dataset.pinId = pin.id;
     this.panel.dataset.state = 'loading';
@@ -153,6 +146,10 @@ export class AlbumPanel {
   reset() {
     this.close();
     this.pin = null;
+    this.clearPhotos();
+  }
+
+  clearPhotos() {
     this.album = null;
     this.photos = [];
     this.tiles.clear();

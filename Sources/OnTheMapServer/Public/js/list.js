@@ -72,14 +72,7 @@ export class LocationList {
       this.loaded = results.length;
       this.done = results.length < PAGE_SIZE;
       this.failedMore = false;
-      const now = Date.now();
-      const rows = [];
-      for (const location of results) {
-        if (this.seen.has(location.objectId)) continue;
-        this.seen.add(location.objectId);
-        rows.push(studentRow(location, now));
-      }
-      this.listElement.replaceChildren(...rows);
+      this.listElement.replaceChildren(...this.newRows(results));
       this.scroller.scrollTop = 0;
       this.updateFooter();
       this.loading = null;
@@ -127,14 +120,7 @@ export class LocationList {
         if (generation !== this.generation) return;
         this.loaded += results.length;
         this.done = results.length < PAGE_SIZE;
-        const now = Date.now();
-        const rows = [];
-        for (const location of results) {
-          if (this.seen.has(location.objectId)) continue;
-          this.seen.add(location.objectId);
-          rows.push(studentRow(location, now));
-        }
-        this.listElement.append(...rows);
+        this.listElement.append(...this.newRows(results));
         this.updateFooter();
       } catch (error) {
         if (generation !== this.generation) return;
@@ -153,6 +139,18 @@ export class LocationList {
       requestAnimationFrame(() => this.fillIfVisible());
     })();
     return this.loading;
+  }
+
+  /** Rows for the records not shown yet (pages can overlap when someone posts meanwhile). */
+  newRows(results) {
+    const now = Date.now();
+    const rows = [];
+    for (const location of results) {
+      if (this.seen.has(location.objectId)) continue;
+      this.seen.add(location.objectId);
+      rows.push(studentRow(location, now));
+    }
+    return rows;
   }
 
   updateFooter() {
