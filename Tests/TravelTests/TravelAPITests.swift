@@ -27,6 +27,8 @@ struct TravelAPITests {
             #expect(album.photos.allSatisfy { $0.string("state") == "ready" })
             #expect(album.albumStatus["status"] as? String == "complete")
             #expect(album.albumStatus["provider"] as? String == "flickr")
+            // Once settled, no half-written download is left behind.
+            #expect(photoFiles(in: context.dataDirectory, includingPartial: true) == files)
             #expect(context.stub.searches.count == 1)
             let search = try #require(context.stub.searches.first)
             #expect(search["per_page"] == "21")

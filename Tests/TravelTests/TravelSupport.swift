@@ -138,13 +138,17 @@ func fileExists(_ directory: URL, _ relative: String) -> Bool {
     FileManager.default.fileExists(atPath: directory.appendingPathComponent(relative).path)
 }
 
-func photoFiles(in directory: URL) -> [String] {
+/// The kept images under `photos/`. A download in flight shows up as a hidden
+/// `.<photo>.<n>.partial` file until it is renamed into place; that is not a kept photo,
+/// so it is left out unless `includingPartial` asks for everything on disk.
+func photoFiles(in directory: URL, includingPartial: Bool = false) -> [String] {
     let root = directory.appendingPathComponent("photos")
     guard let enumerator = FileManager.default.enumerator(atPath: root.path) else { return [] }
     var files: [String] = []
     while let next = enumerator.nextObject() as? String {
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: root.appendingPathComponent(next).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+        if FileManager.default.fileExists(atPath: root.appendingPathComponent(next).path, isDirectory: &isDirectory), !isDirectory.boolValue,
+           includingPartial || !next.hasSuffix(".partial") {
             files.append(next)
         }
     }
