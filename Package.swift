@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.0"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/vapor/async-kit.git", from: "1.22.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
@@ -29,7 +30,7 @@ let package = Package(
         .target(name: "OnTheMapKit", dependencies: ["OnTheMapModels"]),
         // Offline forward/reverse geocoder on a bundled GeoNames gazetteer. Foundation only.
         .target(name: "Geocoding", resources: [.copy("Resources")]),
-        // Repository protocols and their SQL implementations.
+        // Repository protocols and their SQL implementation on SQLite or PostgreSQL.
         .target(
             name: "Storage",
             dependencies: [
@@ -37,6 +38,7 @@ let package = Package(
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "AsyncKit", package: "async-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -80,27 +82,31 @@ let package = Package(
             ],
             path: "Benchmarks/AlbumBenchmark"
         ),
+        // Test support: picks SQLite or PostgreSQL for the server suites.
+        .target(name: "TestDatabases", path: "Tests/TestDatabases"),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding"]),
         .testTarget(
             name: "OnTheMapKitTests",
             dependencies: [
                 "OnTheMapKit",
                 "OnTheMapServer",
+                "TestDatabases",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Runs the built `onthemap` binary end to end against a server process.
-        .testTarget(name: "CLITests", dependencies: ["OnTheMapKit"]),
+        .testTarget(name: "CLITests", dependencies: ["OnTheMapKit", "TestDatabases"]),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage"]
+            dependencies: ["Storage", "TestDatabases", .product(name: "PostgresKit", package: "postgres-kit")]
         ),
         .testTarget(
             name: "OnTheMapServerTests",
             dependencies: [
                 "OnTheMapServer",
+                "TestDatabases",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -112,6 +118,7 @@ let package = Package(
                 "OnTheMapServer",
                 "PhotoAlbums",
                 "Storage",
+                "TestDatabases",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -63,7 +63,7 @@ func buildRouter(store: any OnTheMapStore, geocoder: any Geocoder, albums: Album
     }
     AccountController(store: store, configuration: configuration).addRoutes(to: router.group("api"))
 
-    let listCache = configuration.cacheListResponses ? ListResponseCache() : nil
+    let listCache = configuration.resolvedCacheListResponses ? ListResponseCache() : nil
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache)
         .addRoutes(to: router.group("parse/classes/StudentLocation")
             .add(middleware: ParseCredentialsMiddleware(

@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 import OnTheMapModels
 
 /// Everything `onthemap serve` can be told. Filled from flags, then `ONTHEMAP_*`
@@ -34,9 +35,9 @@ public struct Configuration: Sendable {
     public var geocodeRatePerSecond: Double = 10
     public var geocodeBurst: Double = 30
     /// Keep encoded StudentLocation list answers until the next write. Only correct while
-    /// this process is the database's only writer; turn it off when several servers share
-    /// one database.
-    public var cacheListResponses = true
+    /// this process is the database's only writer. nil decides by database: on for SQLite
+    /// (embedded, one server), off for PostgreSQL (other servers may write to it).
+    public var cacheListResponses: Bool?
     /// Photo searches (pin dropped or moved, New Collection) allowed per account: sustained
     /// rate and burst. A Flickr key allows 3,600 searches an hour for all users together.
     public var photoSearchesPerMinute: Double = 20
@@ -60,6 +61,20 @@ public struct Configuration: Sendable {
     public var photoUserAgent: String?
 
     public init() {}
+
+    /// Whether list answers are cached, after `cacheListResponses`' default is applied.
+    public var resolvedCacheListResponses: Bool {
+        cacheListResponses ?? !usesPostgreSQL
+    }
+
+    public var usesPostgreSQL: Bool {
+        resolvedDatabaseURL.lowercased().hasPrefix("postgres")
+    }
+
+    /// The database in effect, fit for logs: a password in the URL is masked.
+    public var databaseDescription: String {
+        SQLStore.redactedDatabaseURL(resolvedDatabaseURL)
+    }
 
     /// The database URL in effect.
     public var resolvedDatabaseURL: String {

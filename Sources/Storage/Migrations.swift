@@ -2,9 +2,10 @@ import OnTheMapModels
 import SQLKit
 
 /// Numbered schema migrations, applied once each, in order. Never edit a shipped
-/// migration: add the next number. SQL here stays within what SQLite and PostgreSQL share.
+/// migration: add the next number. SQL here stays within what SQLite and PostgreSQL share;
+/// `statement(_:for:)` adds the one thing PostgreSQL needs on top.
 enum Migrations {
-    static let all: [(version: Int, statements: [SQLQueryString])] = [
+    static let all: [(version: Int, statements: [String])] = [
         (1, [
             """
             CREATE TABLE accounts (
@@ -101,7 +102,26 @@ enum Migrations {
         ]),
     ]
 
+    /// On PostgreSQL text columns get the "C" collation, so ordering and `$lt`/`$gt` compare
+    /// by code point as SQLite and Parse do, whatever locale the database was created with.
+    static func statement(_ sql: String, forPostgres: Bool) -> SQLQueryString {
+        "\(unsafeRaw: forPostgres ? sql.replacingOccurrences(of: " TEXT", with: " TEXT COLLATE \"C\"") : sql)"
+    }
+
     static func run(on database: any SQLDatabase) async throws {
+        guard database.dialect.name == "postgresql" else { return try await apply(on: database, forPostgres: false) }
+        // Servers starting together against one database take turns.
+        try await database.raw("SELECT pg_advisory_lock(\(literal: advisoryLockKey))").run()
+        do {
+            try await apply(on: database, forPostgres: true)
+        } catch {
+            try? await database.raw("SELECT pg_advisory_unlock(\(literal: advisoryLockKey))").run()
+            throw error
+        }
+        try await database.raw("SELECT pg_advisory_unlock(\(literal: advisoryLockKey))").run()
+    }
+
+    private static func apply(on database: any SQLDatabase, forPostgres postgres: Bool) async throws {
         try await database.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)").run()
         let applied = Set(try await database.raw("SELECT version FROM schema_migrations").all().map {
             try $0.decode(column: "version", as: Int.self)
@@ -110,16 +130,19 @@ enum Migrations {
             // One connection runs this, so the transaction covers every statement.
             try await database.raw("BEGIN").run()
             do {
-                for statement in migration.statements {
-                    try await database.raw(statement).run()
+                for sql in migration.statements {
+                    try await database.raw(statement(sql, forPostgres: postgres)).run()
                 }
                 let now = ParseDate.string(from: .now)
                 try await database.raw("INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: now))").run()
                 try await database.raw("COMMIT").run()
             } catch {
                 try? await database.raw("ROLLBACK").run()
-                throw StorageError.migrationFailed("version \(migration.version): \(error)")
+                throw StorageError.migrationFailed("version \(migration.version): \(String(reflecting: error))")
             }
         }
     }
+
+    /// Any fixed number, the same for every OnTheMap server.
+    private static let advisoryLockKey = 0x4F6E_5468_654D_6170
 }

@@ -72,13 +72,26 @@ public struct LocationPatch: Sendable, Equatable {
 public enum StorageError: Error, Equatable, CustomStringConvertible {
     case emailTaken
     case unsupportedDatabaseURL(String)
+    case invalidDatabaseURL(String, String)
     case migrationFailed(String)
+    /// Text the database cannot hold (PostgreSQL refuses NUL characters).
+    case unstorableText
+    /// A `$regex` the database's regular-expression engine refuses.
+    case unsupportedPattern(String)
+
+    public var isUnsupportedPattern: Bool {
+        if case .unsupportedPattern = self { true } else { false }
+    }
 
     public var description: String {
         switch self {
         case .emailTaken: "An account with this email already exists."
-        case .unsupportedDatabaseURL(let url): "Unsupported database URL '\(url)': use sqlite:///path/to/file.sqlite"
+        case .unsupportedDatabaseURL(let url):
+            "Unsupported database URL '\(url)': use sqlite:///path/to/file.sqlite or postgres://user:password@host:port/database"
+        case .invalidDatabaseURL(let url, let reason): "Invalid database URL '\(url)': \(reason)."
         case .migrationFailed(let reason): "Database migration failed: \(reason)"
+        case .unstorableText: "Text must not contain NUL characters."
+        case .unsupportedPattern(let reason): "Unsupported regular expression: \(reason)"
         }
     }
 }

@@ -4,38 +4,56 @@ import Logging
 import NIOCore
 import NIOPosix
 import OnTheMapModels
+import PostgresKit
 import SQLKit
 import SQLiteKit
 
-/// The repositories on a SQL database through SQLKit. Queries are written once; the
-/// dialect supplies placeholders and quoting.
-/// `@unchecked Sendable`: the pool is internally locked but predates Sendable annotations.
+/// The repositories on a SQL database through SQLKit: SQLite (one file, the default) or
+/// PostgreSQL. Queries are written once; the dialect supplies placeholders and quoting, and
+/// `SQLDialectSupport` the little that differs (regex matching, text collation, errors).
+/// `@unchecked Sendable`: the pools are internally locked but predate Sendable annotations.
 public final class SQLStore: OnTheMapStore, @unchecked Sendable {
-    private let pool: EventLoopGroupConnectionPool<ServerSQLiteSource>
+    private enum Pool {
+        case sqlite(EventLoopGroupConnectionPool<ServerSQLiteSource>)
+        case postgres(EventLoopGroupConnectionPool<PostgresConnectionSource>)
+    }
+
+    private let pool: Pool
     private let logger: Logger
     private let filters: SQLFilterRenderer
     /// Photo images, under the data directory (see `SQLStore+Travel.swift`).
     public let photoFiles: PhotoFileStore
 
-    /// Opens (creating if needed) the database named by `url`: `sqlite:///abs/path.sqlite`,
-    /// `sqlite://relative/path.sqlite`, or a plain file path. Runs pending migrations.
-    /// Photo files go under `dataDirectory/photos` (default: the database file's folder).
+    /// Opens the database named by `url` (see `DatabaseLocation`), creating the SQLite
+    /// file or the PostgreSQL schema when missing, and runs pending migrations. Photo
+    /// files go under `dataDirectory/photos` (default: the SQLite file's folder, or
+    /// `./onthemap-data` with PostgreSQL).
     public static func open(url: String, dataDirectory: String? = nil, logger: Logger) async throws -> SQLStore {
-        let path: String
-        if url.hasPrefix("sqlite://") {
-            path = String(url.dropFirst("sqlite://".count))
-        } else if !url.contains("://") {
-            path = url
-        } else {
-            throw StorageError.unsupportedDatabaseURL(url)
+        let store: SQLStore
+        switch try DatabaseLocation(url: url) {
+        case .sqlite(let path):
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            store = SQLStore(
+                pool: .sqlite(Self.makePool(ServerSQLiteSource(path: path), perEventLoop: 2, logger: logger)),
+                photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
+                logger: logger
+            )
+        case .postgres(let configuration, _):
+            store = SQLStore(
+                pool: .postgres(Self.makePool(PostgresConnectionSource(sqlConfiguration: configuration), perEventLoop: 4, logger: logger)),
+                photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? "onthemap-data")),
+                logger: logger
+            )
         }
-        guard !path.isEmpty else { throw StorageError.unsupportedDatabaseURL(url) }
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store = SQLStore(path: path, photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)), logger: logger)
         do {
             // Migrations run on one connection so BEGIN/COMMIT wrap them.
-            try await store.withDatabase { try await Migrations.run(on: $0) }
+            try await store.withDatabase { db in
+                if case .postgres(_, let schema?) = try DatabaseLocation(url: url) {
+                    try await db.raw("CREATE SCHEMA IF NOT EXISTS \(ident: schema)").run()
+                }
+                try await Migrations.run(on: db)
+            }
         } catch {
             try? await store.close()
             throw error
@@ -43,29 +61,51 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         return store
     }
 
-    private init(path: String, photoFiles: PhotoFileStore, logger: Logger) {
-        self.logger = logger
-        self.photoFiles = photoFiles
-        self.pool = EventLoopGroupConnectionPool(
-            source: ServerSQLiteSource(path: path),
-            maxConnectionsPerEventLoop: 2,
-            pruneInterval: nil,
-            logger: logger,
+    /// `url` with any password masked, for logs and messages.
+    public static func redactedDatabaseURL(_ url: String) -> String {
+        DatabaseLocation.redacted(url)
+    }
+
+    private static func makePool<Source: ConnectionPoolSource>(_ source: Source, perEventLoop: Int, logger: Logger)
+        -> EventLoopGroupConnectionPool<Source> {
+        EventLoopGroupConnectionPool(
+            source: source, maxConnectionsPerEventLoop: perEventLoop, pruneInterval: nil, logger: logger,
             on: MultiThreadedEventLoopGroup.singleton
         )
-        self.filters = SQLFilterRenderer { column, pattern, options in
-            "onthemap_regexp(\(bind: pattern), \(bind: options), \(ident: column)) = 1"
+    }
+
+    private init(pool: Pool, photoFiles: PhotoFileStore, logger: Logger) {
+        self.pool = pool
+        self.logger = logger
+        self.photoFiles = photoFiles
+        switch pool {
+        case .sqlite: self.filters = SQLFilterRenderer(regexOperator: RegexFunction.sqliteCondition)
+        case .postgres: self.filters = SQLFilterRenderer(regexOperator: PostgresSupport.regexCondition)
         }
     }
 
     public func close() async throws {
-        try await pool.shutdownAsync()
+        switch pool {
+        case .sqlite(let pool): try await pool.shutdownAsync()
+        case .postgres(let pool): try await pool.shutdownAsync()
+        }
     }
 
     func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await pool.withConnection(logger: logger) { connection in
-            connection.eventLoop.makeFutureWithTask { try await body(connection.sql()) }
-        }.get()
+        switch pool {
+        case .sqlite(let pool):
+            return try await pool.withConnection(logger: logger) { connection in
+                connection.eventLoop.makeFutureWithTask { try await body(connection.sql()) }
+            }.get()
+        case .postgres(let pool):
+            do {
+                return try await pool.withConnection(logger: logger) { connection in
+                    connection.eventLoop.makeFutureWithTask { try await body(connection.sql()) }
+                }.get()
+            } catch let error as PSQLError {
+                throw PostgresSupport.storageError(for: error) ?? error
+            }
+        }
     }
 
     // MARK: Accounts

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import SQLiteKit
+import SQLKit
 import SQLiteNIO
 
 /// Opens SQLite connections configured for a server: WAL so readers never wait for the
@@ -36,6 +37,11 @@ public enum RegexFunction {
         guard let regex = cache.regex(pattern, options: arguments[1].string ?? "") else { return 0 }
         let range = NSRange(value.startIndex..., in: value)
         return regex.firstMatch(in: value, range: range) == nil ? 0 : 1
+    }
+
+    /// The `$regex` condition on SQLite.
+    @Sendable static func sqliteCondition(column: String, pattern: String, options: String) -> SQLQueryString {
+        "onthemap_regexp(\(bind: pattern), \(bind: options), \(ident: column)) = 1"
     }
 
     static let cache = RegexCache()

@@ -17,7 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
     var port: Int?
     @Option(help: "Folder for the database and photos. [env: ONTHEMAP_DATA_DIR] (default: ./onthemap-data)")
     var dataDir: String?
-    @Option(help: "Database URL, e.g. sqlite:///var/lib/onthemap/onthemap.sqlite. [env: ONTHEMAP_DATABASE_URL] (default: <data-dir>/onthemap.sqlite)")
+    @Option(help: "Database URL: sqlite:///path/file.sqlite, or postgres://user:password@host:5432/database (add ?schema=NAME for a schema of its own, ?sslmode=disable|prefer|require). [env: ONTHEMAP_DATABASE_URL] (default: <data-dir>/onthemap.sqlite)")
     var databaseURL: String?
     @Flag(help: "Seed a demo account and a few hundred student locations. [env: ONTHEMAP_DEMO=1]")
     var demo = false
@@ -37,8 +37,8 @@ struct ServeCommand: AsyncParsableCommand {
     var leafletCDN: String?
     @Option(help: "A Nominatim-compatible geocoder asked only when the offline gazetteer is unsure (street addresses). [env: ONTHEMAP_GEOCODER_UPSTREAM_URL] (default: none, fully offline)")
     var geocoderUpstreamURL: String?
-    @Flag(help: "Do not cache StudentLocation list answers between writes; needed when several servers share one database. [env: ONTHEMAP_NO_LIST_CACHE=1]")
-    var noListCache = false
+    @Flag(inversion: .prefixedNo, help: "Cache StudentLocation list answers until the next write. Only correct while this server is the database's only writer. [env: ONTHEMAP_LIST_CACHE=1|0] (default: on with SQLite, off with PostgreSQL)")
+    var listCache: Bool?
     @Option(name: .customLong("flickr-api-url"), help: "Flickr API base URL for Travel photos (used when FLICKR_API_KEY is set). [env: ONTHEMAP_FLICKR_API_URL] (default: https://api.flickr.com/services/rest/)")
     var flickrAPIURL: String?
     @Option(name: .customLong("wikimedia-api-url"), help: "Wikimedia Commons API base URL for Travel photos when no Flickr key is set. [env: ONTHEMAP_WIKIMEDIA_API_URL] (default: https://commons.wikimedia.org/w/api.php)")
@@ -89,7 +89,13 @@ struct ServeCommand: AsyncParsableCommand {
             }
             configuration.photosPerAlbum = value
         }
-        configuration.cacheListResponses = !enabled(noListCache, "ONTHEMAP_NO_LIST_CACHE")
+        if let text = setting(listCache.map { $0 ? "1" : "0" }, "ONTHEMAP_LIST_CACHE") {
+            switch text.lowercased() {
+            case "1", "true", "yes", "on": configuration.cacheListResponses = true
+            case "0", "false", "no", "off": configuration.cacheListResponses = false
+            default: throw ValidationError("ONTHEMAP_LIST_CACHE must be 1 or 0, not '\(text)'.")
+            }
+        }
 
         var logger = Logger(label: "onthemap")
         let levelText = setting(logLevel, "LOG_LEVEL") ?? "info"
@@ -105,7 +111,11 @@ struct ServeCommand: AsyncParsableCommand {
         if configuration.demo {
             Self.say("Demo account: \(DemoAccount.email) / \(DemoAccount.password)")
         }
-        Self.say("Data in \(configuration.dataDirectory); Ctrl-C stops the server.")
+        if configuration.usesPostgreSQL {
+            Self.say("Data in \(configuration.databaseDescription), photos in \(configuration.dataDirectory); Ctrl-C stops the server.")
+        } else {
+            Self.say("Data in \(configuration.dataDirectory); Ctrl-C stops the server.")
+        }
         try await app.runService()
     }
 

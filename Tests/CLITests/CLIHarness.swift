@@ -1,4 +1,5 @@
 import Foundation
+import TestDatabases
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -130,9 +131,10 @@ final class ServerProcess: @unchecked Sendable {
             let port = try freePort()
             let process = Process()
             process.executableURL = sandbox.binary
+            let dataDirectory = sandbox.directory.appendingPathComponent("data-\(port)")
             process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port),
-                                 "--data-dir", sandbox.directory.appendingPathComponent("data-\(port)").path,
-                                 "--log-level", "warning"]
+                                 "--data-dir", dataDirectory.path, "--log-level", "warning"]
+                + (TestDatabases.databaseURL(forDataDirectory: dataDirectory).map { ["--database-url", $0] } ?? [])
             process.environment = sandbox.environment()
             let log = sandbox.directory.appendingPathComponent("server-\(port).log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)

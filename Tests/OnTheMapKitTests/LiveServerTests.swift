@@ -5,6 +5,7 @@ import HummingbirdTesting
 import OnTheMapKit
 import OnTheMapServer
 import Testing
+import TestDatabases
 
 /// Runs `body` with the URL of a fresh in-process server on a random loopback port.
 func withLiveServer<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
@@ -13,6 +14,7 @@ func withLiveServer<T: Sendable>(_ body: @Sendable (URL) async throws -> T) asyn
     defer { try? FileManager.default.removeItem(at: directory) }
     var configuration = Configuration()
     configuration.dataDirectory = directory.path
+    configuration.databaseURL = TestDatabases.databaseURL(forDataDirectory: directory)
     configuration.bcryptCost = 4
     configuration.port = 0
     var logger = Logger(label: "test-server")

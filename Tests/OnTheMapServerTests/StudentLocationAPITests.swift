@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import OnTheMapModels
 import Testing
+import TestDatabases
 
 @Suite("Parse-compatible StudentLocation API")
 struct StudentLocationAPITests {
@@ -267,6 +268,8 @@ struct StudentLocationAPITests {
         ("?where=%7B%22mapString%22%3A%7B%22%24regex%22%3A%22(%22%7D%7D", 102, nil),
         ("?order=bad-field", 105, "Invalid field name: bad-field."),
         ("?limit=%ZZ", 102, "Improper encode of parameter"),
+        ("?where=%7B%22firstName%22%3A%22a%5Cu0000%22%7D", 102, "Query values must not contain NUL characters."),
+        ("?where=%7B%22a%00%22%3A1%7D", 102, "Query values must not contain NUL characters."),
     ] as [(String, Int, String?)])
     func badQueries(query: String, code: Int, message: String?) async throws {
         try await withTestServer { client in
@@ -369,6 +372,28 @@ struct StudentLocationAPITests {
                 #expect(response.status == .ok)
             }
             #expect(try await firstPage().isEmpty)
+        }
+    }
+
+    @Test("input a database engine refuses is a 400 in Parse's format, never a 500")
+    func inputTheDatabaseRefuses() async throws {
+        try await withTestServer { client in
+            // Fine for ICU (SQLite's regex) but not for PostgreSQL's regex dialect.
+            let unicodeClass = "%7B%22firstName%22%3A%7B%22%24regex%22%3A%22%5C%5Cp%7BL%7D%22%7D%7D"
+            try await client.execute(uri: "/parse/classes/StudentLocation?where=\(unicodeClass)", method: .get, headers: parseHeaders) { response throws in
+                if TestDatabases.postgresServerURL == nil {
+                    #expect(response.status == .ok)
+                } else {
+                    #expect(response.status == .badRequest)
+                    #expect(try response.json["code"] as? Int == 102)
+                    #expect((try response.json["error"] as? String)?.hasPrefix("Unsupported regular expression") == true)
+                }
+            }
+            // No stored id holds a NUL; PostgreSQL refuses to even look one up.
+            try await client.execute(uri: "/parse/classes/StudentLocation/ab%00cd", method: .get, headers: parseHeaders) { response throws in
+                #expect(response.status == .notFound || response.status == .badRequest)
+                #expect(try response.json["code"] as? Int == (response.status == .notFound ? 101 : 102))
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestDatabases
 import Logging
 import HTTPTypes
 import Hummingbird
@@ -7,7 +8,8 @@ import NIOCore
 import OnTheMapModels
 @testable import OnTheMapServer
 
-/// Runs `body` against a fresh server on a real SQLite file in a new temporary folder.
+/// Runs `body` against a fresh server on a real database (a SQLite file in a new temporary
+/// folder, or PostgreSQL: see `TestDatabases`).
 func withTestServer<T: Sendable>(
     _ adjust: (inout Configuration) -> Void = { _ in },
     _ body: @Sendable (any TestClientProtocol) async throws -> T
@@ -16,6 +18,7 @@ func withTestServer<T: Sendable>(
     defer { try? FileManager.default.removeItem(at: directory) }
     var configuration = Configuration()
     configuration.dataDirectory = directory.path
+    configuration.databaseURL = TestDatabases.databaseURL(forDataDirectory: directory)
     configuration.bcryptCost = 4
     configuration.port = 0
     adjust(&configuration)

@@ -2,27 +2,67 @@ import Foundation
 import OnTheMapModels
 import Storage
 import Logging
+import PostgresKit
 import Testing
+import TestDatabases
 
-/// The contract every storage backend must keep. Each test runs once per backend in
-/// `backends`; a PostgreSQL entry joins the list when that backend exists.
+/// The contract every storage backend must keep. Each test runs once per backend:
+/// SQLite always, PostgreSQL when `ONTHEMAP_TEST_POSTGRES_URL` names a server to use
+/// (`bash Scripts/with-postgres.sh swift test` starts a throwaway one; CI always does, and
+/// sets `ONTHEMAP_TEST_REQUIRE_POSTGRES=1` so a missing server fails instead of skipping).
 enum Backend: String, CaseIterable, CustomTestStringConvertible {
-    case sqlite
+    case sqlite, postgres
     var testDescription: String { rawValue }
 
+    static var available: [Backend] {
+        let required = ProcessInfo.processInfo.environment["ONTHEMAP_TEST_REQUIRE_POSTGRES"] == "1"
+        return TestDatabases.postgresServerURL != nil || required ? [.sqlite, .postgres] : [.sqlite]
+    }
+
+    /// A new, empty database for one test: a SQLite file in a temporary folder, or a
+    /// PostgreSQL schema of its own. `cleanup` removes it.
+    func freshDatabase() throws -> (url: String, cleanup: @Sendable () async -> Void) {
+        switch self {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-store-\(UUID().uuidString)")
+            return ("sqlite://" + directory.appendingPathComponent("test.sqlite").path,
+                    { try? FileManager.default.removeItem(at: directory) })
+        case .postgres:
+            guard let server = TestDatabases.postgresServerURL else {
+                throw BackendUnavailable()
+            }
+            let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            let url = server + (server.contains("?") ? "&" : "?") + "schema=" + schema
+            return (url, { await Self.dropSchema(schema, server: server) })
+        }
+    }
+
     func withStore<T>(_ body: (SQLStore) async throws -> T) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-store-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try await SQLStore.open(url: "sqlite://" + directory.appendingPathComponent("test.sqlite").path, logger: Logger(label: "test"))
+        let database = try freshDatabase()
+        let store = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
         do {
             let result = try await body(store)
             try await store.close()
+            await database.cleanup()
             return result
         } catch {
             try? await store.close()
+            await database.cleanup()
             throw error
         }
     }
+
+    private static func dropSchema(_ schema: String, server: String) async {
+        guard let configuration = try? SQLPostgresConfiguration(url: server),
+              let connection = try? await PostgresConnection.connect(configuration: configuration.coreConfiguration, id: 1, logger: Logger(label: "test"))
+        else { return }
+        _ = try? await connection.sql().raw("DROP SCHEMA IF EXISTS \(ident: schema) CASCADE").run()
+        try? await connection.close()
+    }
+}
+
+struct BackendUnavailable: Error, CustomStringConvertible {
+    var description: String { "ONTHEMAP_TEST_REQUIRE_POSTGRES=1 but ONTHEMAP_TEST_POSTGRES_URL is not set (see Scripts/with-postgres.sh)" }
 }
 
 func record(_ id: String, key: String = "k", first: String = "F", updated: String = "2024-01-01T00:00:00.000Z",
@@ -35,7 +75,7 @@ func record(_ id: String, key: String = "k", first: String = "F", updated: Strin
 
 @Suite("Storage contract")
 struct StoreContractTests {
-    @Test("accounts: create, find by email and key, refuse a taken email", arguments: Backend.allCases)
+    @Test("accounts: create, find by email and key, refuse a taken email", arguments: Backend.available)
     func accounts(backend: Backend) async throws {
         try await backend.withStore { store in
             let account = Account(key: "1234567890", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date())
@@ -49,7 +89,7 @@ struct StoreContractTests {
         }
     }
 
-    @Test("sessions: found until they expire, deleted on logout, swept when expired", arguments: Backend.allCases)
+    @Test("sessions: found until they expire, deleted on logout, swept when expired", arguments: Backend.available)
     func sessions(backend: Backend) async throws {
         try await backend.withStore { store in
             try await store.createAccount(Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
@@ -65,7 +105,7 @@ struct StoreContractTests {
         }
     }
 
-    @Test("locations: insert, get, patch, delete", arguments: Backend.allCases)
+    @Test("locations: insert, get, patch, delete", arguments: Backend.available)
     func locationLifecycle(backend: Backend) async throws {
         try await backend.withStore { store in
             try await store.insertLocation(record("a"))
@@ -82,7 +122,7 @@ struct StoreContractTests {
         }
     }
 
-    @Test("queries: order with a stable tie-break, limit/skip pages, filters, count", arguments: Backend.allCases)
+    @Test("queries: order with a stable tie-break, limit/skip pages, filters, count", arguments: Backend.available)
     func queries(backend: Backend) async throws {
         try await backend.withStore { store in
             // Equal timestamps everywhere: paging must still neither repeat nor skip rows.
@@ -107,7 +147,7 @@ struct StoreContractTests {
         }
     }
 
-    @Test("text binds are data, never SQL", arguments: Backend.allCases)
+    @Test("text binds are data, never SQL", arguments: Backend.available)
     func injection(backend: Backend) async throws {
         try await backend.withStore { store in
             try await store.insertLocation(record("a", first: "x'); DROP TABLE student_locations; --"))
@@ -116,17 +156,72 @@ struct StoreContractTests {
         }
     }
 
-    @Test("reopening a database keeps its data and does not re-run migrations")
-    func reopen() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-reopen-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = "sqlite://" + directory.appendingPathComponent("db.sqlite").path
-        let first = try await SQLStore.open(url: url, logger: Logger(label: "test"))
+    @Test("reopening a database keeps its data and does not re-run migrations", arguments: Backend.available)
+    func reopen(backend: Backend) async throws {
+        let database = try backend.freshDatabase()
+        let first = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
         try await first.insertLocation(record("kept"))
         try await first.close()
-        let second = try await SQLStore.open(url: url, logger: Logger(label: "test"))
+        let second = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
         #expect(try await second.location(objectId: "kept") != nil)
         try await second.close()
-        await #expect(throws: StorageError.self) { try await SQLStore.open(url: "mysql://nope", logger: Logger(label: "test")) }
+        await database.cleanup()
+    }
+
+    @Test("text sorts and compares by code point, whatever the database's locale", arguments: Backend.available)
+    func codePointOrder(backend: Backend) async throws {
+        try await backend.withStore { store in
+            for (id, name) in [("1", "b"), ("2", "Z"), ("3", "a"), ("4", "B"), ("5", "É"), ("6", "_")] {
+                try await store.insertLocation(record(id, first: name))
+            }
+            let sorted = try await store.locations(LocationQuery(sort: [LocationSort(.firstName, descending: false)])).map(\.firstName)
+            #expect(sorted == ["B", "Z", "_", "a", "b", "É"])
+            #expect(try await store.countLocations(.compare(.firstName, .less, .text("a"))) == 3)
+        }
+    }
+
+    @Test("$regex flags mean the same everywhere: i, m (anchors per line), s (dot matches newline), x", arguments: Backend.available)
+    func regexFlags(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.insertLocation(record("a", mapString: "First line\nSecond line"))
+            func count(_ pattern: String, _ options: String) async throws -> Int {
+                try await store.countLocations(.regex(.mapString, pattern: pattern, options: options))
+            }
+            #expect(try await count("^second", "") == 0)
+            #expect(try await count("^second", "i") == 0)
+            #expect(try await count("^second", "im") == 1)
+            #expect(try await count("line$", "") == 1)
+            #expect(try await count("First line$", "") == 0)
+            #expect(try await count("First line$", "m") == 1)
+            #expect(try await count("line.Second", "") == 0)
+            #expect(try await count("line.Second", "s") == 1)
+            #expect(try await count("F irst \\s line  # a comment", "x") == 1)
+        }
+    }
+
+    @Test("the database URL decides the backend; bad ones are clear errors that hide passwords")
+    func databaseURLs() async throws {
+        await #expect(throws: StorageError.unsupportedDatabaseURL("mysql://me:***@host/db")) {
+            try await SQLStore.open(url: "mysql://me:secret@host/db", logger: Logger(label: "test"))
+        }
+        await #expect(throws: StorageError.invalidDatabaseURL("postgres://me:***@host/db?schema=Bad-Name",
+                                                             "schema must be lower-case letters, digits and _, at most 63 characters")) {
+            try await SQLStore.open(url: "postgres://me:secret@host/db?schema=Bad-Name", logger: Logger(label: "test"))
+        }
+        await #expect(throws: StorageError.invalidDatabaseURL("postgres:///db", "expected postgres://user[:password]@host[:port]/database")) {
+            try await SQLStore.open(url: "postgres:///db", logger: Logger(label: "test"))
+        }
+    }
+
+    @Test("NUL characters never reach PostgreSQL as a server error", arguments: Backend.available)
+    func nulCharacters(backend: Backend) async throws {
+        try await backend.withStore { store throws in
+            switch backend {
+            case .sqlite:
+                #expect(try await store.account(key: "a\u{0}b") == nil)
+            case .postgres:
+                await #expect(throws: StorageError.unstorableText) { try await store.account(key: "a\u{0}b") }
+            }
+        }
     }
 }

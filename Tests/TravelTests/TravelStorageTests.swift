@@ -3,6 +3,7 @@ import Logging
 import OnTheMapModels
 @testable import Storage
 import Testing
+import TestDatabases
 @testable import OnTheMapServer
 
 @Suite("Travel storage")
@@ -11,8 +12,8 @@ struct TravelStorageTests {
     func withStore<T>(_ body: (SQLStore, URL) async throws -> T) async throws -> T {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try await SQLStore.open(url: "sqlite://" + directory.appendingPathComponent("db.sqlite").path,
-                                            dataDirectory: directory.path, logger: quietLogger())
+        let url = TestDatabases.databaseURL(forDataDirectory: directory) ?? "sqlite://" + directory.appendingPathComponent("db.sqlite").path
+        let store = try await SQLStore.open(url: url, dataDirectory: directory.path, logger: quietLogger())
         try await store.createAccount(Account(key: "1000000001", email: "a@example.com", passwordHash: "x", firstName: "A", lastName: "B", createdAt: Date()))
         do {
             let value = try await body(store, directory)

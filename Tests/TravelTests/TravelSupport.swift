@@ -1,4 +1,5 @@
 import Foundation
+import TestDatabases
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -27,6 +28,7 @@ func temporaryDirectory() -> URL {
 func travelConfiguration(stub: PhotoStub, provider: ProviderChoice, dataDirectory: URL) -> Configuration {
     var configuration = Configuration()
     configuration.dataDirectory = dataDirectory.path
+    configuration.databaseURL = TestDatabases.databaseURL(forDataDirectory: dataDirectory)
     configuration.bcryptCost = 4
     configuration.port = 0
     configuration.flickrAPIKey = provider == .flickr ? "stub-key" : nil

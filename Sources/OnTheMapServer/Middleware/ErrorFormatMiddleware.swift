@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import OnTheMapModels
+import Storage
 
 /// Errors that no route turned into a protocol error (unknown paths, wrong methods, bugs)
 /// still answer in the format of the API family the path belongs to, so a client always
@@ -24,6 +25,10 @@ struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
             throw translate(status: error.status, message: error.body, path: request.uri.path) ?? error
         } catch let error as any HTTPResponseError {
             throw error
+        } catch let error as StorageError where error == .unstorableText || error.isUnsupportedPattern {
+            // Input the database refused (PostgreSQL takes no NUL characters and has its own
+            // regex dialect): the client's mistake, answered as one, never a 500.
+            throw translate(status: .badRequest, message: error.description, path: request.uri.path) ?? HTTPError(.badRequest)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             throw translate(status: .internalServerError, message: nil, path: request.uri.path) ?? error

@@ -7,8 +7,8 @@ import Synchronization
 /// query parsing, the database, row decoding and JSON encoding, and hands NIO the same
 /// buffer again (no copy). Only answers that parsed and succeeded are stored.
 ///
-/// Correct while this process is the only writer, as with the embedded SQLite database; a
-/// deployment with several servers on one shared database must turn it off
+/// Correct while this process is the only writer, as with the embedded SQLite database, so
+/// it is off by default on PostgreSQL, where other servers may write
 /// (`Configuration.cacheListResponses`).
 final class ListResponseCache: Sendable {
     private struct State {

@@ -78,6 +78,9 @@ enum ParseQuery {
         var filters: [LocationFilter] = []
         var limit = defaultLimit
         for (name, value) in parameters {
+            // Stored text never holds NUL (bodies refuse control characters) and PostgreSQL
+            // cannot even compare against it: refuse it the same way on every backend.
+            guard !value.contains("\u{0}") else { throw ParseError(102, "Query values must not contain NUL characters.") }
             switch name {
             case "limit":
                 guard let number = nonNegativeInteger(value) else {
@@ -102,6 +105,7 @@ enum ParseQuery {
                 guard let json = JSONValue.parse(value) else {
                     throw ParseError(107, "Invalid JSON in where: it must be a URL-encoded JSON object.")
                 }
+                guard !json.containsNUL else { throw ParseError(102, "Query values must not contain NUL characters.") }
                 filters.append(try filter(json))
             case "uniqueKey" where allowUniqueKey:
                 filters.append(.compare(.uniqueKey, .equal, .text(strippingStrayParenthesis(value))))

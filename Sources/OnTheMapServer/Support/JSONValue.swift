@@ -10,6 +10,16 @@ enum JSONValue: Decodable, Equatable, Sendable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// True when a string anywhere inside, key or value, holds U+0000.
+    var containsNUL: Bool {
+        switch self {
+        case .null, .bool, .number: false
+        case .string(let text): text.contains("\u{0}")
+        case .array(let items): items.contains { $0.containsNUL }
+        case .object(let members): members.contains { $0.key.contains("\u{0}") || $0.value.containsNUL }
+        }
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {

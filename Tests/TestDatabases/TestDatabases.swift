@@ -1,0 +1,21 @@
+import Foundation
+
+/// Which database the server test suites run on. By default each test's server keeps a
+/// SQLite file in its own temporary data directory. With `ONTHEMAP_TEST_POSTGRES_URL` set
+/// (`bash Scripts/with-postgres.sh swift test`), every server suite runs on PostgreSQL
+/// instead, each data directory getting a schema of its own named after it, so a test that
+/// restarts a server on the same directory finds the same data.
+public enum TestDatabases {
+    public static var postgresServerURL: String? {
+        ProcessInfo.processInfo.environment["ONTHEMAP_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The database URL for a server whose data directory is `directory`; nil means the
+    /// server's default (SQLite in the data directory).
+    public static func databaseURL(forDataDirectory directory: URL) -> String? {
+        guard let server = postgresServerURL else { return nil }
+        let name = directory.standardizedFileURL.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
+        let schema = "t_" + String(String(name).suffix(60))
+        return server + (server.contains("?") ? "&" : "?") + "schema=" + schema
+    }
+}
