@@ -108,38 +108,38 @@ enum Migrations {
         "\(unsafeRaw: forPostgres ? sql.replacingOccurrences(of: " TEXT", with: " TEXT COLLATE \"C\"") : sql)"
     }
 
-    static func run(on database: any SQLDatabase) async throws {
-        guard database.dialect.name == "postgresql" else { return try await apply(on: database, forPostgres: false) }
-        // Servers starting together against one database take turns.
-        try await database.raw("SELECT pg_advisory_lock(\(literal: advisoryLockKey))").run()
+    /// Applies what is pending in one transaction on one connection. The transaction first
+    /// takes the database's write lock (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: an advisory
+    /// lock), so servers starting together on a new database take turns and the second
+    /// finds the work done.
+    /// `schema` (PostgreSQL only) is created first when missing.
+    static func run(on database: any SQLDatabase, schema: String? = nil) async throws {
+        let postgres = database.dialect.name == "postgresql"
+        try await database.raw(postgres ? "BEGIN" : "BEGIN IMMEDIATE").run()
         do {
-            try await apply(on: database, forPostgres: true)
-        } catch {
-            try? await database.raw("SELECT pg_advisory_unlock(\(literal: advisoryLockKey))").run()
-            throw error
-        }
-        try await database.raw("SELECT pg_advisory_unlock(\(literal: advisoryLockKey))").run()
-    }
-
-    private static func apply(on database: any SQLDatabase, forPostgres postgres: Bool) async throws {
-        try await database.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)").run()
-        let applied = Set(try await database.raw("SELECT version FROM schema_migrations").all().map {
-            try $0.decode(column: "version", as: Int.self)
-        })
-        for migration in all where !applied.contains(migration.version) {
-            // One connection runs this, so the transaction covers every statement.
-            try await database.raw("BEGIN").run()
-            do {
-                for sql in migration.statements {
-                    try await database.raw(statement(sql, forPostgres: postgres)).run()
-                }
-                let now = ParseDate.string(from: .now)
-                try await database.raw("INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: now))").run()
-                try await database.raw("COMMIT").run()
-            } catch {
-                try? await database.raw("ROLLBACK").run()
-                throw StorageError.migrationFailed("version \(migration.version): \(String(reflecting: error))")
+            if postgres {
+                try await database.raw("SELECT pg_advisory_xact_lock(\(literal: advisoryLockKey))").run()
+                if let schema { try await database.raw("CREATE SCHEMA IF NOT EXISTS \(ident: schema)").run() }
             }
+            try await database.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)").run()
+            let applied = Set(try await database.raw("SELECT version FROM schema_migrations").all().map {
+                try $0.decode(column: "version", as: Int.self)
+            })
+            for migration in all where !applied.contains(migration.version) {
+                do {
+                    for sql in migration.statements {
+                        try await database.raw(statement(sql, forPostgres: postgres)).run()
+                    }
+                    let now = ParseDate.string(from: .now)
+                    try await database.raw("INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: now))").run()
+                } catch {
+                    throw StorageError.migrationFailed("version \(migration.version): \(String(reflecting: error))")
+                }
+            }
+            try await database.raw("COMMIT").run()
+        } catch {
+            try? await database.raw("ROLLBACK").run()
+            throw error
         }
     }
 

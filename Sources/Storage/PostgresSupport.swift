@@ -27,4 +27,16 @@ enum PostgresSupport {
             return nil
         }
     }
+
+    /// Why a connection or a statement failed, in words an operator can act on. PSQLError's
+    /// own description is deliberately vague (it may hold data); these parts do not.
+    static func reason(for error: PSQLError) -> String {
+        if let message = error.serverInfo?[.message] {
+            return "PostgreSQL says: \(message)"
+        }
+        if let underlying = error.underlying {
+            return "\(error.code): \(underlying)"
+        }
+        return "\(error.code)"
+    }
 }

@@ -74,6 +74,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     case unsupportedDatabaseURL(String)
     case invalidDatabaseURL(String, String)
     case migrationFailed(String)
+    /// The database could not be opened or reached: which one (password masked), and why.
+    case databaseUnavailable(String, String)
     /// Text the database cannot hold (PostgreSQL refuses NUL characters).
     case unstorableText
     /// A `$regex` the database's regular-expression engine refuses.
@@ -90,6 +92,7 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
             "Unsupported database URL '\(url)': use sqlite:///path/to/file.sqlite or postgres://user:password@host:port/database"
         case .invalidDatabaseURL(let url, let reason): "Invalid database URL '\(url)': \(reason)."
         case .migrationFailed(let reason): "Database migration failed: \(reason)"
+        case .databaseUnavailable(let url, let reason): "Cannot open the database \(url): \(reason)."
         case .unstorableText: "Text must not contain NUL characters."
         case .unsupportedPattern(let reason): "Unsupported regular expression: \(reason)"
         }

@@ -30,8 +30,10 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     /// `./onthemap-data` with PostgreSQL).
     public static func open(url: String, dataDirectory: String? = nil, logger: Logger) async throws -> SQLStore {
         let store: SQLStore
+        let schema: String?
         switch try DatabaseLocation(url: url) {
         case .sqlite(let path):
+            schema = nil
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             store = SQLStore(
@@ -39,7 +41,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
                 logger: logger
             )
-        case .postgres(let configuration, _):
+        case .postgres(let configuration, let named):
+            schema = named
             store = SQLStore(
                 pool: .postgres(Self.makePool(PostgresConnectionSource(sqlConfiguration: configuration), perEventLoop: 4, logger: logger)),
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? "onthemap-data")),
@@ -48,12 +51,10 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         }
         do {
             // Migrations run on one connection so BEGIN/COMMIT wrap them.
-            try await store.withDatabase { db in
-                if case .postgres(_, let schema?) = try DatabaseLocation(url: url) {
-                    try await db.raw("CREATE SCHEMA IF NOT EXISTS \(ident: schema)").run()
-                }
-                try await Migrations.run(on: db)
-            }
+            try await store.withDatabase { db in try await Migrations.run(on: db, schema: schema) }
+        } catch let error as PSQLError {
+            try? await store.close()
+            throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), PostgresSupport.reason(for: error))
         } catch {
             try? await store.close()
             throw error

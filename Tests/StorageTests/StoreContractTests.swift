@@ -168,6 +168,35 @@ struct StoreContractTests {
         await database.cleanup()
     }
 
+    // PostgreSQL only: that is where several servers share one database. (In one process,
+    // SQLite's waits for its write lock would hold NIO's few blocking threads.)
+    @Test("servers starting together on a new database migrate it once", arguments: Backend.available.filter { $0 == .postgres })
+    func concurrentFirstStart(backend: Backend) async throws {
+        let database = try backend.freshDatabase()
+        let results = await withTaskGroup(of: Result<SQLStore, any Error>.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    do {
+                        return .success(try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test")))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let stores = results.compactMap { try? $0.get() }
+        for case .failure(let error) in results { Issue.record(error, "a concurrent first start failed") }
+        if let first = stores.first {
+            try await first.insertLocation(record("shared"))
+        }
+        for store in stores {
+            #expect(try await store.location(objectId: "shared") != nil)
+            try await store.close()
+        }
+        await database.cleanup()
+    }
+
     @Test("text sorts and compares by code point, whatever the database's locale", arguments: Backend.available)
     func codePointOrder(backend: Backend) async throws {
         try await backend.withStore { store in
@@ -211,6 +240,16 @@ struct StoreContractTests {
         await #expect(throws: StorageError.invalidDatabaseURL("postgres:///db", "expected postgres://user[:password]@host[:port]/database")) {
             try await SQLStore.open(url: "postgres:///db", logger: Logger(label: "test"))
         }
+        // Nothing listens on port 1: the error says which database, without its password.
+        let unreachable = await #expect(throws: StorageError.self) {
+            try await SQLStore.open(url: "postgres://me:secret@127.0.0.1:1/db?sslmode=disable", logger: Logger(label: "test"))
+        }
+        guard case .databaseUnavailable(let url, let reason)? = unreachable else {
+            Issue.record("expected databaseUnavailable, got \(String(describing: unreachable))")
+            return
+        }
+        #expect(url == "postgres://me:***@127.0.0.1:1/db?sslmode=disable")
+        #expect(reason.contains("refused"))
     }
 
     @Test("NUL characters never reach PostgreSQL as a server error", arguments: Backend.available)
