@@ -15,6 +15,12 @@
 # figures, the server's CPU time per request (from /proc) is printed: it stays meaningful
 # when other work shares the machine. A raw-SQL reference (same SELECT through Python's
 # sqlite3 on the same file) is measured in the same run.
+#
+# With POSTGRES_URL (a libpq-style URL, e.g. postgres://postgres@127.0.0.1:55432/postgres?sslmode=disable)
+# the same rows are copied into a fresh schema there and the server is measured again on
+# PostgreSQL, cache off (its default there) and on, with a pgbench raw-SQL reference.
+# Scripts/with-postgres.sh provides a throwaway server:
+#   bash Scripts/with-postgres.sh bash -c 'POSTGRES_URL=$ONTHEMAP_TEST_POSTGRES_URL bash Benchmarks/ServerBenchmark/run.sh'
 set -euo pipefail
 
 ROWS=${ROWS:-1000000}
@@ -214,8 +220,47 @@ for name, skip in (("first-page", 0), ("skip-5000", 5000)):
     print(f"{name}|{times[len(times)//2]*1e6:.0f}|{times[int(len(times)*0.99)]*1e6:.0f}")
 PY
 
-# 5. Report.
-python3 - "$work/results" "$work/rawsql" <<PY
+# 5. Optional: the same rows on PostgreSQL.
+touch "$work/rawpg"
+if [[ -n "${POSTGRES_URL:-}" ]]; then
+    stop "$server_pid"; server_pid=""
+    schema="bench_$$"
+    separator='?'; [[ "$POSTGRES_URL" == *\?* ]] && separator='&'
+    pg_server_url="$POSTGRES_URL${separator}schema=$schema"
+    log "PostgreSQL: migrating schema $schema"
+    start_server --database-url "$pg_server_url"
+    stop "$server_pid"; server_pid=""
+    log "PostgreSQL: copying $rows_in_db rows"
+    columns="object_id, owner_key, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
+    python3 - "$db" "$work/rows.csv" "$columns" <<'PY'
+import csv, sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(f"SELECT {sys.argv[3]} FROM student_locations")
+with open(sys.argv[2], "w", newline="") as out:
+    csv.writer(out).writerows(rows)
+PY
+    psql "$POSTGRES_URL" -v ON_ERROR_STOP=1 -q \
+        -c "\\copy $schema.student_locations ($columns) FROM '$work/rows.csv' WITH (FORMAT csv, FORCE_NOT_NULL (unique_key, first_name, last_name, map_string, media_url))" \
+        -c "ANALYZE $schema.student_locations"
+    start_server --database-url "$pg_server_url"
+    measure_server "onthemap on PostgreSQL"
+    stop "$server_pid"; server_pid=""
+    start_server --database-url "$pg_server_url" --list-cache
+    measure_server "onthemap on PostgreSQL --list-cache"
+    stop "$server_pid"; server_pid=""
+    pgbench=$(ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -n 1 || command -v pgbench || true)
+    if [[ -n "$pgbench" ]]; then
+        log "raw SQL reference (pgbench, one client)"
+        for name_skip in first-page:0 skip-5000:5000; do
+            echo "SELECT * FROM $schema.student_locations WHERE 1 = 1 ORDER BY updated_at DESC, object_id DESC LIMIT 100 OFFSET ${name_skip#*:};" >"$work/q.sql"
+            latency=$("$pgbench" -n -c 1 -T 5 -f "$work/q.sql" "$POSTGRES_URL" 2>/dev/null | awk '/latency average/ {print $4}')
+            echo "${name_skip%%:*}|$latency" >>"$work/rawpg"
+        done
+    fi
+    psql "$POSTGRES_URL" -q -c "DROP SCHEMA $schema CASCADE"
+fi
+
+# 6. Report.
+python3 - "$work/results" "$work/rawsql" "$work/rawpg" <<PY
 import sys
 rows = [l.strip().split("|") for l in open(sys.argv[1]) if l.strip()]
 r = {n: (float(rps), float(p50), float(p99), int(err), int(cpu), load) for n, rps, p50, p99, err, cpu, load in rows}
@@ -232,7 +277,8 @@ def line(server, request, v):
     rps, p50, p99, err, cpu, load = v
     print(f"| {server} | \`{request}\` | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {rps / nginx:.2f} | {cpu} | {err} | {load} |")
 line("nginx (same bytes, static file)", "GET $PATH_LIST", r["nginx"])
-for label in ("onthemap", "onthemap --no-list-cache"):
+labels = ("onthemap", "onthemap --no-list-cache", "onthemap on PostgreSQL", "onthemap on PostgreSQL --list-cache")
+for label in labels:
     for key, q in queries.items():
         if f"{label} {key}" in r:
             line(label, "GET " + q, r[f"{label} {key}"])
@@ -241,8 +287,13 @@ print("Raw SQL reference (python3 sqlite3, same SELECT, one connection, 2000 run
 for l in open(sys.argv[2]):
     name, p50, p99 = l.strip().split("|")
     print(f"- {name}: p50 {p50} us, p99 {p99} us per query (100 rows fetched)")
+pg = [l.strip().split("|") for l in open(sys.argv[3]) if l.strip()]
+if pg:
+    print("Raw SQL reference on PostgreSQL (pgbench, same SELECT, one client, 5 s):")
+    for name, latency in pg:
+        print(f"- {name}: {latency} ms per query on average")
 print()
-for label in ("onthemap", "onthemap --no-list-cache"):
+for label in labels:
     key = f"{label} first-page"
     if key not in r: continue
     rps, _, p99, *_ = r[key]

@@ -81,8 +81,12 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     /// A `$regex` the database's regular-expression engine refuses.
     case unsupportedPattern(String)
 
-    public var isUnsupportedPattern: Bool {
-        if case .unsupportedPattern = self { true } else { false }
+    /// Errors caused by what a client sent, not by the server: answer them with a 400.
+    public var isCausedByInput: Bool {
+        switch self {
+        case .unstorableText, .unsupportedPattern: true
+        default: false
+        }
     }
 
     public var description: String {

@@ -25,7 +25,7 @@ struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
             throw translate(status: error.status, message: error.body, path: request.uri.path) ?? error
         } catch let error as any HTTPResponseError {
             throw error
-        } catch let error as StorageError where error == .unstorableText || error.isUnsupportedPattern {
+        } catch let error as StorageError where error.isCausedByInput {
             // Input the database refused (PostgreSQL takes no NUL characters and has its own
             // regex dialect): the client's mistake, answered as one, never a 500.
             throw translate(status: .badRequest, message: error.description, path: request.uri.path) ?? HTTPError(.badRequest)
