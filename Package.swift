@@ -83,7 +83,11 @@ let package = Package(
             path: "Benchmarks/AlbumBenchmark"
         ),
         // Test support: picks SQLite or PostgreSQL for the server suites.
-        .target(name: "TestDatabases", path: "Tests/TestDatabases"),
+        .target(
+            name: "TestDatabases",
+            dependencies: [.product(name: "PostgresKit", package: "postgres-kit"), .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestDatabases"
+        ),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding"]),
         .testTarget(
             name: "OnTheMapKitTests",
@@ -100,7 +104,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["OnTheMapKit", "TestDatabases"]),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "TestDatabases", .product(name: "PostgresKit", package: "postgres-kit")]
+            dependencies: ["Storage", "TestDatabases"]
         ),
         .testTarget(
             name: "OnTheMapServerTests",

@@ -18,7 +18,7 @@
 #
 # With POSTGRES_URL (a libpq-style URL, e.g. postgres://postgres@127.0.0.1:55432/postgres?sslmode=disable)
 # the same rows are copied into a fresh schema there and the server is measured again on
-# PostgreSQL, cache off (its default there) and on, with a pgbench raw-SQL reference.
+# PostgreSQL, with the list cache (the default) and without, with a pgbench raw-SQL reference.
 # Scripts/with-postgres.sh provides a throwaway server:
 #   bash Scripts/with-postgres.sh bash -c 'POSTGRES_URL=$ONTHEMAP_TEST_POSTGRES_URL bash Benchmarks/ServerBenchmark/run.sh'
 set -euo pipefail
@@ -244,8 +244,8 @@ PY
     start_server --database-url "$pg_server_url"
     measure_server "onthemap on PostgreSQL"
     stop "$server_pid"; server_pid=""
-    start_server --database-url "$pg_server_url" --list-cache
-    measure_server "onthemap on PostgreSQL --list-cache"
+    start_server --database-url "$pg_server_url" --no-list-cache
+    measure_server "onthemap on PostgreSQL --no-list-cache"
     stop "$server_pid"; server_pid=""
     pgbench=$(ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -n 1 || command -v pgbench || true)
     if [[ -n "$pgbench" ]]; then
@@ -277,7 +277,7 @@ def line(server, request, v):
     rps, p50, p99, err, cpu, load = v
     print(f"| {server} | \`{request}\` | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {rps / nginx:.2f} | {cpu} | {err} | {load} |")
 line("nginx (same bytes, static file)", "GET $PATH_LIST", r["nginx"])
-labels = ("onthemap", "onthemap --no-list-cache", "onthemap on PostgreSQL", "onthemap on PostgreSQL --list-cache")
+labels = ("onthemap", "onthemap --no-list-cache", "onthemap on PostgreSQL", "onthemap on PostgreSQL --no-list-cache")
 for label in labels:
     for key, q in queries.items():
         if f"{label} {key}" in r:

@@ -23,12 +23,24 @@ public func buildApplication(
     }
     let geocoder = try makeGeocoder(configuration: configuration)
     let albums = try await TravelFeature.makeAlbumService(store: store, configuration: configuration, logger: logger)
-    let router = buildRouter(store: store, geocoder: geocoder, albums: albums, configuration: configuration, logger: logger)
+    var services: [any Service] = [StoreService(store: store), SessionSweeper(sessions: store, logger: logger), albums]
+    var listCache: ListResponseCache?
+    if configuration.cacheListResponses {
+        if let feed = store.locationChangeFeed() {
+            // Other servers may write: cache only while hearing about their writes.
+            let cache = ListResponseCache(suspended: true)
+            services.append(ListCacheInvalidation(feed: feed, cache: cache, logger: logger))
+            listCache = cache
+        } else {
+            listCache = ListResponseCache()
+        }
+    }
+    let router = buildRouter(store: store, geocoder: geocoder, albums: albums, listCache: listCache, configuration: configuration, logger: logger)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
         // Shut down in reverse order: album downloads stop before the database closes.
-        services: [StoreService(store: store), SessionSweeper(sessions: store, logger: logger), albums],
+        services: services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -48,7 +60,10 @@ public struct ConfigurationError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-func buildRouter(store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, configuration: Configuration, logger: Logger) -> Router<AppRequestContext> {
+func buildRouter(
+    store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, listCache: ListResponseCache?,
+    configuration: Configuration, logger: Logger
+) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: ErrorFormatMiddleware())
@@ -63,7 +78,6 @@ func buildRouter(store: any OnTheMapStore, geocoder: any Geocoder, albums: Album
     }
     AccountController(store: store, configuration: configuration).addRoutes(to: router.group("api"))
 
-    let listCache = configuration.resolvedCacheListResponses ? ListResponseCache() : nil
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache)
         .addRoutes(to: router.group("parse/classes/StudentLocation")
             .add(middleware: ParseCredentialsMiddleware(

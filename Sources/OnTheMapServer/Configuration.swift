@@ -34,10 +34,10 @@ public struct Configuration: Sendable {
     /// Geocoding requests allowed per client address: sustained rate and burst.
     public var geocodeRatePerSecond: Double = 10
     public var geocodeBurst: Double = 30
-    /// Keep encoded StudentLocation list answers until the next write. Only correct while
-    /// this process is the database's only writer. nil decides by database: on for SQLite
-    /// (embedded, one server), off for PostgreSQL (other servers may write to it).
-    public var cacheListResponses: Bool?
+    /// Keep encoded StudentLocation list answers until the next write. On PostgreSQL the
+    /// cache also listens for other servers' writes (LISTEN/NOTIFY), so it stays correct
+    /// when several servers share the database.
+    public var cacheListResponses = true
     /// Photo searches (pin dropped or moved, New Collection) allowed per account: sustained
     /// rate and burst. A Flickr key allows 3,600 searches an hour for all users together.
     public var photoSearchesPerMinute: Double = 20
@@ -61,11 +61,6 @@ public struct Configuration: Sendable {
     public var photoUserAgent: String?
 
     public init() {}
-
-    /// Whether list answers are cached, after `cacheListResponses`' default is applied.
-    public var resolvedCacheListResponses: Bool {
-        cacheListResponses ?? !usesPostgreSQL
-    }
 
     public var usesPostgreSQL: Bool {
         resolvedDatabaseURL.lowercased().hasPrefix("postgres")

@@ -3,7 +3,8 @@ import SQLKit
 
 /// Numbered schema migrations, applied once each, in order. Never edit a shipped
 /// migration: add the next number. SQL here stays within what SQLite and PostgreSQL share;
-/// `statement(_:for:)` adds the one thing PostgreSQL needs on top.
+/// `statement(_:for:)` adds the collation PostgreSQL needs on top, and `postgresOnly`
+/// holds what only PostgreSQL has (the change notifications).
 enum Migrations {
     static let all: [(version: Int, statements: [String])] = [
         (1, [
@@ -100,7 +101,34 @@ enum Migrations {
             )
             """,
         ]),
+        // Version 3 is PostgreSQL's alone (see `postgresOnly`); SQLite records it as done.
+        (3, []),
     ]
+
+    /// Statements run after `all`'s for the same version, on PostgreSQL only.
+    static let postgresOnly: [Int: [String]] = [
+        // Every write to student_locations, by any server or by hand, notifies the channel
+        // `changeChannelQuery` names once its transaction commits; list caches listen on it.
+        3: [
+            """
+            CREATE FUNCTION onthemap_announce_location_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('otm_' || md5(TG_TABLE_SCHEMA), '');
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER student_locations_announce_change
+                AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON student_locations
+                FOR EACH STATEMENT EXECUTE FUNCTION onthemap_announce_location_change()
+            """,
+        ],
+    ]
+
+    /// The notification channel for this connection's schema (a channel name may have at
+    /// most 63 bytes; a schema name alone may too, so it is hashed).
+    static let changeChannelQuery: SQLQueryString = "SELECT 'otm_' || md5(current_schema()) AS channel"
 
     /// On PostgreSQL text columns get the "C" collation, so ordering and `$lt`/`$gt` compare
     /// by code point as SQLite and Parse do, whatever locale the database was created with.
@@ -127,7 +155,7 @@ enum Migrations {
             })
             for migration in all where !applied.contains(migration.version) {
                 do {
-                    for sql in migration.statements {
+                    for sql in migration.statements + (postgres ? postgresOnly[migration.version] ?? [] : []) {
                         try await database.raw(statement(sql, forPostgres: postgres)).run()
                     }
                     let now = ParseDate.string(from: .now)

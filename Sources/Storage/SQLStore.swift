@@ -19,6 +19,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     private let pool: Pool
+    /// PostgreSQL only: where the change feed connects, and its channel.
+    private var changeFeed: (configuration: SQLPostgresConfiguration, channel: String)?
     private let logger: Logger
     private let filters: SQLFilterRenderer
     /// Photo images, under the data directory (see `SQLStore+Travel.swift`).
@@ -38,6 +40,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             store = SQLStore(
                 pool: .sqlite(Self.makePool(ServerSQLiteSource(path: path), perEventLoop: 2, logger: logger)),
+                changeFeed: nil,
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
                 logger: logger
             )
@@ -45,6 +48,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             schema = named
             store = SQLStore(
                 pool: .postgres(Self.makePool(PostgresConnectionSource(sqlConfiguration: configuration), perEventLoop: 4, logger: logger)),
+                changeFeed: nil,
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? "onthemap-data")),
                 logger: logger
             )
@@ -52,6 +56,13 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         do {
             // Migrations run on one connection so BEGIN/COMMIT wrap them.
             try await store.withDatabase { db in try await Migrations.run(on: db, schema: schema) }
+            if case .postgres(let configuration, _) = try DatabaseLocation(url: url) {
+                let channel = try await store.withDatabase { db in
+                    try await db.raw(Migrations.changeChannelQuery).first()?.decode(column: "channel", as: String.self)
+                }
+                // Set once here, before the store is shared with anyone.
+                store.changeFeed = channel.map { (configuration, $0) }
+            }
         } catch let error as PSQLError {
             try? await store.close()
             throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), PostgresSupport.reason(for: error))
@@ -75,14 +86,22 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         )
     }
 
-    private init(pool: Pool, photoFiles: PhotoFileStore, logger: Logger) {
+    private init(pool: Pool, changeFeed: (configuration: SQLPostgresConfiguration, channel: String)?, photoFiles: PhotoFileStore, logger: Logger) {
         self.pool = pool
+        self.changeFeed = changeFeed
         self.logger = logger
         self.photoFiles = photoFiles
         switch pool {
         case .sqlite: self.filters = SQLFilterRenderer(regexOperator: RegexFunction.sqliteCondition)
         case .postgres: self.filters = SQLFilterRenderer(regexOperator: PostgresSupport.regexCondition)
         }
+    }
+
+    /// Student-location writes made by any server on this database, as they happen; nil on
+    /// SQLite, where this process is the only writer. Each call opens its own listening
+    /// connection, closed when the stream's consumer stops.
+    public func locationChangeFeed() -> AsyncStream<LocationChangeEvent>? {
+        changeFeed.map { PostgresChangeFeed.events(configuration: $0.configuration, channel: $0.channel, logger: logger) }
     }
 
     public func close() async throws {

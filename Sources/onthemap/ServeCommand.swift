@@ -37,8 +37,8 @@ struct ServeCommand: AsyncParsableCommand {
     var leafletCDN: String?
     @Option(help: "A Nominatim-compatible geocoder asked only when the offline gazetteer is unsure (street addresses). [env: ONTHEMAP_GEOCODER_UPSTREAM_URL] (default: none, fully offline)")
     var geocoderUpstreamURL: String?
-    @Flag(inversion: .prefixedNo, help: "Cache StudentLocation list answers until the next write. Only correct while this server is the database's only writer. [env: ONTHEMAP_LIST_CACHE=1|0] (default: on with SQLite, off with PostgreSQL)")
-    var listCache: Bool?
+    @Flag(help: "Do not cache StudentLocation list answers between writes (on PostgreSQL the cache hears other servers' writes through LISTEN/NOTIFY). [env: ONTHEMAP_NO_LIST_CACHE=1]")
+    var noListCache = false
     @Option(name: .customLong("flickr-api-url"), help: "Flickr API base URL for Travel photos (used when FLICKR_API_KEY is set). [env: ONTHEMAP_FLICKR_API_URL] (default: https://api.flickr.com/services/rest/)")
     var flickrAPIURL: String?
     @Option(name: .customLong("wikimedia-api-url"), help: "Wikimedia Commons API base URL for Travel photos when no Flickr key is set. [env: ONTHEMAP_WIKIMEDIA_API_URL] (default: https://commons.wikimedia.org/w/api.php)")
@@ -89,13 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             configuration.photosPerAlbum = value
         }
-        if let text = setting(listCache.map { $0 ? "1" : "0" }, "ONTHEMAP_LIST_CACHE") {
-            switch text.lowercased() {
-            case "1", "true", "yes", "on": configuration.cacheListResponses = true
-            case "0", "false", "no", "off": configuration.cacheListResponses = false
-            default: throw ValidationError("ONTHEMAP_LIST_CACHE must be 1 or 0, not '\(text)'.")
-            }
-        }
+        configuration.cacheListResponses = !enabled(noListCache, "ONTHEMAP_NO_LIST_CACHE")
 
         var logger = Logger(label: "onthemap")
         let levelText = setting(logLevel, "LOG_LEVEL") ?? "info"

@@ -2,7 +2,6 @@ import Foundation
 import OnTheMapModels
 import Storage
 import Logging
-import PostgresKit
 import Testing
 import TestDatabases
 
@@ -53,11 +52,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
     }
 
     private static func dropSchema(_ schema: String, server: String) async {
-        guard let configuration = try? SQLPostgresConfiguration(url: server),
-              let connection = try? await PostgresConnection.connect(configuration: configuration.coreConfiguration, id: 1, logger: Logger(label: "test"))
-        else { return }
-        _ = try? await connection.sql().raw("DROP SCHEMA IF EXISTS \(ident: schema) CASCADE").run()
-        try? await connection.close()
+        try? await TestDatabases.execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
     }
 }
 

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresKit
 
 /// Which database the server test suites run on. By default each test's server keeps a
 /// SQLite file in its own temporary data directory. With `ONTHEMAP_TEST_POSTGRES_URL` set
@@ -18,4 +20,24 @@ public enum TestDatabases {
         let schema = "t_" + String(String(name).suffix(60))
         return server + (server.contains("?") ? "&" : "?") + "schema=" + schema
     }
+
+    /// Runs one statement on the test server (not in any test's schema), for tests that
+    /// act on PostgreSQL itself: dropping a schema, ending another connection.
+    public static func execute(_ sql: String) async throws {
+        guard let server = postgresServerURL else { throw TestDatabaseError("ONTHEMAP_TEST_POSTGRES_URL is not set") }
+        let configuration = try SQLPostgresConfiguration(url: server)
+        let connection = try await PostgresConnection.connect(configuration: configuration.coreConfiguration, id: 1, logger: Logger(label: "test-admin"))
+        do {
+            try await connection.sql().raw("\(unsafeRaw: sql)").run()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try await connection.close()
+    }
+}
+
+public struct TestDatabaseError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -7,31 +7,38 @@ import Synchronization
 /// query parsing, the database, row decoding and JSON encoding, and hands NIO the same
 /// buffer again (no copy). Only answers that parsed and succeeded are stored.
 ///
-/// Correct while this process is the only writer, as with the embedded SQLite database, so
-/// it is off by default on PostgreSQL, where other servers may write
-/// (`Configuration.cacheListResponses`).
+/// Local writes invalidate it directly. On PostgreSQL other servers may write too, so
+/// `ListCacheInvalidation` also invalidates it on every change notification, and suspends
+/// it (no hits, nothing kept) whenever it is not listening.
 final class ListResponseCache: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var entries: [String: ByteBuffer] = [:]
         var bytes = 0
+        var suspended = false
     }
 
     static let maximumEntries = 512
     static let maximumBytes = 32 * 1024 * 1024
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+
+    /// `suspended`: start without caching until `resume()`, for a cache that may only
+    /// serve while it hears about other servers' writes.
+    init(suspended: Bool = false) {
+        state = Mutex(State(suspended: suspended))
+    }
 
     /// The current generation; pass it back to `store` so an answer computed before a
     /// write is never kept after it.
     var generation: UInt64 { state.withLock { $0.generation } }
 
     func response(for key: String) -> ByteBuffer? {
-        state.withLock { $0.entries[key] }
+        state.withLock { $0.suspended ? nil : $0.entries[key] }
     }
 
     func store(_ body: ByteBuffer, for key: String, computedAt generation: UInt64) {
         state.withLock { state in
-            guard state.generation == generation, body.readableBytes <= Self.maximumBytes / 8 else { return }
+            guard !state.suspended, state.generation == generation, body.readableBytes <= Self.maximumBytes / 8 else { return }
             if state.entries.count >= Self.maximumEntries || state.bytes + body.readableBytes > Self.maximumBytes {
                 state.entries.removeAll(keepingCapacity: true)
                 state.bytes = 0
@@ -43,10 +50,28 @@ final class ListResponseCache: Sendable {
 
     /// Call after every successful write.
     func invalidate() {
+        state.withLock { Self.clear(&$0) }
+    }
+
+    /// Stops serving and keeping answers until `resume()`.
+    func suspend() {
         state.withLock { state in
-            state.generation &+= 1
-            state.entries.removeAll(keepingCapacity: true)
-            state.bytes = 0
+            state.suspended = true
+            Self.clear(&state)
         }
+    }
+
+    /// Serves again, starting empty.
+    func resume() {
+        state.withLock { state in
+            state.suspended = false
+            Self.clear(&state)
+        }
+    }
+
+    private static func clear(_ state: inout State) {
+        state.generation &+= 1
+        state.entries.removeAll(keepingCapacity: true)
+        state.bytes = 0
     }
 }
