@@ -35,7 +35,7 @@ trap stop EXIT
     || { cat "$dir/initdb.log" >&2; exit 1; }
 # fsync off: a test cluster is thrown away, durability buys nothing here.
 "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >/dev/null \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=600" start >/dev/null \
     || { cat "$dir/server.log" >&2; exit 1; }
 
 export ONTHEMAP_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
