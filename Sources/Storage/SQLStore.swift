@@ -117,14 +117,20 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             return try await pool.withConnection(logger: logger) { connection in
                 connection.eventLoop.makeFutureWithTask { try await body(connection.sql()) }
             }.get()
-        case .postgres(let pool):
-            do {
-                return try await pool.withConnection(logger: logger) { connection in
-                    connection.eventLoop.makeFutureWithTask { try await body(connection.sql()) }
-                }.get()
-            } catch let error as PSQLError {
-                throw PostgresSupport.storageError(for: error) ?? error
-            }
+        case .postgres:
+            return try await withPostgresConnection { try await body($0.sql()) }
+        }
+    }
+
+    /// PostgreSQL only, for what SQLKit would make slow; errors mapped as in `withDatabase`.
+    private func withPostgresConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        guard case .postgres(let pool) = pool else { preconditionFailure("not a PostgreSQL store") }
+        do {
+            return try await pool.withConnection(logger: logger) { connection in
+                connection.eventLoop.makeFutureWithTask { try await body(connection) }
+            }.get()
+        } catch let error as PSQLError {
+            throw PostgresSupport.storageError(for: error) ?? error
         }
     }
 
@@ -213,7 +219,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     // MARK: Student locations
 
     public func locations(_ query: LocationQuery) async throws -> [StudentInformation] {
-        var sql: SQLQueryString = "SELECT * FROM student_locations WHERE " + filters.render(query.filter)
+        var sql: SQLQueryString = "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE " + filters.render(query.filter)
         var orderTerms: [SQLQueryString] = query.sort.map { "\(ident: $0.field.column) \(unsafeRaw: $0.descending ? "DESC" : "ASC")" }
         // A stable tie-breaker keeps limit/skip pages from overlapping or skipping rows.
         let tieBreakDescending = query.sort.first?.descending ?? false
@@ -221,10 +227,17 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         sql += " ORDER BY " + orderTerms.joined(separator: ", ")
         sql += " LIMIT \(literal: max(0, query.limit)) OFFSET \(literal: max(0, query.skip))"
         let statement = sql
+        if case .postgres = pool {
+            let logger = logger
+            return try await withPostgresConnection { try await PostgresSupport.locations(statement, on: $0, logger: logger) }
+        }
         return try await withDatabase { db in
             try await db.raw(statement).all().map(Self.location(from:))
         }
     }
+
+    /// What a list query selects, in the order `PostgresSupport.locations` decodes it.
+    static let locationColumns = "object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
 
     public func countLocations(_ filter: LocationFilter) async throws -> Int {
         let statement: SQLQueryString = "SELECT COUNT(*) AS n FROM student_locations WHERE " + filters.render(filter)
