@@ -33,10 +33,22 @@ trap stop EXIT
 "${as_owner[@]}" "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 \
     --locale-provider=icu --icu-locale=en-US >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; exit 1; }
-# fsync off: a test cluster is thrown away, durability buys nothing here.
-"${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=600" start >/dev/null \
-    || { cat "$dir/server.log" >&2; exit 1; }
+# fsync off: a test cluster is thrown away, durability buys nothing here. A port already
+# taken by something else: try the next one.
+started=""
+for try_port in $(seq "$port" $((port + 20))); do
+    if "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $try_port -k $dir -c fsync=off -c max_connections=600" start >/dev/null 2>&1; then
+        started=$try_port
+        break
+    fi
+done
+if [[ -z "$started" ]]; then
+    cat "$dir/server.log" >&2
+    echo "with-postgres: could not start PostgreSQL on ports $port to $((port + 20))" >&2
+    exit 1
+fi
+port=$started
 
 export ONTHEMAP_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port" >&2

@@ -19,8 +19,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     private let pool: Pool
-    /// PostgreSQL only: where the change feed connects, and its channel.
-    private var changeFeed: (configuration: SQLPostgresConfiguration, channel: String)?
+    /// PostgreSQL only: where the change feed connects, and its channel (set by `open`).
+    private var changeFeed: (configuration: SQLPostgresConfiguration, channel: String)? = nil
     private let logger: Logger
     private let filters: SQLFilterRenderer
     /// Photo images, under the data directory (see `SQLStore+Travel.swift`).
@@ -31,16 +31,16 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     /// files go under `dataDirectory/photos` (default: the SQLite file's folder, or
     /// `./onthemap-data` with PostgreSQL).
     public static func open(url: String, dataDirectory: String? = nil, logger: Logger) async throws -> SQLStore {
+        let location = try DatabaseLocation(url: url)
         let store: SQLStore
         let schema: String?
-        switch try DatabaseLocation(url: url) {
+        switch location {
         case .sqlite(let path):
             schema = nil
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             store = SQLStore(
                 pool: .sqlite(Self.makePool(ServerSQLiteSource(path: path), perEventLoop: 2, logger: logger)),
-                changeFeed: nil,
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
                 logger: logger
             )
@@ -48,7 +48,6 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             schema = named
             store = SQLStore(
                 pool: .postgres(Self.makePool(PostgresConnectionSource(sqlConfiguration: configuration), perEventLoop: 4, logger: logger)),
-                changeFeed: nil,
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? "onthemap-data")),
                 logger: logger
             )
@@ -56,7 +55,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         do {
             // Migrations run on one connection so BEGIN/COMMIT wrap them.
             try await store.withDatabase { db in try await Migrations.run(on: db, schema: schema) }
-            if case .postgres(let configuration, _) = try DatabaseLocation(url: url) {
+            if case .postgres(let configuration, _) = location {
                 let channel = try await store.withDatabase { db in
                     try await db.raw(Migrations.changeChannelQuery).first()?.decode(column: "channel", as: String.self)
                 }
@@ -86,9 +85,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         )
     }
 
-    private init(pool: Pool, changeFeed: (configuration: SQLPostgresConfiguration, channel: String)?, photoFiles: PhotoFileStore, logger: Logger) {
+    private init(pool: Pool, photoFiles: PhotoFileStore, logger: Logger) {
         self.pool = pool
-        self.changeFeed = changeFeed
         self.logger = logger
         self.photoFiles = photoFiles
         switch pool {
