@@ -69,6 +69,7 @@ let package = Package(
             dependencies: [
                 "OnTheMapServer",
                 "OnTheMapKit",
+                "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -76,6 +76,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     case migrationFailed(String)
     /// The database could not be opened or reached: which one (password masked), and why.
     case databaseUnavailable(String, String)
+    /// A copy's destination already holds data in this table.
+    case destinationNotEmpty(String)
     /// Text the database cannot hold (PostgreSQL refuses NUL characters).
     case unstorableText
     /// A `$regex` the database's regular-expression engine refuses.
@@ -97,6 +99,7 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
         case .invalidDatabaseURL(let url, let reason): "Invalid database URL '\(url)': \(reason)."
         case .migrationFailed(let reason): "Database migration failed: \(reason)"
         case .databaseUnavailable(let url, let reason): "Cannot open the database \(url): \(reason)."
+        case .destinationNotEmpty(let table): "The destination database is not empty (table \(table) has rows); copy into a new, empty database."
         case .unstorableText: "Text must not contain NUL characters."
         case .unsupportedPattern(let reason): "Unsupported regular expression: \(reason)"
         }

@@ -123,6 +123,8 @@ struct CLITestError: Error, CustomStringConvertible {
 /// `onthemap serve` as a child process on a free loopback port with a scratch data folder.
 final class ServerProcess: @unchecked Sendable {
     let url: URL
+    /// The database the server keeps its data in.
+    let databaseURL: String
     private let process: Process
 
     init(sandbox: CLISandbox) async throws {
@@ -145,6 +147,8 @@ final class ServerProcess: @unchecked Sendable {
             do {
                 try await Self.waitForHealth(url, process: process)
                 self.url = url
+                self.databaseURL = TestDatabases.databaseURL(forDataDirectory: dataDirectory)
+                    ?? "sqlite://" + dataDirectory.appendingPathComponent("onthemap.sqlite").path
                 self.process = process
                 return
             } catch {

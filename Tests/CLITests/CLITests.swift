@@ -196,6 +196,28 @@ struct CLITests {
         #expect(result.errorLines == ["onthemap: The server sent an answer that could not be read (student list is not valid JSON)."])
     }
 
+    @Test func copyDatabaseMovesEverythingOnceIntoAnEmptyDatabase() async throws {
+        let sandbox = try CLISandbox()
+        let server = try await ServerProcess(sandbox: sandbox)
+        try await server.signUp(email: "grace@example.com", password: "compiler first")
+        server.stop()
+        let copy = "sqlite://" + sandbox.directory.appendingPathComponent("copy/onthemap.sqlite").path
+
+        var result = try sandbox.run(["copy-database", "--from", server.databaseURL, "--to", copy])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("accounts: 1 rows"))
+        #expect(result.stdout.contains("sessions: 0 rows"))
+
+        // The copy now holds data: a second run refuses and changes nothing.
+        result = try sandbox.run(["copy-database", "--from", server.databaseURL, "--to", copy])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("not empty (table accounts has rows)"))
+
+        result = try sandbox.run(["copy-database", "--from", copy, "--to", copy])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("--from and --to name the same database."))
+    }
+
     @Test func badServerAddressIsAUserError() throws {
         let sandbox = try CLISandbox()
         let result = try sandbox.run(["students", "--server", "ftp://example.com"])

@@ -1,6 +1,6 @@
 import Foundation
 import OnTheMapModels
-import Storage
+@testable import Storage
 import Logging
 import Testing
 import TestDatabases
@@ -190,6 +190,51 @@ struct StoreContractTests {
             try await store.close()
         }
         await database.cleanup()
+    }
+
+    @Test("a whole database copies from SQLite into an empty one, once", arguments: Backend.available)
+    func copyDatabase(backend: Backend) async throws {
+        let source = try Backend.sqlite.freshDatabase()
+        let from = try await SQLStore.open(url: source.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        try await from.createAccount(Account(key: "1000000001", email: "a@b.co", passwordHash: "hash", firstName: "Ada", lastName: "L", createdAt: now))
+        try await from.createSession(Session(id: "s1", accountKey: "1000000001", createdAt: now, expiresAt: now.addingTimeInterval(60)))
+        // More rows than one page, so paging is exercised; one without an owner.
+        for index in 0..<(DatabaseCopy.pageSize + 7) {
+            var location = record(String(format: "loc%05d", index), latitude: Double(index % 90) + 0.125)
+            location.ownerKey = index == 0 ? nil : "1000000001"
+            try await from.insertLocation(location)
+        }
+        let pin = Pin(id: "pin0000001", ownerKey: "1000000001", latitude: 48.5, longitude: 2.25, placeName: "Paris", createdAt: now, updatedAt: now)
+        try await from.createPin(pin)
+        let photo = Photo(id: "photo00001", pinID: pin.id, collection: 1, position: 0, provider: "flickr", remoteID: "r1",
+                          remoteURL: "https://example.com/1.jpg", title: "T", author: "A", attributionURL: nil, createdAt: now, updatedAt: now)
+        let state = AlbumState(pinID: pin.id, provider: "flickr", collection: 1, page: 2, pages: 5, total: 100, status: .downloading, updatedAt: now)
+        _ = try await from.replaceAlbum(pinID: pin.id, with: [photo], state: state)
+        _ = try await from.markPhotoFailed(id: photo.id, reason: "timed out", at: now)
+
+        let target = try backend.freshDatabase()
+        let to = try await SQLStore.open(url: target.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
+        let copied = try await DatabaseCopy.copy(from: from, to: to)
+        #expect(copied.map(\.table) == ["accounts", "sessions", "student_locations", "pins", "photos", "album_states"])
+        #expect(copied.map(\.rows) == [1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1])
+
+        #expect(try await to.account(email: "a@b.co")?.passwordHash == "hash")
+        #expect(try await to.session(id: "s1", now: now)?.accountKey == "1000000001")
+        #expect(try await to.countLocations(.always) == DatabaseCopy.pageSize + 7)
+        #expect(try await to.location(objectId: "loc00000")?.ownerKey == nil)
+        #expect(try await to.location(objectId: "loc00505")?.record == from.location(objectId: "loc00505")?.record)
+        #expect(try await to.pins(ownerKey: "1000000001") == [pin])
+        #expect(try await to.photo(id: photo.id)?.failureReason == "timed out")
+        #expect(try await to.albumState(pinID: pin.id) == state)
+
+        // Never into a database that holds data: nothing is merged, nothing changes.
+        await #expect(throws: StorageError.destinationNotEmpty("accounts")) { try await DatabaseCopy.copy(from: from, to: to) }
+        #expect(try await to.countLocations(.always) == DatabaseCopy.pageSize + 7)
+        try await from.close()
+        try await to.close()
+        await source.cleanup()
+        await target.cleanup()
     }
 
     @Test("text sorts and compares by code point, whatever the database's locale", arguments: Backend.available)

@@ -1,0 +1,109 @@
+import Foundation
+import SQLKit
+
+/// Copies every table of one OnTheMap database into another, empty one: how a community
+/// moves from the embedded SQLite file to PostgreSQL (or back). Both stores must be
+/// migrated to the same version, which `SQLStore.open` ensures. Photo files stay where they
+/// are: they live in the data directory, not in the database.
+public enum DatabaseCopy {
+    enum Kind { case text, optionalText, double, int, optionalInt }
+
+    /// Tables in an order that satisfies their foreign keys, each with every column and
+    /// its key (rows are read in key order, a page at a time).
+    static let tables: [(name: String, key: String, columns: [(String, Kind)])] = [
+        ("accounts", "key", [("key", .text), ("email", .text), ("password_hash", .text), ("first_name", .text),
+                             ("last_name", .text), ("created_at", .text)]),
+        ("sessions", "id", [("id", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text)]),
+        ("student_locations", "object_id", [
+            ("object_id", .text), ("owner_key", .optionalText), ("unique_key", .text), ("first_name", .text), ("last_name", .text),
+            ("map_string", .text), ("media_url", .text), ("latitude", .double), ("longitude", .double),
+            ("created_at", .text), ("updated_at", .text),
+        ]),
+        ("pins", "id", [("id", .text), ("owner_key", .text), ("latitude", .double), ("longitude", .double),
+                        ("place_name", .text), ("created_at", .text), ("updated_at", .text)]),
+        ("photos", "id", [
+            ("id", .text), ("pin_id", .text), ("collection", .int), ("position", .int), ("provider", .text), ("remote_id", .text),
+            ("remote_url", .text), ("title", .text), ("author", .text), ("license", .optionalText),
+            ("attribution_url", .optionalText), ("file_path", .optionalText), ("content_type", .optionalText),
+            ("byte_count", .optionalInt), ("content_hash", .optionalText), ("state", .text), ("failure_reason", .optionalText),
+            ("created_at", .text), ("updated_at", .text),
+        ]),
+        ("album_states", "pin_id", [
+            ("pin_id", .text), ("provider", .text), ("collection", .int), ("page", .int), ("pages", .int), ("total", .int),
+            ("status", .text), ("error_code", .optionalText), ("error_message", .optionalText), ("updated_at", .text),
+        ]),
+    ]
+
+    static let pageSize = 500
+
+    /// Copies everything from `source` into `destination` and returns the rows copied per
+    /// table. Refuses a destination that already holds data, so nothing is ever merged or
+    /// overwritten, and writes it in one transaction: a failure part-way leaves it empty.
+    @discardableResult
+    public static func copy(from source: SQLStore, to destination: SQLStore) async throws -> [(table: String, rows: Int)] {
+        for table in tables { try await checkColumns(of: table, in: source) }
+        return try await destination.withDatabase { db in
+            try await db.raw("BEGIN").run()
+            do {
+                var copied: [(table: String, rows: Int)] = []
+                for table in tables {
+                    let count = try await db.raw("SELECT COUNT(*) AS n FROM \(ident: table.name)").first()?.decode(column: "n", as: Int.self) ?? 0
+                    guard count == 0 else { throw StorageError.destinationNotEmpty(table.name) }
+                    copied.append((table.name, try await copyRows(of: table, from: source, into: db)))
+                }
+                try await db.raw("COMMIT").run()
+                return copied
+            } catch {
+                try? await db.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    /// One table, a page at a time in key order.
+    private static func copyRows(of table: (name: String, key: String, columns: [(String, Kind)]), from source: SQLStore,
+                                 into db: any SQLDatabase) async throws -> Int {
+        let columnList = table.columns.map(\.0).joined(separator: ", ")
+        let keyIndex = table.columns.firstIndex { $0.0 == table.key }!
+        var after: String?
+        var total = 0
+        while true {
+            let last = after
+            let page: [[any Encodable & Sendable]] = try await source.withDatabase { sourceDB in
+                var query: SQLQueryString = "SELECT \(unsafeRaw: columnList) FROM \(ident: table.name)"
+                if let last { query += " WHERE \(ident: table.key) > \(bind: last)" }
+                query += " ORDER BY \(ident: table.key) LIMIT \(literal: pageSize)"
+                return try await sourceDB.raw(query).all().map { row in try values(of: row, columns: table.columns) }
+            }
+            guard let lastRow = page.last else { return total }
+            let rows: [SQLQueryString] = page.map { "(\(binds: $0))" }
+            try await db.raw("INSERT INTO \(ident: table.name) (\(unsafeRaw: columnList)) VALUES " + rows.joined(separator: ", ")).run()
+            total += page.count
+            after = lastRow[keyIndex] as? String
+        }
+    }
+
+    /// The column list above must be the table's whole list, or a column would be lost.
+    private static func checkColumns(of table: (name: String, key: String, columns: [(String, Kind)]), in store: SQLStore) async throws {
+        let actual = try await store.withDatabase { db in
+            try await db.raw("SELECT * FROM \(ident: table.name) LIMIT 1").first()?.allColumns
+        }
+        guard let actual else { return }
+        let expected = table.columns.map(\.0)
+        guard Set(actual) == Set(expected) else {
+            throw StorageError.migrationFailed("copying \(table.name): its columns \(actual.sorted()) are not the \(expected.sorted()) this version copies")
+        }
+    }
+
+    private static func values(of row: any SQLRow, columns: [(String, Kind)]) throws -> [any Encodable & Sendable] {
+        try columns.map { name, kind -> any Encodable & Sendable in
+            switch kind {
+            case .text: try row.decode(column: name, as: String.self)
+            case .optionalText: try row.decode(column: name, as: String?.self)
+            case .double: try row.decode(column: name, as: Double.self)
+            case .int: try row.decode(column: name, as: Int.self)
+            case .optionalInt: try row.decode(column: name, as: Int?.self)
+            }
+        }
+    }
+}
