@@ -84,6 +84,9 @@ def landscape_png(seed, size=IMAGE_SIZE):
 class PhotoStub:
     def __init__(self):
         self.image_delay = 0.0
+        # A threading.Semaphore: each image answer waits for one release(), so a test
+        # decides exactly how many images have arrived (None: no gate).
+        self.image_gate = None
         self.search_delay = 0.0
         self.search_failure = None
         self.total = 42
@@ -134,6 +137,7 @@ class PhotoStub:
 
     def reset(self):
         self.image_delay = 0.0
+        self.image_gate = None
         self.search_delay = 0.0
         self.search_failure = None
         self.total = 42
@@ -199,6 +203,9 @@ class PhotoStub:
         seed = name.split(".")[0]
         with self._lock:
             self.image_requests.append(seed)
+        gate = self.image_gate
+        if gate is not None:
+            gate.acquire(timeout=60)
         if self.image_delay:
             time.sleep(self.image_delay)
         with self._lock:
