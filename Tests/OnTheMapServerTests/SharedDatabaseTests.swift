@@ -1,6 +1,5 @@
 import Foundation
 import HummingbirdTesting
-import Logging
 import Testing
 import TestDatabases
 @testable import OnTheMapServer
@@ -13,15 +12,10 @@ struct SharedDatabaseTests {
     func listCacheHearsOtherServers() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-shared-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = Configuration()
-        configuration.dataDirectory = directory.path
-        configuration.databaseURL = TestDatabases.databaseURL(forDataDirectory: directory)
-        configuration.bcryptCost = 4
+        let configuration = testConfiguration(dataDirectory: directory)
         #expect(configuration.cacheListResponses)
-        var logger = Logger(label: "test-server")
-        logger.logLevel = .warning
-        let reader = try await buildApplication(configuration: configuration, logger: logger)
-        let writer = try await buildApplication(configuration: configuration, logger: logger)
+        let reader = try await buildApplication(configuration: configuration, logger: testLogger)
+        let writer = try await buildApplication(configuration: configuration, logger: testLogger)
         try await reader.test(.router) { readerClient in
             try await writer.test(.router) { writerClient in
                 let user = try await writerClient.makeUser()

@@ -16,17 +16,29 @@ func withTestServer<T: Sendable>(
 ) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
+    var configuration = testConfiguration(dataDirectory: directory)
+    adjust(&configuration)
+    let app = try await buildApplication(configuration: configuration, logger: testLogger)
+    return try await app.test(.router) { client in try await body(client) }
+}
+
+/// A test server's configuration: its data in `dataDirectory` (and the database
+/// `TestDatabases` picks for it), cheap bcrypt, any free port.
+func testConfiguration(dataDirectory directory: URL) -> Configuration {
     var configuration = Configuration()
     configuration.dataDirectory = directory.path
     configuration.databaseURL = TestDatabases.databaseURL(forDataDirectory: directory)
     configuration.bcryptCost = 4
     configuration.port = 0
-    adjust(&configuration)
-    var logger = Logger(label: "test-server")
-    logger.logLevel = .warning  // keep test output to failures
-    let app = try await buildApplication(configuration: configuration, logger: logger)
-    return try await app.test(.router) { client in try await body(client) }
+    return configuration
 }
+
+/// Test servers log warnings and worse only, so test output shows failures.
+let testLogger: Logger = {
+    var logger = Logger(label: "test-server")
+    logger.logLevel = .warning
+    return logger
+}()
 
 let parseHeaders: HTTPFields = [
     HTTPField.Name("X-Parse-Application-Id")!: ParseCredentials.applicationID,
