@@ -31,8 +31,8 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
                 throw BackendUnavailable()
             }
             let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-            let url = server + (server.contains("?") ? "&" : "?") + "schema=" + schema
-            return (url, { await Self.dropSchema(schema, server: server) })
+            return (TestDatabases.databaseURL(schema: schema, on: server),
+                    { try? await TestDatabases.execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE") })
         }
     }
 
@@ -49,10 +49,6 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
             await database.cleanup()
             throw error
         }
-    }
-
-    private static func dropSchema(_ schema: String, server: String) async {
-        try? await TestDatabases.execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
     }
 }
 

@@ -17,8 +17,12 @@ public enum TestDatabases {
     public static func databaseURL(forDataDirectory directory: URL) -> String? {
         guard let server = postgresServerURL else { return nil }
         let name = directory.standardizedFileURL.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
-        let schema = "t_" + String(String(name).suffix(60))
-        return server + (server.contains("?") ? "&" : "?") + "schema=" + schema
+        return databaseURL(schema: "t_" + String(String(name).suffix(60)), on: server)
+    }
+
+    /// The test server's URL with the tables kept in `schema`.
+    public static func databaseURL(schema: String, on server: String) -> String {
+        server + (server.contains("?") ? "&" : "?") + "schema=" + schema
     }
 
     /// Runs one statement on the test server (not in any test's schema), for tests that
