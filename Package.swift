@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/vapor/async-kit.git", from: "1.22.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
     ],
     targets: [
         // Wire value types shared by the server and the SDK. Foundation only.
@@ -43,11 +44,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Photo providers (Flickr, Wikimedia Commons) and the bounded-concurrency image downloader.
         // Foundation (+FoundationNetworking) only.
         .target(name: "PhotoAlbums"),
+        // The browser app: HTML, CSS and ES modules as resources, no Swift logic.
+        .target(name: "WebApp", resources: [.copy("Public")]),
         // The Hummingbird application: one folder per feature.
         .target(
             name: "OnTheMapServer",
@@ -56,13 +60,14 @@ let package = Package(
                 "Storage",
                 "Geocoding",
                 "PhotoAlbums",
+                "WebApp",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            resources: [.copy("Public")]
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .executableTarget(
             name: "onthemap",
@@ -115,6 +120,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

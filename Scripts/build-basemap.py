@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build Sources/OnTheMapServer/Public/world.geojson, the web app's offline basemap.
+"""Build Sources/WebApp/Public/world.geojson, the web app's offline basemap.
 
 Source: Natural Earth 1:110m admin-0 countries (public domain), as shipped in the
 PyPI wheel geopandas==0.14.4 at geopandas/datasets/naturalearth_lowres/.
@@ -22,7 +22,7 @@ import shapefile  # pyshp
 
 PREFIX = "geopandas/datasets/naturalearth_lowres/naturalearth_lowres"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "Sources", "OnTheMapServer", "Public", "world.geojson")
+OUT = os.path.join(ROOT, "Sources", "WebApp", "Public", "world.geojson")
 
 
 def find_wheel(argv):

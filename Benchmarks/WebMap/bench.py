@@ -179,7 +179,7 @@ def main():
     base = f"http://127.0.0.1:{port}"
     log = open(os.path.join(data_dir, "server.log"), "w")
     server = subprocess.Popen([args.bin, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir,
-                               "--public-dir", str(ROOT / "Sources/OnTheMapServer/Public"), "--log-level", "warning"],
+                               "--public-dir", str(ROOT / "Sources/WebApp/Public"), "--log-level", "warning"],
                               stdout=log, stderr=subprocess.STDOUT)
     driver = None
     rows = []

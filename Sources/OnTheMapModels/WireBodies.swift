@@ -99,6 +99,27 @@ public struct SignUpResponse: Codable, Sendable, Equatable {
     public init(key: String) { self.account = Account(key: key) }
 }
 
+/// `POST /api/account/password` request body.
+public struct PasswordChangeRequest: Codable, Sendable, Equatable {
+    public var currentPassword: String
+    public var newPassword: String
+    enum CodingKeys: String, CodingKey {
+        case currentPassword = "current_password"
+        case newPassword = "new_password"
+    }
+    public init(currentPassword: String, newPassword: String) {
+        self.currentPassword = currentPassword
+        self.newPassword = newPassword
+    }
+}
+
+/// `POST /api/account/password` answer: how many other sessions were ended.
+public struct PasswordChangeResponse: Codable, Sendable, Equatable {
+    public var endedSessions: Int
+    enum CodingKeys: String, CodingKey { case endedSessions = "ended_sessions" }
+    public init(endedSessions: Int) { self.endedSessions = endedSessions }
+}
+
 /// The public credentials hard-coded in the original clients (CONTRACT.md §1.1); our
 /// server accepts them by default so those clients work unchanged.
 public enum ParseCredentials {

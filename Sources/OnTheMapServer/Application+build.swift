@@ -67,6 +67,7 @@ func buildRouter(
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: ErrorFormatMiddleware())
+    router.add(middleware: CrossSiteRequestGuard(allowedOrigins: configuration.allowedOrigins))
 
     router.get("health") { _, _ in
         JSONResponse.raw(Data(#"{"status":"ok"}"#.utf8))
@@ -93,7 +94,7 @@ func buildRouter(
     )
         .addRoutes(to: router.group("api"))
 
-    WebApp(configuration: configuration, logger: logger).register(on: router)
+    WebAppRoutes(configuration: configuration, logger: logger).register(on: router)
     return router
 }
 

@@ -20,6 +20,9 @@ public struct Configuration: Sendable {
     /// Anyone may write any StudentLocation, as the original Parse class allowed.
     public var legacyOpenWrites = false
     public var sessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// Origins besides the server's own whose pages may log in and write (see
+    /// `CrossSiteRequestGuard`), as `scheme://host[:port]`.
+    public var allowedOrigins: [String] = []
     /// bcrypt work factor; tests lower it to stay fast.
     public var bcryptCost: UInt8 = 12
     /// Serve the web app from this folder instead of the bundled copy (for live editing).
@@ -61,6 +64,11 @@ public struct Configuration: Sendable {
     public var photoUserAgent: String?
 
     public init() {}
+
+    /// `text` as a comparable origin, or nil when it is not one.
+    public static func normalizedOrigin(_ text: String) -> String? {
+        CrossSiteRequestGuard<AppRequestContext>.normalizedOrigin(text)
+    }
 
     public var usesPostgreSQL: Bool {
         resolvedDatabaseURL.lowercased().hasPrefix("postgres")

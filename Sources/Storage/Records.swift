@@ -20,7 +20,8 @@ public struct Account: Sendable, Equatable {
     }
 }
 
-/// A server-side login session; `id` is what the cookie and `X-Parse-Session-Token` carry.
+/// A server-side login session; `id` is the token the cookie and `X-Parse-Session-Token`
+/// carry (the database keeps only its digest).
 public struct Session: Sendable, Equatable {
     public var id: String
     public var accountKey: String

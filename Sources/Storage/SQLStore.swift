@@ -38,7 +38,9 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         case .sqlite(let path):
             schema = nil
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try restrictToOwner(databaseFile: path)
             store = SQLStore(
                 pool: .sqlite(Self.makePool(ServerSQLiteSource(path: path), perEventLoop: 2, logger: logger)),
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
@@ -70,6 +72,22 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             throw error
         }
         return store
+    }
+
+    /// Accounts, password hashes and sessions are nobody else's business: the database file
+    /// is created readable by its owner only (SQLite gives its -wal and -shm files the same
+    /// mode), and a file left readable by an older version is tightened.
+    static func restrictToOwner(databaseFile path: String) throws {
+        let files = FileManager.default
+        if !files.fileExists(atPath: path) {
+            guard files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw StorageError.databaseUnavailable(path, "cannot create the file (check the folder's permissions)")
+            }
+        }
+        for file in [path, path + "-wal", path + "-shm"] where files.fileExists(atPath: file) {
+            let mode = (try? files.attributesOfItem(atPath: file)[.posixPermissions] as? Int) ?? 0
+            if mode & 0o077 != 0 { try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file) }
+        }
     }
 
     /// `url` with any password masked, for logs and messages.
@@ -161,6 +179,15 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         }
     }
 
+    @discardableResult
+    public func updatePasswordHash(accountKey: String, to hash: String) async throws -> Bool {
+        try await withDatabase { db in
+            try await !db.raw(
+                "UPDATE accounts SET password_hash = \(bind: hash) WHERE key = \(bind: accountKey) RETURNING key"
+            ).all().isEmpty
+        }
+    }
+
     private static func account(from row: any SQLRow) throws -> Account {
         Account(
             key: try row.decode(column: "key", as: String.self),
@@ -178,7 +205,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         try await withDatabase { db in
             try await db.raw("""
                 INSERT INTO sessions (id, account_key, created_at, expires_at)
-                VALUES (\(bind: session.id), \(bind: session.accountKey),
+                VALUES (\(bind: SessionToken.digest(session.id)), \(bind: session.accountKey),
                         \(bind: ParseDate.string(from: session.createdAt)), \(bind: ParseDate.string(from: session.expiresAt)))
                 """).run()
         }
@@ -188,10 +215,10 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         let nowText = ParseDate.string(from: now)
         return try await withDatabase { db in
             guard let row = try await db.raw(
-                "SELECT * FROM sessions WHERE id = \(bind: id) AND expires_at > \(bind: nowText)"
+                "SELECT * FROM sessions WHERE id = \(bind: SessionToken.digest(id)) AND expires_at > \(bind: nowText)"
             ).first() else { return nil }
             return Session(
-                id: try row.decode(column: "id", as: String.self),
+                id: id,
                 accountKey: try row.decode(column: "account_key", as: String.self),
                 createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast,
                 expiresAt: ParseDate.date(from: try row.decode(column: "expires_at", as: String.self)) ?? .distantPast
@@ -202,7 +229,17 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     @discardableResult
     public func deleteSession(id: String) async throws -> Bool {
         try await withDatabase { db in
-            try await !db.raw("DELETE FROM sessions WHERE id = \(bind: id) RETURNING id").all().isEmpty
+            try await !db.raw("DELETE FROM sessions WHERE id = \(bind: SessionToken.digest(id)) RETURNING id").all().isEmpty
+        }
+    }
+
+    @discardableResult
+    public func deleteSessions(accountKey: String, keeping: String?) async throws -> Int {
+        let kept = keeping.map(SessionToken.digest) ?? ""
+        return try await withDatabase { db in
+            try await db.raw(
+                "DELETE FROM sessions WHERE account_key = \(bind: accountKey) AND id <> \(bind: kept) RETURNING id"
+            ).all().count
         }
     }
 

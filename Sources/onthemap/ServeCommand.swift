@@ -27,6 +27,8 @@ struct ServeCommand: AsyncParsableCommand {
     var parseRestKey: String?
     @Flag(help: "Let anyone create, change and delete any location, as the original Parse class did. [env: ONTHEMAP_LEGACY_OPEN_WRITES=1]")
     var legacyOpenWrites = false
+    @Option(help: "An origin besides this server's own (as the Host header names it) whose pages may log in and write, e.g. https://map.example.org when a proxy rewrites Host; repeatable. [env: ONTHEMAP_ALLOWED_ORIGINS, comma-separated] (default: none)")
+    var allowedOrigin: [String] = []
     @Option(help: "Session lifetime in days. [env: ONTHEMAP_SESSION_DAYS] (default: 30)")
     var sessionDays: Double?
     @Option(help: "Serve the web app from this folder instead of the bundled copy. [env: ONTHEMAP_PUBLIC_DIR]")
@@ -71,6 +73,13 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.parseApplicationID = setting(parseAppID, "ONTHEMAP_PARSE_APP_ID") ?? configuration.parseApplicationID
         configuration.parseRESTAPIKey = setting(parseRestKey, "ONTHEMAP_PARSE_REST_KEY") ?? configuration.parseRESTAPIKey
         configuration.legacyOpenWrites = enabled(legacyOpenWrites, "ONTHEMAP_LEGACY_OPEN_WRITES")
+        let origins = allowedOrigin.isEmpty
+            ? (environment["ONTHEMAP_ALLOWED_ORIGINS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            : allowedOrigin
+        for origin in origins where Configuration.normalizedOrigin(origin) == nil {
+            throw ValidationError("Allowed origin '\(origin)' must look like https://host or http://host:port.")
+        }
+        configuration.allowedOrigins = origins
         if let text = setting(sessionDays.map { String($0) }, "ONTHEMAP_SESSION_DAYS") {
             guard let days = Double(text), days > 0 else { throw ValidationError("Session lifetime must be a positive number of days.") }
             configuration.sessionLifetime = days * 86_400

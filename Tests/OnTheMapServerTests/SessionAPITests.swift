@@ -133,13 +133,17 @@ struct SessionAPITests {
         }
     }
 
-    @Test("logout without a session still answers 200 with at least 5 bytes")
-    func logoutWithoutSession() async throws {
+    @Test("logout without a live session says so: 401 in the Udacity format, cookies cleared", arguments: ["/api", "/v1"])
+    func logoutWithoutSession(prefix: String) async throws {
         try await withTestServer { client in
-            try await client.execute(uri: "/v1/session", method: .delete) { response throws in
-                #expect(response.status == .ok)
-                #expect(response.body.readableBytes > 5)
-                #expect(try response.udacityJSON["session"] != nil)
+            for headers: HTTPFields in [[:], [.cookie: "onthemap_session=1700000000S00000000000000000000000000000000"]] {
+                try await client.execute(uri: "\(prefix)/session", method: .delete, headers: headers) { response throws in
+                    #expect(response.status == .unauthorized)
+                    let body = try response.udacityJSON
+                    #expect(body["status"] as? Int == 401)
+                    #expect((body["error"] as? String)?.isEmpty == false)
+                    #expect(response.cookie("onthemap_session") == "")
+                }
             }
         }
     }

@@ -26,20 +26,20 @@ struct SharedDatabaseTests {
                 #expect((try await readerClient.list(firstPage)["results"] as! [Any]).isEmpty)
 
                 let objectID = try await writerClient.postLocation(user)
-                try await #require(await eventually { try await ids(readerClient.list(firstPage)) == [objectID] })
+                try #require(await eventually { try await ids(readerClient.list(firstPage)) == [objectID] })
 
                 try await writerClient.execute(uri: "/parse/classes/StudentLocation/\(objectID)", method: .put, headers: user.parseHeaders,
                                                body: jsonBody(["mapString": "Paris, France"])) { response throws in
                     #expect(response.status == .ok)
                 }
-                try await #require(await eventually {
+                try #require(await eventually {
                     (try await readerClient.list(firstPage)["results"] as! [[String: Any]]).first?["mapString"] as? String == "Paris, France"
                 })
 
                 try await writerClient.execute(uri: "/parse/classes/StudentLocation/\(objectID)", method: .delete, headers: user.parseHeaders) { response throws in
                     #expect(response.status == .ok)
                 }
-                try await #require(await eventually { try await ids(readerClient.list(firstPage)).isEmpty })
+                try #require(await eventually { try await ids(readerClient.list(firstPage)).isEmpty })
 
                 // The reader's listening connection dies (a database restart, a proxy timeout)
                 // and a write lands before it is back: the reader must not keep serving its
@@ -50,7 +50,7 @@ struct SharedDatabaseTests {
                     WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
                     """)
                 let second = try await writerClient.postLocation(user)
-                try await #require(await eventually { try await ids(readerClient.list(firstPage)) == [second] })
+                try #require(await eventually { try await ids(readerClient.list(firstPage)) == [second] })
             }
         }
     }

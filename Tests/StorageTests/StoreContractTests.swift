@@ -96,6 +96,79 @@ struct StoreContractTests {
         }
     }
 
+    @Test("sessions are kept as digests: a token read out of the database logs nobody in", arguments: Backend.available)
+    func sessionDigestsAtRest(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createAccount(Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
+            let now = Date(), token = "1700000000S0123456789abcdef0123456789abcdef"
+            try await store.createSession(Session(id: token, accountKey: "1", createdAt: now, expiresAt: now.addingTimeInterval(60)))
+            let stored = try await store.withDatabase { db in
+                try await db.raw("SELECT id FROM sessions").all().map { try $0.decode(column: "id", as: String.self) }
+            }
+            #expect(stored == [SessionToken.digest(token)])
+            #expect(!stored.contains(token))
+            #expect(try await store.session(id: stored[0], now: now) == nil)
+            #expect(try await store.session(id: token, now: now)?.id == token)
+        }
+    }
+
+    @Test("log out everywhere: every session of one account ends, but the one kept and other accounts'", arguments: Backend.available)
+    func deleteAccountSessions(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let now = Date()
+            for key in ["1", "2"] {
+                try await store.createAccount(Account(key: key, email: "\(key)@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: now))
+                for n in 0..<3 {
+                    try await store.createSession(Session(id: "\(key)-\(n)", accountKey: key, createdAt: now, expiresAt: now.addingTimeInterval(60)))
+                }
+            }
+            #expect(try await store.deleteSessions(accountKey: "1", keeping: "1-0") == 2)
+            #expect(try await store.session(id: "1-0", now: now) != nil)
+            #expect(try await store.session(id: "1-1", now: now) == nil)
+            #expect(try await store.deleteSessions(accountKey: "1", keeping: nil) == 1)
+            #expect(try await store.session(id: "2-2", now: now) != nil)
+            #expect(try await store.updatePasswordHash(accountKey: "2", to: "new"))
+            #expect(try await store.account(key: "2")?.passwordHash == "new")
+            #expect(try await !store.updatePasswordHash(accountKey: "9", to: "new"))
+        }
+    }
+
+    @Test("migration 4 gives every owned location its owner's uniqueKey", arguments: Backend.available)
+    func uniqueKeyRepair(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createAccount(Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
+            // Written the way the server allowed before: owner 1 claiming another key.
+            var forged = record("forged0001", key: "2")
+            forged.ownerKey = "1"
+            try await store.insertLocation(forged)
+            try await store.insertLocation(record("legacy0001", key: "1234"))
+            try await store.withDatabase { db in
+                try await db.raw("DELETE FROM schema_migrations WHERE version = 4").run()
+                try await Migrations.run(on: db)
+            }
+            #expect(try await store.location(objectId: "forged0001")?.record.uniqueKey == "1")
+            #expect(try await store.location(objectId: "legacy0001")?.record.uniqueKey == "1234", "records nobody owns keep their key")
+        }
+    }
+
+    @Test("a new SQLite database file, its folder and its WAL are readable by their owner only")
+    func sqliteFileMode() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-mode-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("db.sqlite").path
+        let store = try await SQLStore.open(url: "sqlite://" + path, logger: Logger(label: "test"))
+        try await store.createAccount(Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
+        func mode(_ file: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as! Int }
+        #expect(try mode(path) == 0o600)
+        #expect(try mode(path + "-wal") == 0o600)
+        #expect(try mode(directory.path) == 0o700)
+        try await store.close()
+        // A file an older version left world-readable is tightened on the next start.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        try await SQLStore.open(url: "sqlite://" + path, logger: Logger(label: "test")).close()
+        #expect(try mode(path) == 0o600)
+    }
+
     @Test("locations: insert, get, patch, delete", arguments: Backend.available)
     func locationLifecycle(backend: Backend) async throws {
         try await backend.withStore { store in

@@ -1,22 +1,21 @@
 import Foundation
 import Hummingbird
-import HummingbirdBcrypt
 import NIOPosix
 import OnTheMapModels
 import Storage
 
-/// Sign-up: `POST /api/users` with `{"email","password","first_name","last_name"}`.
+/// Sign-up: `POST /api/users` with `{"email","password","first_name","last_name"}`;
+/// password change: `POST /api/account/password` with `{"current_password","new_password"}`.
 struct AccountController: Sendable {
     let store: any OnTheMapStore
     let configuration: Configuration
 
     static let minimumPasswordLength = 8
-    /// bcrypt reads at most 72 bytes; a longer password would be silently truncated.
-    static let maximumPasswordBytes = 72
     static let maximumNameLength = 100
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("users", use: signUp)
+        group.post("account/password", use: changePassword)
     }
 
     @Sendable func signUp(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -28,24 +27,20 @@ struct AccountController: Sendable {
         guard Self.isPlausibleEmail(email) else {
             throw APIError(.badRequest, "invalid_email", "Enter a valid email address, like name@example.com.")
         }
-        guard form.password.count >= Self.minimumPasswordLength else {
-            throw APIError(.badRequest, "weak_password", "Choose a password of at least \(Self.minimumPasswordLength) characters.")
-        }
-        guard form.password.utf8.count <= Self.maximumPasswordBytes else {
-            throw APIError(.badRequest, "password_too_long", "Choose a password of at most \(Self.maximumPasswordBytes) bytes.")
-        }
+        try Self.checkNewPassword(form.password)
         let firstName = form.firstName.trimmingCharacters(in: .whitespacesAndNewlines)
         let lastName = form.lastName.trimmingCharacters(in: .whitespacesAndNewlines)
         for (field, value) in [("first_name", firstName), ("last_name", lastName)] {
-            guard !value.isEmpty, value.count <= Self.maximumNameLength, !value.contains(where: \.isNewline) else {
-                throw APIError(.badRequest, "invalid_name", "\(field) must be 1 to \(Self.maximumNameLength) characters on one line.")
+            guard !value.isEmpty, value.count <= Self.maximumNameLength, TextRules.isDisplaySafe(value) else {
+                throw APIError(.badRequest, "invalid_name",
+                               "\(field) must be 1 to \(Self.maximumNameLength) characters on one line, without control or text-direction characters.")
             }
         }
         if try await store.account(email: email) != nil {
             throw APIError(.conflict, "email_taken", "An account with this email already exists. Log in instead.")
         }
         let password = form.password, cost = configuration.bcryptCost
-        let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        let hash = try await NIOThreadPool.singleton.runIfActive { Passwords.hash(password, cost: cost) }
         var account = Account(key: Identifiers.accountKey(), email: email, passwordHash: hash,
                               firstName: firstName, lastName: lastName, createdAt: Date())
         // Keys are random; on the rare collision draw again.
@@ -61,13 +56,53 @@ struct AccountController: Sendable {
         return try JSONResponse.make(SignUpResponse(key: account.key), status: .created, headers: headers)
     }
 
+    // MARK: POST /api/account/password
+
+    /// Needs the session and the current password; every other session of the account ends,
+    /// so whoever learnt the old password is logged out everywhere but here.
+    @Sendable func changePassword(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request) else {
+            throw APIError(.unauthorized, "not_logged_in", "Log in to change your password.")
+        }
+        let body = try await request.collectBody(limit: configuration.maxBodySize) { APIError.tooLarge }
+        guard let form = try? JSONDecoder().decode(PasswordChangeRequest.self, from: body) else {
+            throw APIError(.badRequest, "invalid_body", "Send a JSON object with current_password and new_password (strings).")
+        }
+        try Self.checkNewPassword(form.newPassword)
+        guard let account = try await store.account(key: session.accountKey) else {
+            throw APIError(.unauthorized, "not_logged_in", "Log in to change your password.")
+        }
+        let current = form.currentPassword, stored = account.passwordHash
+        guard current.utf8.count <= Passwords.maximumBytes,
+              try await NIOThreadPool.singleton.runIfActive({ Passwords.verify(current, hash: stored) })
+        else {
+            throw APIError(.forbidden, "wrong_password", "The current password is not right.")
+        }
+        let password = form.newPassword, cost = configuration.bcryptCost
+        let hash = try await NIOThreadPool.singleton.runIfActive { Passwords.hash(password, cost: cost) }
+        try await store.updatePasswordHash(accountKey: account.key, to: hash)
+        let ended = try await store.deleteSessions(accountKey: account.key, keeping: session.id)
+        context.logger.info("password changed", metadata: ["account": "\(account.key)", "sessions_ended": "\(ended)"])
+        return try JSONResponse.make(PasswordChangeResponse(endedSessions: ended))
+    }
+
+    /// Length rules for a password being set. Pass phrases count in full (see `Passwords`).
+    static func checkNewPassword(_ password: String) throws {
+        guard password.count >= Self.minimumPasswordLength else {
+            throw APIError(.badRequest, "weak_password", "Choose a password of at least \(Self.minimumPasswordLength) characters.")
+        }
+        guard password.utf8.count <= Passwords.maximumBytes else {
+            throw APIError(.badRequest, "password_too_long", "Choose a password of at most \(Passwords.maximumBytes) bytes.")
+        }
+    }
+
     /// Emails compare case-insensitively and without surrounding spaces.
     static func normalizedEmail(_ email: String) -> String {
         email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
     static func isPlausibleEmail(_ email: String) -> Bool {
-        guard email.count <= 254, !email.contains(where: { $0.isWhitespace }) else { return false }
+        guard email.count <= 254, !email.contains(where: { $0.isWhitespace }), TextRules.isDisplaySafe(email) else { return false }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty else { return false }
         let domain = parts[1]

@@ -1,5 +1,4 @@
 import Foundation
-import HummingbirdBcrypt
 import Logging
 import OnTheMapModels
 import Storage
@@ -17,7 +16,7 @@ enum DemoSeeder {
     static func seed(_ store: any OnTheMapStore, bcryptCost: UInt8, now: Date = Date(), logger: Logger) async throws -> Bool {
         if try await store.account(email: email) != nil { return false }
         try await store.createAccount(Account(
-            key: "1000000001", email: email, passwordHash: Bcrypt.hash(password, cost: bcryptCost),
+            key: "1000000001", email: email, passwordHash: Passwords.hash(password, cost: bcryptCost),
             firstName: "Demo", lastName: "Student", createdAt: now
         ))
         var random = SeededGenerator(seed: 2015)

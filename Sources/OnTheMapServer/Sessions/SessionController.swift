@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdBcrypt
 import NIOPosix
 import OnTheMapModels
 import Storage
@@ -18,7 +17,7 @@ struct SessionController: Sendable {
     init(store: any OnTheMapStore, configuration: Configuration) {
         self.store = store
         self.configuration = configuration
-        self.timingDecoyHash = Bcrypt.hash(Identifiers.randomHex(bytes: 16), cost: configuration.bcryptCost)
+        self.timingDecoyHash = Passwords.hash(Identifiers.randomHex(bytes: 16), cost: configuration.bcryptCost)
     }
 
     private var resolver: SessionResolver { SessionResolver(sessions: store) }
@@ -36,10 +35,14 @@ struct SessionController: Sendable {
             UdacityError(status: 413, "Request body too large.")
         }
         let (username, password) = try Self.credentials(from: body)
+        // Nothing that could not be an account's email or password reaches the database or bcrypt.
+        guard TextRules.isDisplaySafe(username), username.utf8.count <= 254, password.utf8.count <= Passwords.maximumBytes else {
+            throw UdacityError.invalidCredentials
+        }
         let email = AccountController.normalizedEmail(username)
         let account = try await store.account(email: email)
         let hash = account?.passwordHash ?? timingDecoyHash
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        let matches = try await NIOThreadPool.singleton.runIfActive { Passwords.verify(password, hash: hash) }
         guard let account, matches else {
             context.logger.info("login failed", metadata: ["email_known": "\(account != nil)"])
             throw UdacityError.invalidCredentials
@@ -119,19 +122,41 @@ struct SessionController: Sendable {
 
     // MARK: DELETE /session
 
+    /// Ends the session the request carries, or with `?all=1` every session of its account
+    /// ("log out everywhere"). The XSRF header is never required (CONTRACT.md §1.5): a
+    /// logout from another site is refused by `CrossSiteRequestGuard` instead. A request
+    /// with no live session answers 401 in the Udacity format, so a client can tell that
+    /// nothing was ended; the cookies are cleared in every case.
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
-        // Any, a wrong or no XSRF header is accepted (CONTRACT.md §1.5): the session cookie is
-        // SameSite=Lax, so another site cannot send this DELETE with it.
-        var endedID = ""
-        if case .valid(let session) = try await resolver.resolve(request) {
-            try await store.deleteSession(id: session.id)
-            endedID = session.id
-            context.logger.info("logout", metadata: ["account": "\(session.accountKey)"])
+        let response: Response
+        switch try await resolver.resolve(request) {
+        case .valid(let session):
+            let everywhere = ["1", "true", "yes"].contains(request.uri.queryParameters.get("all")?.lowercased() ?? "")
+            if everywhere {
+                let ended = try await store.deleteSessions(accountKey: session.accountKey, keeping: nil)
+                context.logger.info("logout everywhere", metadata: ["account": "\(session.accountKey)", "sessions": "\(ended)"])
+            } else {
+                try await store.deleteSession(id: session.id)
+                context.logger.info("logout", metadata: ["account": "\(session.accountKey)"])
+            }
+            response = try JSONResponse.make(
+                LogoutResponse(session: .init(id: session.id, expiration: ParseDate.string(from: Date()))),
+                prefix: udacityResponsePrefix
+            )
+        case .invalid:
+            response = try Self.logoutRefusal("This session has already ended (logged out or expired); nothing to log out.")
+        case .none:
+            response = try Self.logoutRefusal("No session to end: send the session cookie or X-Parse-Session-Token.")
         }
-        var response = try JSONResponse.make(
-            LogoutResponse(session: .init(id: endedID, expiration: ParseDate.string(from: Date()))),
-            prefix: udacityResponsePrefix
-        )
+        return Self.clearingSessionCookies(response)
+    }
+
+    private static func logoutRefusal(_ message: String) throws -> Response {
+        try JSONResponse.make(UdacityErrorBody(status: 401, parameter: nil, error: message), status: .unauthorized, prefix: udacityResponsePrefix)
+    }
+
+    static func clearingSessionCookies(_ response: Response) -> Response {
+        var response = response
         for name in [SessionResolver.cookieName, "XSRF-TOKEN"] {
             response.setCookie(Cookie(name: name, value: "", maxAge: 0, path: "/", httpOnly: name == SessionResolver.cookieName, sameSite: .lax))
         }

@@ -32,8 +32,8 @@ enum LocationBody {
                 guard case .string(let text) = value else { throw typeMismatch(field, expected: "String", got: value) }
                 let maxLength = textFields.first { $0.field == field }!.maxLength
                 guard text.count <= maxLength else { throw ParseError(142, "\(key) is too long (at most \(maxLength) characters).") }
-                guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                    throw ParseError(142, "\(key) must not contain control characters.")
+                guard TextRules.isDisplaySafe(text) else {
+                    throw ParseError(142, "\(key) must not contain control or text-direction characters.")
                 }
                 if field == .mediaURL, !isAcceptableLink(text) {
                     throw ParseError(142, "mediaURL must be an http or https link.")

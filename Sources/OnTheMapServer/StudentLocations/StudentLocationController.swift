@@ -6,7 +6,8 @@ import Storage
 
 /// The Parse-compatible StudentLocation class, mounted at `/parse/classes/StudentLocation`
 /// and `/v1/StudentLocation`. Reads are public; writes need a session and only the account
-/// that created a record may change it (unless `legacyOpenWrites`).
+/// that created a record may change it (unless `legacyOpenWrites`). A record's `uniqueKey`
+/// is its owner's account key whatever the client sends, so nobody can post as another.
 struct StudentLocationController: Sendable {
     let store: any OnTheMapStore
     let configuration: Configuration
@@ -63,7 +64,9 @@ struct StudentLocationController: Sendable {
         let now = ParseDate.string(from: Date())
         let record = StudentInformation(
             objectId: Identifiers.objectId(),
-            uniqueKey: patch.uniqueKey ?? owner ?? "",
+            // Replaced rather than refused: clients post hard-coded keys (even their link) and
+            // must keep working; only under legacy open writes without a session is it kept.
+            uniqueKey: owner ?? patch.uniqueKey ?? "",
             firstName: patch.firstName ?? "", lastName: patch.lastName ?? "",
             mapString: patch.mapString ?? "", mediaURL: patch.mediaURL ?? "",
             latitude: patch.latitude!, longitude: patch.longitude!,
@@ -81,8 +84,9 @@ struct StudentLocationController: Sendable {
         let owner = try await writer(request)
         let id = try objectId(context)
         let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
-        let patch = try LocationBody.patch(from: body, creating: false)
-        try await authorize(owner, toChange: id)
+        var patch = try LocationBody.patch(from: body, creating: false)
+        let stored = try await authorize(owner, toChange: id)
+        if let ownerKey = stored.ownerKey { patch.uniqueKey = ownerKey }
         guard let updated = try await store.updateLocation(objectId: id, patch: patch, updatedAt: Date()) else {
             throw ParseError.objectNotFound
         }
@@ -118,10 +122,12 @@ struct StudentLocationController: Sendable {
         }
     }
 
-    private func authorize(_ account: String?, toChange objectId: String) async throws {
+    @discardableResult
+    private func authorize(_ account: String?, toChange objectId: String) async throws -> StoredLocation {
         guard let stored = try await store.location(objectId: objectId) else { throw ParseError.objectNotFound }
-        if configuration.legacyOpenWrites { return }
+        if configuration.legacyOpenWrites { return stored }
         guard let account, stored.ownerKey == account else { throw ParseError.notOwner }
+        return stored
     }
 
     static func project(_ record: StudentInformation, keys: Set<String>) -> [String: Any] {

@@ -1,11 +1,12 @@
 import Foundation
+import WebApp
 import HTTPTypes
 import Hummingbird
 import Logging
 
 /// The browser app: static files from `Public/`, Leaflet from Debian's packages (or a CDN),
 /// a tiny `/config.json` for the page, and security headers on everything it serves.
-public struct WebApp: Sendable {
+public struct WebAppRoutes: Sendable {
     /// Where Debian's `libjs-leaflet` and `libjs-leaflet.markercluster` install their files.
     public static let debianLeafletDirectory = "/usr/share/javascript/leaflet"
     /// Versions asked of the CDN when Debian's copy is missing (npm package layout, `dist/`).
@@ -22,7 +23,7 @@ public struct WebApp: Sendable {
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        self.publicDirectory = configuration.publicDirectory.flatMap { $0.isEmpty ? nil : $0 } ?? Self.bundledPublicDirectory()
+        self.publicDirectory = configuration.publicDirectory.flatMap { $0.isEmpty ? nil : $0 } ?? WebAppFiles.bundledDirectory()
         let fileManager = FileManager.default
         let debian = Self.debianLeafletDirectory
         if fileManager.fileExists(atPath: debian + "/leaflet.min.js"),
@@ -147,34 +148,6 @@ public struct WebApp: Sendable {
             return "\(base)/leaflet.markercluster@\(cdnMarkerClusterVersion)/dist/\(file)"
         }
         return "\(base)/leaflet@\(cdnLeafletVersion)/dist/\(file)"
-    }
-
-    // MARK: - Finding the bundled files
-
-    /// The `Public` folder of this target's resource bundle; falls back to the source tree
-    /// (for `swift run` before the bundle exists).
-    static func bundledPublicDirectory() -> String {
-        let fileManager = FileManager.default
-        var candidates: [URL] = []
-        let bundleNames = ["OnTheMap_OnTheMapServer.resources", "OnTheMap_OnTheMapServer.bundle"]
-        var roots: [URL] = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {
-            roots.append(executable)
-        }
-        for root in roots {
-            for name in bundleNames {
-                candidates.append(root.appendingPathComponent(name).appendingPathComponent("Public"))
-                candidates.append(root.appendingPathComponent(name).appendingPathComponent("Contents/Resources/Public"))
-            }
-        }
-        // Sources/OnTheMapServer/Web/WebApp.swift -> Sources/OnTheMapServer/Public
-        let sourceTree = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Public")
-        candidates.append(sourceTree)
-        for candidate in candidates where fileManager.fileExists(atPath: candidate.appendingPathComponent("index.html").path) {
-            return candidate.path
-        }
-        return sourceTree.path
     }
 }
 
