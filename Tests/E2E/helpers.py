@@ -55,6 +55,16 @@ class Api:
         _, body = self.request("POST", "/api/session", {"udacity": {"username": email, "password": password}}, udacity=True)
         return body["account"]["key"], body["session"]["id"]
 
+    def session_alive(self, session_id):
+        """Whether the server still accepts `session_id` (asks for the account's pins with it)."""
+        try:
+            self.request("GET", "/api/pins", headers={"X-Parse-Session-Token": session_id})
+        except HTTPFailure as failure:
+            if failure.status == 401:
+                return False
+            raise
+        return True
+
     # ---- locations ----
 
     def locations(self, where=None, limit=100, skip=0, count=False):

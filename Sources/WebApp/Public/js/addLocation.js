@@ -1,14 +1,51 @@
-// The add-location sheet: "Where are you studying today?" plus a link, geocoded through
-// the server's /api/geocode, previewed on a map, then posted (or updated) as the
+// The pin button and its sheet: "Where are you studying today?" plus a link, geocoded
+// through the server's /api/geocode, previewed on a map, then posted (or updated) as the
 // student's StudentLocation.
-import { geocode, createLocation, updateLocation } from './api.js';
-import { el, safeURL, setBusy, showAlert, describeFailure } from './ui.js';
+import { geocode, createLocation, updateLocation, fetchOwnLocation } from './api.js';
+import { el, safeURL, setBusy, showAlert, confirmAction, describeFailure } from './ui.js';
 import { addBaseLayers, mapOptions, pinIcon } from './map.js';
+import { state, loadWorld } from './state.js';
+import { refreshAll } from './students.js';
 
 const L = window.L;
 const $ = (id) => document.getElementById(id);
 
-export class AddLocationSheet {
+let sheet = null;
+
+/** The pin button: asks before replacing a posted location, opens the sheet, then shows
+ *  the saved location on the map. */
+export async function addLocation() {
+  const button = $('add-location-button');
+  if (button.disabled) return;
+  button.disabled = true;
+  let existing = null;
+  try {
+    existing = await fetchOwnLocation(state.account.key);
+  } catch (error) {
+    button.disabled = false;
+    const { title, message } = describeFailure(error, 'checking for your existing location');
+    await showAlert(title, message);
+    return;
+  }
+  button.disabled = false;
+  if (existing) {
+    const place = existing.mapString ? ` (“${existing.mapString}”)` : '';
+    const overwrite = await confirmAction(
+      'Replace Your Location?',
+      `You have already posted a location${place}. Would you like to overwrite it with a new one?`,
+      'Overwrite',
+      'Cancel',
+    );
+    if (!overwrite) return;
+  }
+  if (!sheet) sheet = new AddLocationSheet({ config: await state.configPromise, loadWorld });
+  const saved = await sheet.open({ account: state.account, existing });
+  if (!saved) return;
+  await refreshAll();
+  if (state.tab === 'map' && state.map && saved.objectId) state.map.reveal(saved.objectId);
+}
+
+class AddLocationSheet {
   constructor({ config, loadWorld }) {
     this.config = config;
     this.loadWorld = loadWorld;

@@ -94,8 +94,18 @@ export async function logIn(email, password) {
   return String(key);
 }
 
-export async function logOut() {
-  await call('/api/session', { method: 'DELETE', udacity: true });
+/** Ends this session, or with `everywhere` every session of the account (this one too). */
+export async function logOut({ everywhere = false } = {}) {
+  await call(everywhere ? '/api/session?all=1' : '/api/session', { method: 'DELETE', udacity: true });
+}
+
+/** Changes the password; resolves to how many other sessions the server ended. */
+export async function changePassword(currentPassword, newPassword) {
+  const body = await call('/api/account/password', {
+    method: 'POST',
+    body: { current_password: currentPassword, new_password: newPassword },
+  });
+  return Number(body && body.ended_sessions) || 0;
 }
 
 /** Public user data: resolves to { key, firstName, lastName }. */
@@ -153,6 +163,16 @@ export async function updateLocation(objectId, location) {
 export async function geocode(query, { signal } = {}) {
   const body = await call(`/api/geocode?q=${encodeURIComponent(query)}&limit=5`, { signal });
   return body && Array.isArray(body.results) ? body.results : [];
+}
+
+/** The bundled country outlines for the basemaps, or null when they cannot be had. */
+export async function fetchWorld() {
+  try {
+    const response = await fetch('/world.geojson');
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
 }
 
 export async function fetchConfig() {

@@ -108,6 +108,21 @@ export function describeFailure(error, what) {
   return { title: 'Something Went Wrong', message: `${capitalize(what)} failed: ${error && error.message ? error.message : 'unknown error'}.` };
 }
 
+/** The line under a form when `error` stopped it: network and server trouble read the
+ *  same on every form; otherwise the server's own words, or `fallback`. */
+export function formFailureMessage(error, fallback) {
+  if (error.kind === 'network') return 'Cannot reach the server. Check your connection and try again.';
+  if (error.kind === 'server') return `The server had a problem (${error.status}). Try again in a moment.`;
+  return error.message || fallback;
+}
+
+/** Shows `message` in the form's message box (by id), or hides the box when empty. */
+export function showFormMessage(id, message) {
+  const box = document.getElementById(id);
+  box.textContent = message || '';
+  box.hidden = !message;
+}
+
 function capitalize(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
 }

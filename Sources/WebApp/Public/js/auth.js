@@ -1,0 +1,111 @@
+// The login and sign-up scene: two forms on one card, #/login and #/signup.
+import * as api from './api.js';
+import { state, saveAccount } from './state.js';
+import { go } from './router.js';
+import { setBusy, formFailureMessage, showFormMessage } from './ui.js';
+
+const $ = (id) => document.getElementById(id);
+
+export function showLogin(form) {
+  $('main-scene').hidden = true;
+  $('login-scene').hidden = false;
+  const signup = form === 'signup';
+  $('login-form').hidden = signup;
+  $('signup-form').hidden = !signup;
+  document.title = signup ? 'Sign Up · On the Map' : 'Log In · On the Map';
+  const first = signup ? $('signup-first') : $('login-email');
+  if (document.activeElement === document.body || !document.activeElement) first.focus();
+}
+
+function loginFailureMessage(error) {
+  return error.kind === 'auth' ? 'Wrong email or password.' : formFailureMessage(error, 'Logging in failed.');
+}
+
+async function completeLogin(email, password) {
+  const key = await api.logIn(email, password);
+  let user = { key, firstName: '', lastName: '' };
+  try {
+    user = await api.fetchUser(key);
+  } catch {
+    // The names only label our own location; logging in still worked.
+  }
+  saveAccount({ key, firstName: user.firstName, lastName: user.lastName, email });
+}
+
+function setUpLoginForm() {
+  $('login-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const email = $('login-email').value.trim();
+    const password = $('login-password').value;
+    if (!email || !password) {
+      showFormMessage('login-error', 'Enter your email and password.');
+      (email ? $('login-password') : $('login-email')).focus();
+      return;
+    }
+    showFormMessage('login-error', '');
+    const button = $('login-button');
+    setBusy(button, true, 'Logging In…');
+    try {
+      await completeLogin(email, password);
+      $('login-password').value = '';
+      go(state.tab); // back to the tab shown before logging out
+    } catch (error) {
+      showFormMessage('login-error', loginFailureMessage(error));
+      if (error.kind === 'auth') $('login-password').select();
+    } finally {
+      setBusy(button, false);
+    }
+  });
+}
+
+function setUpSignupForm() {
+  $('signup-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const firstName = $('signup-first').value.trim();
+    const lastName = $('signup-last').value.trim();
+    const email = $('signup-email').value.trim();
+    const password = $('signup-password').value;
+    if (!firstName || !lastName || !email || !password) {
+      showFormMessage('signup-error', 'Fill in your name, email and a password.');
+      return;
+    }
+    showFormMessage('signup-error', '');
+    const button = $('signup-button');
+    setBusy(button, true, 'Creating Account…');
+    try {
+      await api.signUp({ email, password, firstName, lastName });
+    } catch (error) {
+      setBusy(button, false);
+      showFormMessage('signup-error', error.code === 'email_taken' || error.status === 409
+        ? 'An account with this email already exists. Log in instead.'
+        : formFailureMessage(error, 'Signing up failed.'));
+      return;
+    }
+    try {
+      setBusy(button, true, 'Logging In…');
+      await completeLogin(email, password);
+      $('signup-password').value = '';
+      $('login-email').value = email;
+      go('map');
+    } catch (error) {
+      showFormMessage('signup-error', `Your account was created, but logging in failed: ${loginFailureMessage(error)}`);
+    } finally {
+      setBusy(button, false);
+    }
+  });
+}
+
+export function setUpAuthForms() {
+  setUpLoginForm();
+  setUpSignupForm();
+  $('show-signup').addEventListener('click', (event) => {
+    event.preventDefault();
+    showFormMessage('signup-error', '');
+    go('signup');
+  });
+  $('show-login').addEventListener('click', (event) => {
+    event.preventDefault();
+    showFormMessage('login-error', '');
+    go('login');
+  });
+}

@@ -1,0 +1,158 @@
+// Student locations on the Map, List and Search tabs: loaded together after login,
+// refreshed together, cleared together on logout.
+import { state, loadWorld } from './state.js';
+import { fetchAllLocations } from './mapData.js';
+import { StudentMap } from './map.js';
+import { showAlert, describeFailure } from './ui.js';
+
+const $ = (id) => document.getElementById(id);
+
+/** Whether the locations were loaded since the last login. */
+let loaded = false;
+let mapPromise = null;
+/** Bumped whenever a map load starts or the student leaves, so a stale load drops its result. */
+let mapGeneration = 0;
+/** Settles once the first markers are on the map (or failed), the cue to draw the basemap. */
+let markFirstMarkers;
+const firstMarkers = new Promise((resolve) => { markFirstMarkers = resolve; });
+let leftMapWaiters = [];
+
+/** Loads everything the first time the tabs are shown after a login. */
+export function loadStudentsOnce() {
+  if (loaded) return;
+  loaded = true;
+  refreshAll({ initial: true });
+}
+
+/** Tells a refresh waiting for the map that the student switched away from it. */
+export function mapTabLeft() {
+  for (const resolve of leftMapWaiters) resolve();
+  leftMapWaiters = [];
+}
+
+/** Resolves when the user switches away from the map tab. */
+function leftMapTab() {
+  return new Promise((resolve) => leftMapWaiters.push(resolve));
+}
+
+async function ensureMap() {
+  if (!mapPromise) {
+    mapPromise = (async () => {
+      const config = await state.configPromise;
+      const map = new StudentMap($('map'), config);
+      state.map = map;
+      // The basemap is drawn once the markers are in (or failed), so that drawing it does not
+      // hold up the location downloads; its file is fetched meanwhile.
+      const world = loadWorld();
+      firstMarkers.then(() => world).then((geojson) => map.setBasemap(config, geojson));
+      return map;
+    })();
+  }
+  return mapPromise;
+}
+
+function setMapStatus(text, stateName) {
+  const status = $('map-status');
+  status.textContent = text;
+  status.dataset.state = stateName;
+}
+
+function statusText(count) {
+  return count === 1 ? '1 student' : `${count.toLocaleString()} students`;
+}
+
+/** Loads the map's markers; on failure keeps the markers already shown. */
+async function reloadMap() {
+  const generation = ++mapGeneration;
+  const mapElement = $('map');
+  const ownKey = state.account && state.account.key;
+  // With nothing on the map yet, markers are built page by page while the rest download;
+  // a refresh builds them after, then swaps all at once, so a failed one keeps what is shown.
+  const progressive = !mapElement.dataset.markerCount;
+  if (progressive) setMapStatus('Loading students…', 'loading');
+  const mapReady = ensureMap();
+  let liveMap = null;
+  let early = [];
+  if (progressive) {
+    mapReady.then((map) => {
+      if (generation !== mapGeneration) return;
+      map.beginLoad(ownKey);
+      liveMap = map;
+      for (const results of early) map.addBatch(results);
+      early = null;
+    });
+  }
+  const onPage = progressive ? (results) => {
+    if (generation !== mapGeneration) return;
+    if (liveMap) liveMap.addBatch(results);
+    else early.push(results);
+  } : null;
+  let map, locations;
+  try {
+    [map, locations] = await Promise.all([mapReady, fetchAllLocations(onPage)]);
+  } catch (error) {
+    markFirstMarkers();
+    if (generation === mapGeneration) {
+      if (mapElement.dataset.markerCount) setMapStatus(statusText(Number(mapElement.dataset.markerCount)), 'ready');
+      else setMapStatus('Could not load students', 'error');
+    }
+    throw error;
+  }
+  if (generation !== mapGeneration) return;
+  const count = progressive ? await map.finishLoad() : await map.setLocations(locations, ownKey);
+  if (generation !== mapGeneration) return;
+  markFirstMarkers();
+  mapElement.dataset.markerCount = String(count);
+  mapElement.dataset.state = 'ready';
+  setMapStatus(statusText(count), 'ready');
+  performance.mark('onthemap:markers-ready');
+  document.dispatchEvent(new CustomEvent('onthemap:markers-ready', { detail: { count } }));
+}
+
+/** Refreshes the map, the list and the current search; one alert if anything failed. */
+export function refreshAll({ initial = false } = {}) {
+  if (state.refreshing) return state.refreshing;
+  const button = $('refresh-button');
+  button.classList.add('spinning');
+  button.disabled = true;
+  $('progress').hidden = false;
+  state.refreshing = (async () => {
+    const lists = [state.list];
+    if (!initial && state.search.results.where) lists.push(state.search.results);
+    // The map tab gets the connections and the main thread first; the hidden list follows.
+    const mapJob = reloadMap();
+    const listsFirst = state.tab !== 'map';
+    const listJobs = lists.map(async (list) => {
+      if (!listsFirst) await Promise.race([mapJob.catch(() => {}), leftMapTab()]);
+      return list.reload(undefined, { alertOnFailure: false });
+    });
+    const outcomes = await Promise.allSettled([mapJob, ...listJobs]);
+    let error = outcomes[0].status === 'rejected' ? outcomes[0].reason : null;
+    lists.forEach((list, index) => {
+      if (!error && outcomes[index + 1].value === false && list.lastError) error = list.lastError;
+    });
+    button.classList.remove('spinning');
+    button.disabled = false;
+    $('progress').hidden = true;
+    state.refreshing = null;
+    if (error) {
+      const { title, message } = describeFailure(error, 'downloading student locations');
+      await showAlert(title, message);
+    }
+  })();
+  return state.refreshing;
+}
+
+/** Forgets every student shown (after a logout), so the next login loads afresh. */
+export function clearStudents() {
+  loaded = false;
+  mapGeneration += 1;
+  if (state.map) state.map.setLocations([]);
+  const mapElement = $('map');
+  delete mapElement.dataset.markerCount;
+  delete mapElement.dataset.state;
+  $('student-list').replaceChildren();
+  $('search-input').value = '';
+  state.search.results.clear('Type a name or a place, for example “Lagos” or “Maria”.');
+  state.search.lastQuery = null;
+}
