@@ -116,6 +116,7 @@ let package = Package(
             name: "OnTheMapServerTests",
             dependencies: [
                 "OnTheMapServer",
+                "Storage",
                 "TestDatabases",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

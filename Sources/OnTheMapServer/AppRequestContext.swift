@@ -6,8 +6,12 @@ import NIOCore
 /// (the session, the body) through small helpers rather than through context state.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The peer's IP address, for per-client rate limits ("unknown" in router tests).
-    public let clientAddress: String
+    /// The client's IP address, for rate limits, throttling and logs: the peer's, or behind
+    /// a trusted proxy the one it reports (`ForwardedClientMiddleware`); "unknown" in router tests.
+    public var clientAddress: String
+    /// Whether the client reached us over HTTPS (through a trusted proxy, or by the public
+    /// URL's scheme): cookies are then `Secure`.
+    public var isHTTPS = false
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -17,6 +17,7 @@ public func buildApplication(
     if logger.logLevel > .info, let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap({ Logger.Level(rawValue: $0) }) {
         logger.logLevel = level
     }
+    let trustedProxies = try TrustedProxies(configuration.trustedProxies)
     let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
     if configuration.demo {
         try await DemoSeeder.seed(store, bcryptCost: configuration.bcryptCost, logger: logger)
@@ -35,7 +36,8 @@ public func buildApplication(
             listCache = ListResponseCache()
         }
     }
-    let router = buildRouter(store: store, geocoder: geocoder, albums: albums, listCache: listCache, configuration: configuration, logger: logger)
+    let router = buildRouter(store: store, geocoder: geocoder, albums: albums, listCache: listCache,
+                             trustedProxies: trustedProxies, configuration: configuration, logger: logger)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
@@ -62,12 +64,14 @@ public struct ConfigurationError: Error, CustomStringConvertible {
 
 func buildRouter(
     store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, listCache: ListResponseCache?,
-    configuration: Configuration, logger: Logger
+    trustedProxies: TrustedProxies, configuration: Configuration, logger: Logger
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
+    router.add(middleware: ForwardedClientMiddleware(
+        trusted: trustedProxies, publicURLIsHTTPS: configuration.publicOrigin?.hasPrefix("https:") == true))
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: ErrorFormatMiddleware())
-    router.add(middleware: CrossSiteRequestGuard(allowedOrigins: configuration.allowedOrigins))
+    router.add(middleware: CrossSiteRequestGuard(allowedOrigins: configuration.allowedOrigins + [configuration.publicOrigin].compactMap { $0 }))
 
     router.get("health") { _, _ in
         JSONResponse.raw(Data(#"{"status":"ok"}"#.utf8))
@@ -108,9 +112,9 @@ struct StoreService: Service {
     }
 }
 
-/// Deletes expired sessions hourly, so the table does not grow forever.
+/// Deletes expired sessions and stale login counters hourly, so the tables do not grow forever.
 struct SessionSweeper: Service {
-    let sessions: any SessionRepository
+    let sessions: any SessionRepository & LoginThrottleRepository
     let logger: Logger
 
     func run() async throws {
@@ -118,6 +122,8 @@ struct SessionSweeper: Service {
             do {
                 let removed = try await sessions.deleteExpiredSessions(now: Date())
                 if removed > 0 { logger.info("expired sessions removed", metadata: ["count": "\(removed)"]) }
+                // Counters of guesses that stopped a day ago, so spraying emails cannot grow the table.
+                try await sessions.deleteStaleLoginFailures(before: Date().addingTimeInterval(-86_400))
             } catch {
                 logger.warning("session sweep failed", metadata: ["error": "\(error)"])
             }

@@ -23,6 +23,14 @@ public struct Configuration: Sendable {
     /// Origins besides the server's own whose pages may log in and write (see
     /// `CrossSiteRequestGuard`), as `scheme://host[:port]`.
     public var allowedOrigins: [String] = []
+    /// Reverse proxies (IP addresses or CIDR blocks) whose `Forwarded` / `X-Forwarded-*`
+    /// headers are believed; from anyone else they are ignored.
+    public var trustedProxies: [String] = []
+    /// The address students use, e.g. `https://map.example.org`: its origin may write, its
+    /// scheme makes cookies `Secure`, and absolute URLs are built from it.
+    public var publicURL: String?
+    /// Login and sign-up throttling (see `LoginThrottle`).
+    var loginThrottle = LoginThrottle.Settings()
     /// bcrypt work factor; tests lower it to stay fast.
     public var bcryptCost: UInt8 = 12
     /// Serve the web app from this folder instead of the bundled copy (for live editing).
@@ -64,6 +72,15 @@ public struct Configuration: Sendable {
     public var photoUserAgent: String?
 
     public init() {}
+
+    /// `publicURL`'s origin (`https://map.example.org`); nil when unset or not an http(s) URL.
+    public var publicOrigin: String? {
+        guard let publicURL, var components = URLComponents(string: publicURL) else { return nil }
+        components.path = ""
+        components.query = nil
+        components.fragment = nil
+        return components.string.flatMap(Self.normalizedOrigin)
+    }
 
     /// `text` as a comparable origin, or nil when it is not one.
     public static func normalizedOrigin(_ text: String) -> String? {

@@ -14,6 +14,7 @@ public enum DatabaseCopy {
         ("accounts", "key", [("key", .text), ("email", .text), ("password_hash", .text), ("first_name", .text),
                              ("last_name", .text), ("created_at", .text)]),
         ("sessions", "id", [("id", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text)]),
+        ("login_devices", "digest", [("digest", .text), ("account_key", .text), ("last_login_at", .text)]),
         ("student_locations", "object_id", [
             ("object_id", .text), ("owner_key", .optionalText), ("unique_key", .text), ("first_name", .text), ("last_name", .text),
             ("map_string", .text), ("media_url", .text), ("latitude", .double), ("longitude", .double),

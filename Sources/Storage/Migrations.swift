@@ -111,6 +111,27 @@ enum Migrations {
             "UPDATE student_locations SET unique_key = owner_key WHERE owner_key IS NOT NULL AND unique_key <> owner_key",
             "CREATE INDEX IF NOT EXISTS sessions_account_key ON sessions (account_key)",
         ]),
+        // Login throttling shared by every server: failure counters and locks per subject
+        // (account, client address, device), and the devices each account has logged in from.
+        (5, [
+            """
+            CREATE TABLE login_failures (
+                kind TEXT NOT NULL,
+                subject TEXT NOT NULL,
+                failures INTEGER NOT NULL,
+                last_failure_at TEXT NOT NULL,
+                locked_until TEXT,
+                PRIMARY KEY (kind, subject)
+            )
+            """,
+            """
+            CREATE TABLE login_devices (
+                digest TEXT PRIMARY KEY,
+                account_key TEXT NOT NULL REFERENCES accounts(key) ON DELETE CASCADE,
+                last_login_at TEXT NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// Statements run after `all`'s for the same version, on PostgreSQL only.

@@ -29,6 +29,10 @@ struct ServeCommand: AsyncParsableCommand {
     var legacyOpenWrites = false
     @Option(help: "An origin besides this server's own (as the Host header names it) whose pages may log in and write, e.g. https://map.example.org when a proxy rewrites Host; repeatable. [env: ONTHEMAP_ALLOWED_ORIGINS, comma-separated] (default: none)")
     var allowedOrigin: [String] = []
+    @Option(help: "A reverse proxy (IP address or CIDR block, e.g. 10.0.0.0/8) whose Forwarded / X-Forwarded-For / X-Forwarded-Proto headers are believed; repeatable. [env: ONTHEMAP_TRUSTED_PROXIES, comma-separated] (default: none, the headers are ignored)")
+    var trustedProxy: [String] = []
+    @Option(help: "The address students use, e.g. https://map.example.org: https makes cookies Secure, its origin may write. [env: ONTHEMAP_PUBLIC_URL]")
+    var publicURL: String?
     @Option(help: "Session lifetime in days. [env: ONTHEMAP_SESSION_DAYS] (default: 30)")
     var sessionDays: Double?
     @Option(help: "Serve the web app from this folder instead of the bundled copy. [env: ONTHEMAP_PUBLIC_DIR]")
@@ -55,6 +59,11 @@ struct ServeCommand: AsyncParsableCommand {
         func setting(_ flag: String?, _ name: String) -> String? {
             flag ?? environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }
+        /// A repeatable flag, else the variable's comma-separated values.
+        func list(_ flags: [String], _ name: String) -> [String] {
+            guard flags.isEmpty else { return flags }
+            return (environment[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
         func enabled(_ flag: Bool, _ name: String) -> Bool {
             flag || ["1", "true", "yes"].contains(environment[name]?.lowercased() ?? "")
         }
@@ -73,13 +82,18 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.parseApplicationID = setting(parseAppID, "ONTHEMAP_PARSE_APP_ID") ?? configuration.parseApplicationID
         configuration.parseRESTAPIKey = setting(parseRestKey, "ONTHEMAP_PARSE_REST_KEY") ?? configuration.parseRESTAPIKey
         configuration.legacyOpenWrites = enabled(legacyOpenWrites, "ONTHEMAP_LEGACY_OPEN_WRITES")
-        let origins = allowedOrigin.isEmpty
-            ? (environment["ONTHEMAP_ALLOWED_ORIGINS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            : allowedOrigin
+        let origins = list(allowedOrigin, "ONTHEMAP_ALLOWED_ORIGINS")
         for origin in origins where Configuration.normalizedOrigin(origin) == nil {
             throw ValidationError("Allowed origin '\(origin)' must look like https://host or http://host:port.")
         }
         configuration.allowedOrigins = origins
+        configuration.trustedProxies = list(trustedProxy, "ONTHEMAP_TRUSTED_PROXIES")
+        if let text = setting(publicURL, "ONTHEMAP_PUBLIC_URL") {
+            configuration.publicURL = text
+            guard configuration.publicOrigin != nil else {
+                throw ValidationError("Public URL '\(text)' must be an http(s) URL like https://map.example.org.")
+            }
+        }
         if let text = setting(sessionDays.map { String($0) }, "ONTHEMAP_SESSION_DAYS") {
             guard let days = Double(text), days > 0 else { throw ValidationError("Session lifetime must be a positive number of days.") }
             configuration.sessionLifetime = days * 86_400

@@ -10,8 +10,10 @@ import OnTheMapModels
 
 /// Runs `body` against a fresh server on a real database (a SQLite file in a new temporary
 /// folder, or PostgreSQL: see `TestDatabases`).
+/// `.live` runs a real socket (the peer address is 127.0.0.1 instead of "unknown").
 func withTestServer<T: Sendable>(
     _ adjust: (inout Configuration) -> Void = { _ in },
+    mode: TestingSetup = .router,
     _ body: @Sendable (any TestClientProtocol) async throws -> T
 ) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
@@ -19,7 +21,7 @@ func withTestServer<T: Sendable>(
     var configuration = testConfiguration(dataDirectory: directory)
     adjust(&configuration)
     let app = try await buildApplication(configuration: configuration, logger: testLogger)
-    return try await app.test(.router) { client in try await body(client) }
+    return try await app.test(mode) { client in try await body(client) }
 }
 
 /// A test server's configuration: its data in `dataDirectory` (and the database

@@ -133,6 +133,33 @@ struct StoreContractTests {
         }
     }
 
+    @Test("login failures: counted atomically, reset after a quiet spell, locks kept and swept", arguments: Backend.available)
+    func loginFailures(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+            let account = ThrottleSubject(.account, "a@b.co"), address = ThrottleSubject(.address, "192.0.2.1")
+            // Several servers counting at once: every failure counts.
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<10 { group.addTask { try await store.recordLoginFailure(account, now: t0, resetBefore: t0.addingTimeInterval(-3600)) } }
+                let counts = try await group.reduce(into: [Int]()) { $0.append($1) }
+                #expect(Set(counts) == Set(1...10))
+            }
+            try await store.setLoginLock(account, until: t0.addingTimeInterval(60))
+            _ = try await store.recordLoginFailure(address, now: t0, resetBefore: t0.addingTimeInterval(-3600))
+            let found = try await store.loginFailures([account, address, ThrottleSubject(.device, "none")])
+            #expect(found[account]?.failures == 10)
+            #expect(found[account]?.lockedUntil == t0.addingTimeInterval(60))
+            #expect(found[address]?.lockedUntil == nil)
+            #expect(found.count == 2)
+            // An hour later without failures the count starts again.
+            let later = t0.addingTimeInterval(3601)
+            #expect(try await store.recordLoginFailure(address, now: later, resetBefore: later.addingTimeInterval(-3600)) == 1)
+            #expect(try await store.deleteStaleLoginFailures(before: t0.addingTimeInterval(61)) == 1)
+            try await store.clearLoginFailures(address)
+            #expect(try await store.loginFailures([account, address]).isEmpty)
+        }
+    }
+
     @Test("migration 4 gives every owned location its owner's uniqueKey", arguments: Backend.available)
     func uniqueKeyRepair(backend: Backend) async throws {
         try await backend.withStore { store in
@@ -284,9 +311,11 @@ struct StoreContractTests {
 
         let target = try backend.freshDatabase()
         let to = try await SQLStore.open(url: target.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
+        try await from.rememberDevice(digest: "device-digest", accountKey: "1000000001", now: now)
         let copied = try await DatabaseCopy.copy(from: from, to: to)
-        #expect(copied.map(\.table) == ["accounts", "sessions", "student_locations", "pins", "photos", "album_states"])
-        #expect(copied.map(\.rows) == [1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1])
+        #expect(copied.map(\.table) == ["accounts", "sessions", "login_devices", "student_locations", "pins", "photos", "album_states"])
+        #expect(copied.map(\.rows) == [1, 1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1])
+        #expect(try await to.isKnownDevice(digest: "device-digest", accountKey: "1000000001"))
 
         #expect(try await to.account(email: "a@b.co")?.passwordHash == "hash")
         #expect(try await to.session(id: "s1", now: now)?.accountKey == "1000000001")

@@ -13,6 +13,8 @@ struct AccountController: Sendable {
     static let minimumPasswordLength = 8
     static let maximumNameLength = 100
 
+    private var throttle: LoginThrottle { LoginThrottle(store: store, settings: configuration.loginThrottle) }
+
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("users", use: signUp)
         group.post("account/password", use: changePassword)
@@ -23,6 +25,13 @@ struct AccountController: Sendable {
         guard let form = try? JSONDecoder().decode(SignUpRequest.self, from: body) else {
             throw APIError(.badRequest, "invalid_body", "Send a JSON object with email, password, first_name and last_name (all strings).")
         }
+        // Every sign-up counts against its address: each one costs a bcrypt hash, and "email
+        // taken" answers would otherwise let one address list who has an account.
+        let signUps = [ThrottleSubject(.signUp, context.clientAddress)]
+        if let seconds = try await throttle.retryAfter(signUps) {
+            throw RetryLater(APIError(.tooManyRequests, "rate_limited", "Too many sign-ups from your network; try again in \(seconds) s."), after: seconds)
+        }
+        try await throttle.recordFailure(signUps)
         let email = Self.normalizedEmail(form.email)
         guard Self.isPlausibleEmail(email) else {
             throw APIError(.badRequest, "invalid_email", "Enter a valid email address, like name@example.com.")
@@ -72,10 +81,16 @@ struct AccountController: Sendable {
         guard let account = try await store.account(key: session.accountKey) else {
             throw APIError(.unauthorized, "not_logged_in", "Log in to change your password.")
         }
+        // A stolen session must not become a way around login throttling.
+        let subjects = [ThrottleSubject(.account, account.email), ThrottleSubject(.address, context.clientAddress)]
+        if let seconds = try await throttle.retryAfter(subjects) {
+            throw RetryLater(APIError(.tooManyRequests, "rate_limited", LoginThrottle.message(retryAfter: seconds)), after: seconds)
+        }
         let current = form.currentPassword, stored = account.passwordHash
         guard current.utf8.count <= Passwords.maximumBytes,
               try await NIOThreadPool.singleton.runIfActive({ Passwords.verify(current, hash: stored) })
         else {
+            try await throttle.recordFailure(subjects)
             throw APIError(.forbidden, "wrong_password", "The current password is not right.")
         }
         let password = form.newPassword, cost = configuration.bcryptCost

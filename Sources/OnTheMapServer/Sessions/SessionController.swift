@@ -21,6 +21,7 @@ struct SessionController: Sendable {
     }
 
     private var resolver: SessionResolver { SessionResolver(sessions: store) }
+    private var throttle: LoginThrottle { LoginThrottle(store: store, settings: configuration.loginThrottle) }
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("session", use: login)
@@ -41,18 +42,37 @@ struct SessionController: Sendable {
         }
         let email = AccountController.normalizedEmail(username)
         let account = try await store.account(email: email)
+        // A device that has logged in to this account before counts its own guesses, so the
+        // owner is not locked out by someone else's (see `LoginThrottle`).
+        let device = (request.cookies[Self.deviceCookie]?.value).flatMap { $0.count <= 64 ? SessionToken.digest(String($0)) : nil }
+        var knownDevice = false
+        if let account, let device { knownDevice = try await store.isKnownDevice(digest: device, accountKey: account.key) }
+        let subjects = [
+            knownDevice ? ThrottleSubject(.device, device!) : ThrottleSubject(.account, email),
+            ThrottleSubject(.address, context.clientAddress),
+        ]
+        if let seconds = try await throttle.retryAfter(subjects) {
+            context.logger.notice("login throttled", metadata: ["retry_after": "\(seconds)"])
+            throw RetryLater(UdacityError(status: 429, LoginThrottle.message(retryAfter: seconds)), after: seconds)
+        }
         let hash = account?.passwordHash ?? timingDecoyHash
         let matches = try await NIOThreadPool.singleton.runIfActive { Passwords.verify(password, hash: hash) }
         guard let account, matches else {
+            try await throttle.recordFailure(subjects)
             context.logger.info("login failed", metadata: ["email_known": "\(account != nil)"])
             throw UdacityError.invalidCredentials
         }
+        try await throttle.recordSuccess(subjects)
         let now = Date()
         let session = Session(
             id: Identifiers.sessionId(now: now), accountKey: account.key, createdAt: now,
             expiresAt: now.addingTimeInterval(configuration.sessionLifetime)
         )
         try await store.createSession(session)
+        let deviceToken = device == nil ? Identifiers.randomHex(bytes: 16) : nil
+        if let digest = deviceToken.map(SessionToken.digest) ?? device {
+            try await store.rememberDevice(digest: digest, accountKey: account.key, now: now)
+        }
         context.logger.info("login", metadata: ["account": "\(account.key)"])
         var response = try JSONResponse.make(
             SessionResponse(
@@ -61,17 +81,27 @@ struct SessionController: Sendable {
             ),
             prefix: udacityResponsePrefix
         )
+        let secure = context.isHTTPS
         response.setCookie(Cookie(
             name: SessionResolver.cookieName, value: session.id, expires: session.expiresAt,
-            path: "/", httpOnly: true, sameSite: .lax
+            path: "/", secure: secure, httpOnly: true, sameSite: .lax
         ))
         // Old clients echo this as X-XSRF-TOKEN on logout; it must be readable by scripts.
         response.setCookie(Cookie(
             name: "XSRF-TOKEN", value: Identifiers.randomHex(bytes: 16), expires: session.expiresAt,
-            path: "/", httpOnly: false, sameSite: .lax
+            path: "/", secure: secure, httpOnly: false, sameSite: .lax
         ))
+        if let deviceToken {
+            response.setCookie(Cookie(
+                name: Self.deviceCookie, value: deviceToken, expires: now.addingTimeInterval(365 * 86_400),
+                path: "/", secure: secure, httpOnly: true, sameSite: .lax
+            ))
+        }
         return response
     }
+
+    /// Marks a browser or app that has logged in before; never a credential by itself.
+    static let deviceCookie = "onthemap_device"
 
     /// Reads `{"udacity":{"username":…,"password":…}}`. Exactly one credential is allowed.
     /// Some clients build this body by string interpolation, so a password containing `"`
