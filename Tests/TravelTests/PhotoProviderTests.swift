@@ -89,7 +89,8 @@ struct PhotoProviderTests {
             stub.update { $0.imageDelay = .milliseconds(100); $0.truncated = ["cut"] }
             let fetcher = HTTPFetcher()
             defer { fetcher.shutdown() }
-            let downloader = ImageDownloader(fetcher: fetcher, concurrency: 3, timeout: 2, retryDelay: .milliseconds(10))
+            // A generous deadline: the test is about the bound and the checks, not speed (it failed on a loaded machine at 2 s).
+            let downloader = ImageDownloader(fetcher: fetcher, concurrency: 3, timeout: 10, retryDelay: .milliseconds(10))
             try await withThrowingTaskGroup(of: ImageFormat?.self) { group in
                 for index in 0..<12 {
                     group.addTask { try await downloader.download(URL(string: "\(stub.baseURL)/img/p\(index).png")!)?.format }
