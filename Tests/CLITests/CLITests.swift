@@ -115,14 +115,24 @@ struct CLITests {
         result = try sandbox.run(["open", "9"])
         #expect(result.status == 1, "\(result)")
         #expect(result.errorLines == ["onthemap: There is no row 9; only 2 students have posted."])
-        result = try sandbox.run(["open", "Hopper"], environment: ["ONTHEMAP_OPENER": "/bin/echo"])
+        // The opener gets the link; its own output (xdg-open's complaints) is not shown.
+        let opener = sandbox.directory.appendingPathComponent("opener.sh"), opened = sandbox.directory.appendingPathComponent("opened.txt")
+        try "#!/bin/sh\necho noise\necho noise >&2\necho \"$1\" > '\(opened.path)'\n".write(to: opener, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener.path)
+        result = try sandbox.run(["open", "Hopper"], environment: ["ONTHEMAP_OPENER": opener.path])
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("https://navy.example/grace"))
+        #expect(try String(contentsOf: opened, encoding: .utf8) == "https://navy.example/grace\n")
+        #expect(!result.stdout.contains("noise") && !result.stderr.contains("noise"), "\(result)")
+        result = try sandbox.run(["open", "Hopper"], environment: ["ONTHEMAP_OPENER": "/bin/false"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errorLines == ["onthemap: /bin/false could not open a browser (status 1); the link is https://navy.example/grace"])
 
-        // Not a web link.
+        // Not a web link: one line that says so in the user's own words.
         result = try sandbox.run(["post", "Paris", "ftp://example.com/file", "--latitude", "1", "--longitude", "2", "--yes"])
         #expect(result.status == 1, "\(result)")
         #expect(result.errorLines.count == 1)
+        result = try sandbox.run(["post", "Lyon, France", "not a url", "--latitude", "1", "--longitude", "2", "--yes"])
+        #expect(result.errorLines == ["onthemap: Your link “not a url” is not a web address (like https://example.com/me)."], "\(result)")
 
         // Logout: server session ended, file gone; again is harmless; writes need a login.
         result = try sandbox.run(["logout"])

@@ -33,7 +33,7 @@ struct PostCommand: AsyncParsableCommand {
             }
             let place = location.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !place.isEmpty else { throw ClientFailure.user("Say where you are, e.g. \"Lyon, France\".") }
-            let link = try OpenCommand.webLink(url, owner: "Your")
+            let link = try OpenCommand.webLink(url, owner: nil)
             let stored = try SessionFile.require()
             let server = try serverOptions.resolve(saved: stored)
             let clients = Clients(server: server, session: stored.udacitySession)

@@ -152,13 +152,15 @@ struct OpenCommand: AsyncParsableCommand {
     }
 
     /// An http(s) URL from a mediaURL, adding `https://` when the scheme is missing.
-    static func webLink(_ text: String, owner: String) throws -> URL {
-        var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if !text.isEmpty, !text.contains("://") { text = "https://" + text }
+    /// `owner` nil means the user's own link ("Your link …").
+    static func webLink(_ text: String, owner: String?) throws -> URL {
+        let original = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = !original.isEmpty && !original.contains("://") ? "https://" + original : original
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
               ["http", "https"].contains(scheme), url.host?.isEmpty == false
         else {
-            throw ClientFailure.user("\(TextCleaning.printable(owner))’s link “\(TextCleaning.printable(text))” is not a web address.")
+            let whose = owner.map { "\(TextCleaning.printable($0))’s link" } ?? "Your link"
+            throw ClientFailure.user("\(whose) “\(TextCleaning.printable(original))” is not a web address (like https://example.com/me).")
         }
         return url
     }
@@ -181,6 +183,10 @@ struct OpenCommand: AsyncParsableCommand {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = [url.absoluteString]
+        // xdg-open without a browser prints several lines of its own; the one-line error
+        // below says what matters.
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         do {
             try process.run()
         } catch {
@@ -188,7 +194,7 @@ struct OpenCommand: AsyncParsableCommand {
         }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ClientFailure.user("\(opener) failed (status \(process.terminationStatus)); the link is \(url.absoluteString)")
+            throw ClientFailure.user("\(opener) could not open a browser (status \(process.terminationStatus)); the link is \(url.absoluteString)")
         }
     }
 
