@@ -121,19 +121,24 @@ struct ServeCommand: AsyncParsableCommand {
         }
         logger.logLevel = level
 
+        do {
+            try await checkCanListen(host: configuration.host, port: configuration.port)
+        } catch let error as ListenError {
+            FileHandle.standardError.write(Data("onthemap: \(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
         let host = configuration.host
+        let dataLine = configuration.usesPostgreSQL
+            ? "Data in \(configuration.databaseDescription), photos in \(configuration.dataDirectory)"
+            : "Data in \(configuration.dataDirectory)"
+        let demo = configuration.demo
         let app = try await buildApplication(configuration: configuration, logger: logger) { port in
+            if demo { Self.say("Demo account: \(DemoAccount.email) / \(DemoAccount.password)") }
+            Self.say("\(dataLine); Ctrl-C stops the server.")
             Self.say("OnTheMap is at http://\(host):\(port)/")
         }
-        if configuration.demo {
-            Self.say("Demo account: \(DemoAccount.email) / \(DemoAccount.password)")
-        }
-        if configuration.usesPostgreSQL {
-            Self.say("Data in \(configuration.databaseDescription), photos in \(configuration.dataDirectory); Ctrl-C stops the server.")
-        } else {
-            Self.say("Data in \(configuration.dataDirectory); Ctrl-C stops the server.")
-        }
         try await app.runService()
+        Self.say("OnTheMap stopped.")
     }
 
     /// Unbuffered, so the lines show in order with the server's log, even through a pipe.

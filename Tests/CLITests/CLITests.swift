@@ -228,6 +228,18 @@ struct CLITests {
         #expect(result.stderr.contains("--from and --to name the same database."))
     }
 
+    @Test func servingOnATakenPortIsOneClearLine() async throws {
+        let sandbox = try CLISandbox()
+        let server = try await ServerProcess(sandbox: sandbox)
+        defer { server.stop() }
+        let port = try #require(server.url.port)
+        let result = try sandbox.run(["serve", "--port", "\(port)", "--data-dir", sandbox.directory.appendingPathComponent("second").path])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errorLines == ["onthemap: Port \(port) on 127.0.0.1 is already in use (another OnTheMap?). "
+            + "Stop it, or choose another port: --port \(port + 1), or --port 0 for any free one."], "\(result)")
+        #expect(result.stdout.isEmpty, "nothing claims the server started")
+    }
+
     @Test func badServerAddressIsAUserError() throws {
         let sandbox = try CLISandbox()
         let result = try sandbox.run(["students", "--server", "ftp://example.com"])
