@@ -171,6 +171,7 @@ def test_account_dialog_with_the_keyboard_alone(page, api):
     page.alert()
     press(page, Keys.ENTER)
     page.visible("#login-email")
+    page.until(lambda d: focused_id(page) == "login-email", 5, "the login form did not get the focus")
 
 
 def test_account_dialog_fits_a_phone(page, api):

@@ -14,7 +14,9 @@ export function showLogin(form) {
   $('signup-form').hidden = !signup;
   document.title = signup ? 'Sign Up · On the Map' : 'Log In · On the Map';
   const first = signup ? $('signup-first') : $('login-email');
-  if (document.activeElement === document.body || !document.activeElement) first.focus();
+  // Focus left on the now hidden tabs (after a logout) counts as none.
+  const focused = document.activeElement;
+  if (!focused || focused === document.body || $('main-scene').contains(focused)) first.focus();
 }
 
 function loginFailureMessage(error) {
