@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/vapor/async-kit.git", from: "1.22.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.20.0"),
     ],
     targets: [
         // Wire value types shared by the server and the SDK. Foundation only.
@@ -61,6 +62,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             resources: [.copy("Public")]
         ),
@@ -111,6 +115,7 @@ let package = Package(
             name: "OnTheMapServerTests",
             dependencies: [
                 "OnTheMapServer",
+                "Storage",
                 "TestDatabases",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -45,7 +45,7 @@ struct AccountController: Sendable {
             throw APIError(.conflict, "email_taken", "An account with this email already exists. Log in instead.")
         }
         let password = form.password, cost = configuration.bcryptCost
-        let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        let hash = try await PasswordHashing.run { Bcrypt.hash(password, cost: cost) }
         var account = Account(key: Identifiers.accountKey(), email: email, passwordHash: hash,
                               firstName: firstName, lastName: lastName, createdAt: Date())
         // Keys are random; on the rare collision draw again.

@@ -73,3 +73,22 @@ struct APIError: HTTPResponseError {
         try JSONResponse.make(APIErrorBody(code: code, message: message), status: status)
     }
 }
+
+/// Any protocol error, answered with `Retry-After` (a 503 from a bound being reached).
+struct RetryLater: HTTPResponseError {
+    let error: any HTTPResponseError
+    let seconds: Int
+
+    init(_ error: any HTTPResponseError, after seconds: Int) {
+        self.error = error
+        self.seconds = seconds
+    }
+
+    var status: HTTPResponse.Status { error.status }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = try error.response(from: request, context: context)
+        response.headers[.retryAfter] = "\(seconds)"
+        return response
+    }
+}

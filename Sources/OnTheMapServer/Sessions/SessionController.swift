@@ -39,7 +39,7 @@ struct SessionController: Sendable {
         let email = AccountController.normalizedEmail(username)
         let account = try await store.account(email: email)
         let hash = account?.passwordHash ?? timingDecoyHash
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        let matches = try await PasswordHashing.run { Bcrypt.verify(password, hash: hash) }
         guard let account, matches else {
             context.logger.info("login failed", metadata: ["email_known": "\(account != nil)"])
             throw UdacityError.invalidCredentials
