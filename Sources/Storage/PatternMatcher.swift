@@ -179,7 +179,7 @@ extension PatternMatcher {
         /// Already case-folded when the pattern is case-insensitive (so is the text).
         case scalar(Unicode.Scalar)
         case any(dotAll: Bool)
-        case set(CharacterSet)
+        case set(ScalarSet)
 
         func accepts(_ scalar: Unicode.Scalar, caseInsensitive: Bool) -> Bool {
             switch self {
@@ -194,7 +194,7 @@ extension PatternMatcher {
         }
     }
 
-    struct CharacterSet: Sendable {
+    struct ScalarSet: Sendable {
         var negated = false
         var ranges: [ClosedRange<UInt32>] = []
         var classes: [(CharacterClass, negated: Bool)] = []
@@ -457,12 +457,12 @@ extension PatternMatcher {
             guard let scalar = peek else { throw Unsupported("the pattern ends with a lone backslash") }
             index += 1
             switch scalar {
-            case "d": return .test(.set(CharacterSet(classes: [(.digit, false)])))
-            case "D": return .test(.set(CharacterSet(classes: [(.digit, true)])))
-            case "w": return .test(.set(CharacterSet(classes: [(.word, false)])))
-            case "W": return .test(.set(CharacterSet(classes: [(.word, true)])))
-            case "s": return .test(.set(CharacterSet(classes: [(.space, false)])))
-            case "S": return .test(.set(CharacterSet(classes: [(.space, true)])))
+            case "d": return .test(.set(ScalarSet(classes: [(.digit, false)])))
+            case "D": return .test(.set(ScalarSet(classes: [(.digit, true)])))
+            case "w": return .test(.set(ScalarSet(classes: [(.word, false)])))
+            case "W": return .test(.set(ScalarSet(classes: [(.word, true)])))
+            case "s": return .test(.set(ScalarSet(classes: [(.space, false)])))
+            case "S": return .test(.set(ScalarSet(classes: [(.space, true)])))
             case "b": return .assert(.wordBoundary)
             case "B": return .assert(.notWordBoundary)
             case "A": return .assert(.textStart)
@@ -533,8 +533,8 @@ extension PatternMatcher {
             return scalar
         }
 
-        private mutating func parseSet() throws -> CharacterSet {
-            var set = CharacterSet()
+        private mutating func parseSet() throws -> ScalarSet {
+            var set = ScalarSet()
             if peek == "^" {
                 set.negated = true
                 index += 1

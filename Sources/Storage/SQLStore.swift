@@ -61,8 +61,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         }
         do {
             // Migrations run on one connection so BEGIN/COMMIT wrap them.
-            var postgres = false
-            if case .postgres = location { postgres = true }
+            let postgres: Bool
+            if case .postgres = location { postgres = true } else { postgres = false }
             try await store.withDatabase { db in
                 // A migration may rewrite a big table: no statement timeout for it.
                 if postgres { try await db.raw("SET statement_timeout = 0").run() }
@@ -79,6 +79,9 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         } catch let error as PSQLError {
             try? await store.close()
             throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), PostgresSupport.reason(for: error))
+        } catch StorageError.queryTimeout {
+            try? await store.close()
+            throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), "no connection within the query timeout")
         } catch {
             try? await store.close()
             throw error
@@ -94,7 +97,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     private static func makePool<Source: ConnectionPoolSource>(_ source: Source, perEventLoop: Int, limits: QueryLimits, logger: Logger)
         -> EventLoopGroupConnectionPool<Source> {
         // Waiting for a connection is part of a request's deadline too (AsyncKit's default is 10 s).
-        let wait = limits.timeout.map { TimeAmount.milliseconds(max(100, Int64($0 * 1000))) } ?? .seconds(10)
+        // At least a second, so opening a fresh connection on a busy machine still fits.
+        let wait = limits.timeout.map { TimeAmount.milliseconds(max(1_000, Int64($0 * 1000))) } ?? .seconds(10)
         return EventLoopGroupConnectionPool(
             source: source, maxConnectionsPerEventLoop: perEventLoop, requestTimeout: wait, pruneInterval: nil, logger: logger,
             on: MultiThreadedEventLoopGroup.singleton
