@@ -4,8 +4,8 @@ import Foundation
 /// query cannot hold the connections everyone else needs.
 public struct QueryLimits: Sendable, Equatable {
     /// Every statement is cancelled in the database past this many seconds (PostgreSQL's
-    /// `statement_timeout`; on SQLite the `$regex` function checks it row by row); waiting for
-    /// a pooled connection is bounded by it too. nil: no limit (copying a database).
+    /// `statement_timeout`; on SQLite the `$regex` function checks it row by row), and a
+    /// `$regex` read waits for its turn at most this long. nil: no limit (copying a database).
     public var timeout: TimeInterval?
     /// `$regex` queries that may run at once; others wait (within `timeout`) for a turn.
     public var concurrentPatternQueries: Int

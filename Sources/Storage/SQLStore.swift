@@ -44,7 +44,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             store = SQLStore(
-                pool: .sqlite(Self.makePool(ServerSQLiteSource(path: path), perEventLoop: 2, limits: limits, logger: logger)),
+                pool: .sqlite(Self.makePool(ServerSQLiteSource(path: path), perEventLoop: 2, logger: logger)),
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
                 limits: limits, logger: logger
             )
@@ -53,7 +53,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             store = SQLStore(
                 pool: .postgres(Self.makePool(
                     PostgresConnectionSource(sqlConfiguration: PostgresSupport.withStatementTimeout(configuration, limits.timeout)),
-                    perEventLoop: 4, limits: limits, logger: logger
+                    perEventLoop: 4, logger: logger
                 )),
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? "onthemap-data")),
                 limits: limits, logger: logger
@@ -81,7 +81,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), PostgresSupport.reason(for: error))
         } catch StorageError.queryTimeout {
             try? await store.close()
-            throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), "no connection within the query timeout")
+            throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), "no connection came free within 10 s")
         } catch {
             try? await store.close()
             throw error
@@ -94,13 +94,13 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         DatabaseLocation.redacted(url)
     }
 
-    private static func makePool<Source: ConnectionPoolSource>(_ source: Source, perEventLoop: Int, limits: QueryLimits, logger: Logger)
+    private static func makePool<Source: ConnectionPoolSource>(_ source: Source, perEventLoop: Int, logger: Logger)
         -> EventLoopGroupConnectionPool<Source> {
-        // Waiting for a connection is part of a request's deadline too (AsyncKit's default is 10 s).
-        // At least a second, so opening a fresh connection on a busy machine still fits.
-        let wait = limits.timeout.map { TimeAmount.milliseconds(max(1_000, Int64($0 * 1000))) } ?? .seconds(10)
-        return EventLoopGroupConnectionPool(
-            source: source, maxConnectionsPerEventLoop: perEventLoop, requestTimeout: wait, pruneInterval: nil, logger: logger,
+        // Waiting for a connection keeps AsyncKit's 10 s (a start-up under load needs it); it is
+        // short in practice because every statement ends by its deadline and `$regex` reads take
+        // turns, and a wait that does run out is answered as a timeout, not a 500.
+        EventLoopGroupConnectionPool(
+            source: source, maxConnectionsPerEventLoop: perEventLoop, pruneInterval: nil, logger: logger,
             on: MultiThreadedEventLoopGroup.singleton
         )
     }
