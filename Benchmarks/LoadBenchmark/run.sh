@@ -7,7 +7,7 @@
 # Needs Debian `wrk` and `curl`, python3 and a Swift toolchain. Settings through the
 # environment: CONNECTIONS (1000 legitimate clients), DURATION (60s per phase), THREADS (2),
 # REGEX_CLIENTS (8), LOGIN_CLIENTS (32), IDLE (3000 idle connections held by the attacker),
-# EXTRA_FLAGS (more `serve` flags, e.g. for PostgreSQL: --database-url ...).
+# EXTRA_FLAGS (more `serve` flags, e.g. for PostgreSQL: --database-url ...), CONFIG (release).
 #
 # Every client here comes from one machine. The legitimate ones share 127.0.0.1, so the
 # per-address cap is raised to fit them (--max-connections-per-address, see below); the idle
@@ -51,9 +51,10 @@ trap 'exit 130' INT TERM
 log() { printf '\n== %s\n' "$*" >&2; }
 seconds() { local d=$1; d=${d%s}; echo "$d"; }
 
-log "building onthemap (release)"
-(cd "$repo" && swift build -c release --product onthemap >&2)
-bin="$(cd "$repo" && swift build -c release --show-bin-path)/onthemap"
+CONFIG=${CONFIG:-release}   # CONFIG=debug measures the debug build (slower; no rebuild if it is current)
+log "building onthemap ($CONFIG)"
+(cd "$repo" && swift build -c "$CONFIG" --product onthemap >&2)
+bin="$(cd "$repo" && swift build -c "$CONFIG" --show-bin-path)/onthemap"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 base="http://127.0.0.1:$port"
 
