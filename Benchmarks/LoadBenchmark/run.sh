@@ -116,11 +116,11 @@ PY
 
 field() { sed -n "s/.*[ ]$2=\([^ ]*\).*/\1/p" <<<"$1"; }
 echo
-echo "| phase | req/s | p50 ms | p99 ms | max ms | 2xx | 4xx | 5xx | socket errors | acked writes |"
+echo "| phase | req/s | p50 ms | p99 ms | max ms | 2xx | 4xx (124) | 5xx | socket errors + timeouts | acked writes |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for phase in quiet attacked; do
     line=$([[ $phase == quiet ]] && echo "$quiet" || echo "$attacked")
-    echo "| $phase | $(field "$line" rps) | $(field "$line" p50_ms) | $(field "$line" p99_ms) | $(field "$line" max_ms) | $(field "$line" s2xx) | $(field "$line" s4xx) | $(field "$line" s5xx) | $(field "$line" socket_errors) | $(field "$line" acked_writes) |"
+    echo "| $phase | $(field "$line" rps) | $(field "$line" p50_ms) | $(field "$line" p99_ms) | $(field "$line" max_ms) | $(field "$line" s2xx) | $(field "$line" s4xx) ($(field "$line" of_which_124)) | $(field "$line" s5xx) | $(field "$line" socket_errors) + $(field "$line" timeouts) | $(field "$line" acked_writes) |"
 done
 echo
 echo "writes checked afterwards: $missing"
