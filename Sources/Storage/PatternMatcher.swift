@@ -56,7 +56,17 @@ public struct PatternMatcher: Sendable {
         program = compiler.code
         caseInsensitive = options.contains("i")
         anchoredAtStart = tree.startsWithTextStart
+        // No jump backwards means no unbounded repetition.
+        let code = compiler.code
+        isSimple = code.count <= 64 && !code.indices.contains { index in
+            if case .jump(let target) = code[index] { return target < index }
+            return false
+        }
     }
+
+    /// Short and free of unbounded repetition (`Lyon`, `^bos`, the web app's escaped search
+    /// text): such a pattern costs little more than a LIKE, so its queries need not take turns.
+    public let isSimple: Bool
 
     /// Whether the pattern matches anywhere in `text`. `deadline` is a
     /// `DispatchTime.uptimeNanoseconds` value (0: none); past it, `DeadlinePassed` is thrown.

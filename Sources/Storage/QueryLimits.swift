@@ -103,10 +103,12 @@ final class PatternQueryGate: @unchecked Sendable {
 }
 
 extension LocationFilter {
-    /// Whether matching needs a regular expression: such queries take turns.
+    /// Whether the filter has a `$regex` that can be costly (repetition, or long): such
+    /// queries take turns. Plain text searches do not.
     var usesPattern: Bool {
         switch self {
-        case .regex: true
+        case .regex(_, let pattern, let options):
+            !((try? PatternMatcher(pattern: pattern, options: options))?.isSimple ?? false)
         case .and(let parts), .or(let parts): parts.contains(where: \.usesPattern)
         case .not(let inner): inner.usesPattern
         case .always, .never, .compare, .oneOf: false

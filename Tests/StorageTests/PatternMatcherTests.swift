@@ -103,6 +103,16 @@ struct PatternMatcherTests {
         }
     }
 
+    @Test("plain searches are simple (they skip the turn-taking); repetition is not")
+    func simplePatterns() throws {
+        for pattern in ["lyon", "^Bos", "New York", "a\\.b", "^(Paris|Lyon)$", "colou?r", "\\d{3}"] {
+            #expect(try PatternMatcher(pattern: pattern, options: "i").isSimple, "\(pattern)")
+        }
+        for pattern in ["^(a+)+b?$", "(.*.){6}!", "a*", "x{2,}", String(repeating: "ab", count: 60)] {
+            #expect(try !PatternMatcher(pattern: pattern, options: "").isSimple, "\(pattern)")
+        }
+    }
+
     @Test("what cannot be bounded, or is not supported, is refused with a reason")
     func refusals() throws {
         func reason(_ pattern: String, _ options: String = "") -> String? {
