@@ -15,7 +15,7 @@ public struct AppRequestContext: RequestContext {
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        self.clientAddress = ClientAddress.of(source.channel)
     }
 
     /// Bodies are collected with an explicit limit per route; this is the transport cap.

@@ -18,13 +18,19 @@ public func buildApplication(
         logger.logLevel = level
     }
     let trustedProxies = try TrustedProxies(configuration.trustedProxies)
-    let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
+    let limits = QueryLimits(timeout: configuration.queryTimeout, concurrentPatternQueries: configuration.concurrentPatternQueries)
+    let store = try await SQLStore.open(
+        url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, limits: limits, logger: logger
+    )
     if configuration.demo {
         try await DemoSeeder.seed(store, bcryptCost: configuration.bcryptCost, logger: logger)
     }
     let geocoder = try makeGeocoder(configuration: configuration)
     let albums = try await TravelFeature.makeAlbumService(store: store, configuration: configuration, logger: logger)
-    var services: [any Service] = [StoreService(store: store), SessionSweeper(sessions: store, logger: logger), albums]
+    let hashing = PasswordHashing(threads: configuration.resolvedPasswordHashingThreads, queueLimit: configuration.passwordHashingQueue)
+    var services: [any Service] = [
+        StoreService(store: store), PasswordHashingService(hashing: hashing), SessionSweeper(sessions: store, logger: logger), albums,
+    ]
     var listCache: ListResponseCache?
     if configuration.cacheListResponses {
         if let feed = store.locationChangeFeed() {
@@ -36,10 +42,14 @@ public func buildApplication(
             listCache = ListResponseCache()
         }
     }
-    let router = buildRouter(store: store, geocoder: geocoder, albums: albums, listCache: listCache,
-                             trustedProxies: trustedProxies, configuration: configuration, logger: logger)
+    let router = buildRouter(
+        store: store, geocoder: geocoder, albums: albums, listCache: listCache, hashing: hashing,
+        trustedProxies: trustedProxies, configuration: configuration, logger: logger
+    )
+    let bounds = ConnectionBounds(configuration: configuration, trustedProxies: trustedProxies)
     return Application(
         router: router,
+        server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuardHandler(bounds: bounds)])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
         // Shut down in reverse order: album downloads stop before the database closes.
         services: services,
@@ -64,7 +74,7 @@ public struct ConfigurationError: Error, CustomStringConvertible {
 
 func buildRouter(
     store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, listCache: ListResponseCache?,
-    trustedProxies: TrustedProxies, configuration: Configuration, logger: Logger
+    hashing: PasswordHashing, trustedProxies: TrustedProxies, configuration: Configuration, logger: Logger
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: ForwardedClientMiddleware(
@@ -77,11 +87,13 @@ func buildRouter(
         JSONResponse.raw(Data(#"{"status":"ok"}"#.utf8))
     }
 
+    // Only the routes that hash passwords get the hashing pool (and its 503 when full).
     let sessions = SessionController(store: store, configuration: configuration)
     for prefix in ["api", "v1"] {
-        sessions.addRoutes(to: router.group(RouterPath(prefix)))
+        sessions.addRoutes(to: router.group(RouterPath(prefix)).add(middleware: PasswordHashingMiddleware(hashing: hashing)))
     }
-    AccountController(store: store, configuration: configuration).addRoutes(to: router.group("api"))
+    AccountController(store: store, configuration: configuration)
+        .addRoutes(to: router.group("api").add(middleware: PasswordHashingMiddleware(hashing: hashing)))
 
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache)
         .addRoutes(to: router.group("parse/classes/StudentLocation")

@@ -71,6 +71,29 @@ public struct Configuration: Sendable {
     /// User-Agent sent to the photo providers; nil uses a descriptive default.
     public var photoUserAgent: String?
 
+    // MARK: Bounds (issue #16): no query or connection pattern lets one client starve the rest.
+
+    /// Seconds a database statement may run before the database cancels it (Parse answers
+    /// code 124); also the longest wait for a pooled connection or a `$regex` turn.
+    public var queryTimeout: TimeInterval = 2
+    /// `$regex` queries running at once; the rest wait their turn within `queryTimeout`.
+    public var concurrentPatternQueries = 2
+    /// Seconds an open connection may sit with no request before it is closed (keep-alive).
+    public var idleTimeout: TimeInterval = 30
+    /// Seconds from a request's first byte to the end of its head (slow-header clients).
+    public var requestHeadTimeout: TimeInterval = 10
+    /// Seconds from the end of a request's head to the end of its body (slow-body clients).
+    public var requestBodyTimeout: TimeInterval = 30
+    /// Open connections allowed per client address; more are answered 503 and closed.
+    public var maxConnectionsPerAddress = 256
+    /// Open connections allowed in all; nil: 10,000, lowered to fit the file-descriptor limit.
+    public var maxConnections: Int?
+    /// Threads that hash passwords (bcrypt), apart from the pool database work uses; nil:
+    /// half the cores, so a login flood leaves the rest to readers and writers.
+    public var passwordHashingThreads: Int?
+    /// Logins and sign-ups waiting for a hashing thread; past this they are answered 503 at once.
+    public var passwordHashingQueue = 32
+
     public init() {}
 
     /// `publicURL`'s origin (`https://map.example.org`); nil when unset or not an http(s) URL.
@@ -85,6 +108,20 @@ public struct Configuration: Sendable {
     /// `text` as a comparable origin, or nil when it is not one.
     public static func normalizedOrigin(_ text: String) -> String? {
         CrossSiteRequestGuard<AppRequestContext>.normalizedOrigin(text)
+    }
+
+    /// `maxConnections` in effect: the setting, or what the file-descriptor limit allows.
+    public var resolvedMaxConnections: Int {
+        if let maxConnections { return max(1, maxConnections) }
+        guard let descriptors = FileDescriptorLimit.current else { return 1_000 }
+        // Keep room for database connections, photo files and the listening socket.
+        let available = descriptors - 256
+        return max(64, min(10_000, available))
+    }
+
+    /// `passwordHashingThreads` in effect.
+    public var resolvedPasswordHashingThreads: Int {
+        max(1, passwordHashingThreads ?? min(4, ProcessInfo.processInfo.activeProcessorCount / 2))
     }
 
     public var usesPostgreSQL: Bool {

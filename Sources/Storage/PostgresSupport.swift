@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import OnTheMapModels
 import PostgresKit
@@ -8,13 +9,24 @@ enum PostgresSupport {
     /// `$regex` as PostgreSQL's `~` operator. Parse follows MongoDB (and ICU): `.` stops at
     /// a newline unless `s`, and `^`/`$` match at line breaks only with `m`; PostgreSQL's
     /// defaults differ, so the flags are spelled out as embedded options every time.
-    @Sendable static func regexCondition(column: String, pattern: String, options: String) -> SQLQueryString {
+    /// The deadline is PostgreSQL's own `statement_timeout` (see `withStatementTimeout`).
+    @Sendable static func regexCondition(column: String, pattern: String, options: String, deadline _: UInt64) -> SQLQueryString {
         let multiline = options.contains("m"), dotAll = options.contains("s")
         var flags = multiline ? (dotAll ? "w" : "n") : (dotAll ? "" : "p")
         if options.contains("i") { flags += "i" }
         if options.contains("x") { flags += "x" }
         let embedded = flags.isEmpty ? pattern : "(?\(flags))" + pattern
         return "\(ident: column) ~ \(bind: embedded)"
+    }
+
+    /// `configuration` with every statement on its connections cancelled by the server past
+    /// `timeout` (a startup parameter, so it costs no round trip and `RESET` restores it).
+    static func withStatementTimeout(_ configuration: SQLPostgresConfiguration, _ timeout: TimeInterval?) -> SQLPostgresConfiguration {
+        guard let timeout else { return configuration }
+        var configuration = configuration
+        let milliseconds = max(1, Int((timeout * 1000).rounded()))
+        configuration.coreConfiguration.options.additionalStartupParameters.append(("statement_timeout", "\(milliseconds)"))
+        return configuration
     }
 
     /// Errors caused by the input rather than the server, as storage errors callers can
@@ -25,6 +37,9 @@ enum PostgresSupport {
             return .unstorableText
         case .invalidRegularExpression?:
             return .unsupportedPattern(error.serverInfo?[.message] ?? "rejected by PostgreSQL")
+        case .queryCanceled?:
+            // 57014: `statement_timeout` cancelled it.
+            return .queryTimeout
         default:
             return nil
         }

@@ -117,6 +117,9 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     case unstorableText
     /// A `$regex` the database's regular-expression engine refuses.
     case unsupportedPattern(String)
+    /// The statement ran past `QueryLimits.timeout` and was cancelled, or no connection
+    /// (or turn for a `$regex` query) came free within it.
+    case queryTimeout
 
     /// Errors caused by what a client sent, not by the server: answer them with a 400.
     public var isCausedByInput: Bool {
@@ -137,6 +140,7 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
         case .destinationNotEmpty(let table): "The destination database is not empty (table \(table) has rows); copy into a new, empty database."
         case .unstorableText: "Text must not contain NUL characters."
         case .unsupportedPattern(let reason): "Unsupported regular expression: \(reason)"
+        case .queryTimeout: "The query took longer than the server allows; simplify it or try again."
         }
     }
 }

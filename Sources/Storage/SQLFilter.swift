@@ -3,9 +3,11 @@ import SQLKit
 /// Renders a `LocationFilter` as a SQL condition with bound values. Written once for every
 /// dialect: only the regex operator differs between SQLite and PostgreSQL.
 struct SQLFilterRenderer: Sendable {
-    var regexOperator: @Sendable (_ column: String, _ pattern: String, _ options: String) -> SQLQueryString
+    var regexOperator: @Sendable (_ column: String, _ pattern: String, _ options: String, _ deadline: UInt64) -> SQLQueryString
 
-    func render(_ filter: LocationFilter) -> SQLQueryString {
+    /// `deadline` (`DispatchTime.uptimeNanoseconds`, 0 for none) reaches SQLite's regex function.
+    func render(_ filter: LocationFilter, deadline: UInt64 = 0) -> SQLQueryString {
+        func render(_ filter: LocationFilter) -> SQLQueryString { self.render(filter, deadline: deadline) }
         switch filter {
         case .always:
             return "1 = 1"
@@ -23,7 +25,7 @@ struct SQLFilterRenderer: Sendable {
             guard !values.isEmpty else { return "1 = 0" }
             return "\(ident: field.column) IN (\(binds: values.map { $0 as any Encodable & Sendable }))"
         case .regex(let field, let pattern, let options):
-            return regexOperator(field.column, pattern, options)
+            return regexOperator(field.column, pattern, options, deadline)
         }
     }
 }

@@ -7,6 +7,7 @@ import OnTheMapModels
 import PostgresKit
 import SQLKit
 import SQLiteKit
+import SQLiteNIO
 
 /// The repositories on a SQL database through SQLKit: SQLite (one file, the default) or
 /// PostgreSQL. Queries are written once; the dialect supplies placeholders and quoting, and
@@ -23,14 +24,17 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     private var changeFeed: (configuration: SQLPostgresConfiguration, channel: String)? = nil
     private let logger: Logger
     private let filters: SQLFilterRenderer
+    private let limits: QueryLimits
+    /// `$regex` queries take turns here, so they never hold every pooled connection.
+    private let patternGate: PatternQueryGate
     /// Photo images, under the data directory (see `SQLStore+Travel.swift`).
     public let photoFiles: PhotoFileStore
 
     /// Opens the database named by `url` (see `DatabaseLocation`), creating the SQLite
     /// file or the PostgreSQL schema when missing, and runs pending migrations. Photo
     /// files go under `dataDirectory/photos` (default: the SQLite file's folder, or
-    /// `./onthemap-data` with PostgreSQL).
-    public static func open(url: String, dataDirectory: String? = nil, logger: Logger) async throws -> SQLStore {
+    /// `./onthemap-data` with PostgreSQL). `limits` bound every statement (see `QueryLimits`).
+    public static func open(url: String, dataDirectory: String? = nil, limits: QueryLimits = QueryLimits(), logger: Logger) async throws -> SQLStore {
         let location = try DatabaseLocation(url: url)
         let store: SQLStore
         let schema: String?
@@ -44,19 +48,29 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             store = SQLStore(
                 pool: .sqlite(Self.makePool(ServerSQLiteSource(path: path), perEventLoop: 2, logger: logger)),
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
-                logger: logger
+                limits: limits, logger: logger
             )
         case .postgres(let configuration, let named):
             schema = named
             store = SQLStore(
-                pool: .postgres(Self.makePool(PostgresConnectionSource(sqlConfiguration: configuration), perEventLoop: 4, logger: logger)),
+                pool: .postgres(Self.makePool(
+                    PostgresConnectionSource(sqlConfiguration: PostgresSupport.withStatementTimeout(configuration, limits.timeout)),
+                    perEventLoop: 4, logger: logger
+                )),
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? "onthemap-data")),
-                logger: logger
+                limits: limits, logger: logger
             )
         }
         do {
             // Migrations run on one connection so BEGIN/COMMIT wrap them.
-            try await store.withDatabase { db in try await Migrations.run(on: db, schema: schema) }
+            let postgres: Bool
+            if case .postgres = location { postgres = true } else { postgres = false }
+            try await store.withDatabase { db in
+                // A migration may rewrite a big table: no statement timeout for it.
+                if postgres { try await db.raw("SET statement_timeout = 0").run() }
+                try await Migrations.run(on: db, schema: schema)
+                if postgres { try await db.raw("RESET statement_timeout").run() }
+            }
             if case .postgres(let configuration, _) = location {
                 let channel = try await store.withDatabase { db in
                     try await db.raw(Migrations.changeChannelQuery).first()?.decode(column: "channel", as: String.self)
@@ -67,6 +81,9 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         } catch let error as PSQLError {
             try? await store.close()
             throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), PostgresSupport.reason(for: error))
+        } catch StorageError.queryTimeout {
+            try? await store.close()
+            throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), "no connection came free within 10 s")
         } catch {
             try? await store.close()
             throw error
@@ -97,14 +114,19 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
 
     private static func makePool<Source: ConnectionPoolSource>(_ source: Source, perEventLoop: Int, logger: Logger)
         -> EventLoopGroupConnectionPool<Source> {
+        // Waiting for a connection keeps AsyncKit's 10 s (a start-up under load needs it); it is
+        // short in practice because every statement ends by its deadline and `$regex` reads take
+        // turns, and a wait that does run out is answered as a timeout, not a 500.
         EventLoopGroupConnectionPool(
             source: source, maxConnectionsPerEventLoop: perEventLoop, pruneInterval: nil, logger: logger,
             on: MultiThreadedEventLoopGroup.singleton
         )
     }
 
-    private init(pool: Pool, photoFiles: PhotoFileStore, logger: Logger) {
+    private init(pool: Pool, photoFiles: PhotoFileStore, limits: QueryLimits, logger: Logger) {
         self.pool = pool
+        self.limits = limits
+        self.patternGate = PatternQueryGate(limit: limits.concurrentPatternQueries)
         self.logger = logger
         self.photoFiles = photoFiles
         switch pool {
@@ -130,12 +152,25 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         switch pool {
         case .sqlite(let pool):
-            return try await pool.withConnection(logger: logger) { connection in
-                connection.eventLoop.makeFutureWithTask { try await body(connection.sql()) }
-            }.get()
+            do {
+                return try await pool.withConnection(logger: logger) { connection in
+                    connection.eventLoop.makeFutureWithTask { try await body(connection.sql()) }
+                }.get()
+            } catch let error as SQLiteError where error.message.contains(PatternMatcher.deadlineMessage) {
+                throw StorageError.queryTimeout
+            } catch is ConnectionPoolTimeoutError {
+                throw StorageError.queryTimeout
+            }
         case .postgres:
             return try await withPostgresConnection { try await body($0.sql()) }
         }
+    }
+
+    /// Runs a read under the statement deadline; `$regex` reads first wait for a turn.
+    private func read<T: Sendable>(_ filter: LocationFilter, _ body: @escaping @Sendable (UInt64) async throws -> T) async throws -> T {
+        let deadline = limits.deadline()
+        guard filter.usesPattern else { return try await body(deadline) }
+        return try await patternGate.withPermit(deadline: deadline) { try await body(deadline) }
     }
 
     /// PostgreSQL only, for what SQLKit would make slow; errors mapped as in `withDatabase`.
@@ -147,6 +182,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             }.get()
         } catch let error as PSQLError {
             throw PostgresSupport.storageError(for: error) ?? error
+        } catch is ConnectionPoolTimeoutError {
+            throw StorageError.queryTimeout
         }
     }
 
@@ -254,7 +291,12 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     // MARK: Student locations
 
     public func locations(_ query: LocationQuery) async throws -> [StudentInformation] {
-        var sql: SQLQueryString = "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE " + filters.render(query.filter)
+        try await read(query.filter) { deadline in try await self.locations(query, deadline: deadline) }
+    }
+
+    private func locations(_ query: LocationQuery, deadline: UInt64) async throws -> [StudentInformation] {
+        var sql: SQLQueryString = "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE "
+            + filters.render(query.filter, deadline: deadline)
         var orderTerms: [SQLQueryString] = query.sort.map { "\(ident: $0.field.column) \(unsafeRaw: $0.descending ? "DESC" : "ASC")" }
         // A stable tie-breaker keeps limit/skip pages from overlapping or skipping rows.
         let tieBreakDescending = query.sort.first?.descending ?? false
@@ -275,9 +317,11 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     static let locationColumns = "object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
 
     public func countLocations(_ filter: LocationFilter) async throws -> Int {
-        let statement: SQLQueryString = "SELECT COUNT(*) AS n FROM student_locations WHERE " + filters.render(filter)
-        return try await withDatabase { db in
-            try await db.raw(statement).first()?.decode(column: "n", as: Int.self) ?? 0
+        try await read(filter) { deadline in
+            let statement: SQLQueryString = "SELECT COUNT(*) AS n FROM student_locations WHERE " + self.filters.render(filter, deadline: deadline)
+            return try await self.withDatabase { db in
+                try await db.raw(statement).first()?.decode(column: "n", as: Int.self) ?? 0
+            }
         }
     }
 

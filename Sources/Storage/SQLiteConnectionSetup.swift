@@ -29,48 +29,40 @@ struct ServerSQLiteSource: ConnectionPoolSource {
     }
 }
 
-/// `onthemap_regexp(pattern, flags, value)`: 1 when `value` matches. Compiled patterns are
-/// cached because SQLite calls the function once per row scanned.
+/// `onthemap_regexp(pattern, flags, value, deadline)`: 1 when `value` matches, by
+/// `PatternMatcher` (time bounded by pattern x text, never backtracking). Past `deadline`
+/// (`DispatchTime.uptimeNanoseconds`, 0 for none) it fails, which fails the statement: the
+/// query is cancelled inside SQLite and its pooled connection is free again. Compiled patterns
+/// are cached because SQLite calls the function once per row scanned.
 public enum RegexFunction {
-    static let sqliteFunction = SQLiteCustomFunction("onthemap_regexp", argumentCount: 3, pure: true) { arguments in
+    static let sqliteFunction = SQLiteCustomFunction("onthemap_regexp", argumentCount: 4, pure: true) { arguments in
+        let deadline = UInt64(clamping: arguments[3].integer ?? 0)
+        if deadline != 0, DispatchTime.now().uptimeNanoseconds > deadline { throw PatternMatcher.DeadlinePassed() }
         guard let pattern = arguments[0].string, let value = arguments[2].string else { return 0 }
-        guard let regex = cache.regex(pattern, options: arguments[1].string ?? "") else { return 0 }
-        let range = NSRange(value.startIndex..., in: value)
-        return regex.firstMatch(in: value, range: range) == nil ? 0 : 1
+        guard let matcher = cache.matcher(pattern, options: arguments[1].string ?? "") else { return 0 }
+        return try matcher.matches(value, deadline: deadline) ? 1 : 0
     }
 
     /// The `$regex` condition on SQLite.
-    @Sendable static func sqliteCondition(column: String, pattern: String, options: String) -> SQLQueryString {
-        "onthemap_regexp(\(bind: pattern), \(bind: options), \(ident: column)) = 1"
+    @Sendable static func sqliteCondition(column: String, pattern: String, options: String, deadline: UInt64) -> SQLQueryString {
+        "onthemap_regexp(\(bind: pattern), \(bind: options), \(ident: column), \(bind: Int(clamping: deadline))) = 1"
     }
 
-    static let cache = RegexCache()
+    static let cache = MatcherCache()
 
-    /// Parse's `$options` letters, as NSRegularExpression options.
-    public static func options(from flags: String) -> NSRegularExpression.Options {
-        var options: NSRegularExpression.Options = []
-        if flags.contains("i") { options.insert(.caseInsensitive) }
-        if flags.contains("m") { options.insert(.anchorsMatchLines) }
-        if flags.contains("x") { options.insert(.allowCommentsAndWhitespace) }
-        if flags.contains("s") { options.insert(.dotMatchesLineSeparators) }
-        return options
-    }
-
-    final class RegexCache: @unchecked Sendable {
+    final class MatcherCache: @unchecked Sendable {
         private let lock = NSLock()
-        private var compiled: [String: NSRegularExpression] = [:]
+        private var compiled: [String: PatternMatcher] = [:]
 
-        func regex(_ pattern: String, options: String) -> NSRegularExpression? {
+        func matcher(_ pattern: String, options: String) -> PatternMatcher? {
             let key = options + ":" + pattern
             lock.lock()
             defer { lock.unlock() }
-            if let regex = compiled[key] { return regex }
-            guard let regex = try? NSRegularExpression(pattern: pattern, options: RegexFunction.options(from: options)) else {
-                return nil
-            }
+            if let matcher = compiled[key] { return matcher }
+            guard let matcher = try? PatternMatcher(pattern: pattern, options: options) else { return nil }
             if compiled.count > 256 { compiled.removeAll() }
-            compiled[key] = regex
-            return regex
+            compiled[key] = matcher
+            return matcher
         }
     }
 }

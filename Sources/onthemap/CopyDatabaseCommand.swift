@@ -33,9 +33,9 @@ struct CopyDatabaseCommand: AsyncParsableCommand {
         guard source != to else { throw ValidationError("--from and --to name the same database.") }
         var logger = Logger(label: "onthemap")
         logger.logLevel = .error
-        let sourceStore = try await SQLStore.open(url: source, dataDirectory: dataDirectory, logger: logger)
+        let sourceStore = try await SQLStore.open(url: source, dataDirectory: dataDirectory, limits: .unlimited, logger: logger)
         do {
-            let destination = try await SQLStore.open(url: to, dataDirectory: dataDirectory, logger: logger)
+            let destination = try await SQLStore.open(url: to, dataDirectory: dataDirectory, limits: .unlimited, logger: logger)
             do {
                 let copied = try await DatabaseCopy.copy(from: sourceStore, to: destination)
                 for (table, rows) in copied { print("\(table): \(rows) rows") }

@@ -51,6 +51,24 @@ struct ServeCommand: AsyncParsableCommand {
     var wikimediaAPIURL: String?
     @Option(help: "Photos per Travel album. [env: ONTHEMAP_PHOTOS_PER_ALBUM] (default: 21)")
     var photosPerAlbum: Int?
+    @Option(help: "Seconds a database query may run before it is cancelled (Parse code 124). [env: ONTHEMAP_QUERY_TIMEOUT] (default: 2)")
+    var queryTimeout: Double?
+    @Option(help: "$regex queries that may run at once; others wait within the query timeout. [env: ONTHEMAP_REGEX_CONCURRENCY] (default: 2)")
+    var regexConcurrency: Int?
+    @Option(help: "Seconds a connection may stay open with no request (keep-alive). [env: ONTHEMAP_IDLE_TIMEOUT] (default: 30)")
+    var idleTimeout: Double?
+    @Option(help: "Seconds from a request's first byte to the end of its headers. [env: ONTHEMAP_REQUEST_HEAD_TIMEOUT] (default: 10)")
+    var requestHeadTimeout: Double?
+    @Option(help: "Seconds from the end of a request's headers to the end of its body. [env: ONTHEMAP_REQUEST_BODY_TIMEOUT] (default: 30)")
+    var requestBodyTimeout: Double?
+    @Option(help: "Open connections allowed per client address; more get 503. [env: ONTHEMAP_MAX_CONNECTIONS_PER_ADDRESS] (default: 256)")
+    var maxConnectionsPerAddress: Int?
+    @Option(help: "Open connections allowed in all; more get 503. [env: ONTHEMAP_MAX_CONNECTIONS] (default: 10000, or what the open-file limit allows)")
+    var maxConnections: Int?
+    @Option(help: "Threads that hash passwords, apart from database work. [env: ONTHEMAP_PASSWORD_HASHING_THREADS] (default: half the cores, at least 1)")
+    var passwordHashingThreads: Int?
+    @Option(help: "Logins and sign-ups that may wait for a hashing thread; more get 503. [env: ONTHEMAP_PASSWORD_HASHING_QUEUE] (default: 32)")
+    var passwordHashingQueue: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: LOG_LEVEL] (default: info)")
     var logLevel: String?
 
@@ -113,6 +131,40 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.photosPerAlbum = value
         }
         configuration.cacheListResponses = !enabled(noListCache, "ONTHEMAP_NO_LIST_CACHE")
+        func seconds(_ flag: Double?, _ name: String, _ what: String) throws -> Double? {
+            guard let text = setting(flag.map { String($0) }, name) else { return nil }
+            guard let value = Double(text), value > 0, value <= 86_400 else {
+                throw ValidationError("\(what) must be a positive number of seconds, not '\(text)'.")
+            }
+            return value
+        }
+        func count(_ flag: Int?, _ name: String, _ what: String, minimum: Int) throws -> Int? {
+            guard let text = setting(flag.map(String.init), name) else { return nil }
+            guard let value = Int(text), value >= minimum else {
+                throw ValidationError("\(what) must be a whole number of at least \(minimum), not '\(text)'.")
+            }
+            return value
+        }
+        configuration.queryTimeout = try seconds(queryTimeout, "ONTHEMAP_QUERY_TIMEOUT", "The query timeout") ?? configuration.queryTimeout
+        configuration.concurrentPatternQueries = try count(regexConcurrency, "ONTHEMAP_REGEX_CONCURRENCY", "Regex concurrency", minimum: 1)
+            ?? configuration.concurrentPatternQueries
+        configuration.idleTimeout = try seconds(idleTimeout, "ONTHEMAP_IDLE_TIMEOUT", "The idle timeout") ?? configuration.idleTimeout
+        configuration.requestHeadTimeout = try seconds(requestHeadTimeout, "ONTHEMAP_REQUEST_HEAD_TIMEOUT", "The request head timeout")
+            ?? configuration.requestHeadTimeout
+        configuration.requestBodyTimeout = try seconds(requestBodyTimeout, "ONTHEMAP_REQUEST_BODY_TIMEOUT", "The request body timeout")
+            ?? configuration.requestBodyTimeout
+        configuration.maxConnectionsPerAddress = try count(
+            maxConnectionsPerAddress, "ONTHEMAP_MAX_CONNECTIONS_PER_ADDRESS", "Connections per address", minimum: 1
+        ) ?? configuration.maxConnectionsPerAddress
+        configuration.maxConnections = try count(maxConnections, "ONTHEMAP_MAX_CONNECTIONS", "Maximum connections", minimum: 1)
+        configuration.passwordHashingThreads = try count(
+            passwordHashingThreads, "ONTHEMAP_PASSWORD_HASHING_THREADS", "Password hashing threads", minimum: 1
+        )
+        configuration.passwordHashingQueue = try count(
+            passwordHashingQueue, "ONTHEMAP_PASSWORD_HASHING_QUEUE", "The password hashing queue", minimum: 0
+        ) ?? configuration.passwordHashingQueue
+        // Let the connection cap, not the kernel's open-file limit, decide when to refuse.
+        FileDescriptorLimit.raiseToHardLimit()
 
         var logger = Logger(label: "onthemap")
         let levelText = setting(logLevel, "LOG_LEVEL") ?? "info"

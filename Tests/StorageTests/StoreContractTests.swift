@@ -36,9 +36,9 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
         }
     }
 
-    func withStore<T>(_ body: (SQLStore) async throws -> T) async throws -> T {
+    func withStore<T>(limits: QueryLimits = QueryLimits(), _ body: (SQLStore) async throws -> T) async throws -> T {
         let database = try freshDatabase()
-        let store = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
+        let store = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), limits: limits, logger: Logger(label: "test"))
         do {
             let result = try await body(store)
             try await store.close()
@@ -364,6 +364,54 @@ struct StoreContractTests {
             #expect(try await count("line.Second", "s") == 1)
             #expect(try await count("F irst \\s line  # a comment", "x") == 1)
         }
+    }
+
+    @Test("a statement past the deadline is cancelled in the database and reported as queryTimeout", arguments: Backend.available)
+    func queryDeadline(backend: Backend) async throws {
+        try await backend.withStore(limits: QueryLimits(timeout: 0.2)) { store in
+            let long = String(repeating: "a", count: 4_000)
+            for index in 0..<60 {
+                try await store.insertLocation(record("r\(index)", mapString: long))
+            }
+            let started = Date()
+            switch backend {
+            case .sqlite:
+                // Linear, but 60 rows x 4,000 characters x a ~200-state program is seconds of work.
+                await #expect(throws: StorageError.queryTimeout) {
+                    try await store.countLocations(.regex(.mapString, pattern: "(a*a){40}!", options: ""))
+                }
+            case .postgres:
+                // statement_timeout on the pool's connections: SQLSTATE 57014.
+                await #expect(throws: StorageError.queryTimeout) {
+                    try await store.withDatabase { db in try await db.raw("SELECT pg_sleep(3)").run() }
+                }
+            }
+            #expect(Date().timeIntervalSince(started) < 2.5)
+            // The connection is usable again at once.
+            #expect(try await store.countLocations(.always) == 60)
+        }
+    }
+
+    @Test("$regex queries take turns: past the deadline a waiting one gives up with queryTimeout")
+    func patternQueriesTakeTurns() async throws {
+        let gate = PatternQueryGate(limit: 1)
+        let holding = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await gate.withPermit(deadline: 0) {
+                holding.continuation.yield()
+                for await _ in release.stream { break }
+            }
+        }
+        for await _ in holding.stream { break }
+        let deadline = DispatchTime.now().uptimeNanoseconds + 100_000_000
+        await #expect(throws: StorageError.queryTimeout) {
+            try await gate.withPermit(deadline: deadline) {}
+        }
+        release.continuation.yield()
+        try await holder.value
+        // Once free, the next one runs.
+        try await gate.withPermit(deadline: DispatchTime.now().uptimeNanoseconds + 1_000_000_000) {}
     }
 
     @Test("the database URL decides the backend; bad ones are clear errors that hide passwords")

@@ -49,7 +49,7 @@ struct AccountController: Sendable {
             throw APIError(.conflict, "email_taken", "An account with this email already exists. Log in instead.")
         }
         let password = form.password, cost = configuration.bcryptCost
-        let hash = try await NIOThreadPool.singleton.runIfActive { Passwords.hash(password, cost: cost) }
+        let hash = try await PasswordHashing.run { Passwords.hash(password, cost: cost) }
         var account = Account(key: Identifiers.accountKey(), email: email, passwordHash: hash,
                               firstName: firstName, lastName: lastName, createdAt: Date())
         // Keys are random; on the rare collision draw again.
@@ -88,13 +88,13 @@ struct AccountController: Sendable {
         }
         let current = form.currentPassword, stored = account.passwordHash
         guard current.utf8.count <= Passwords.maximumBytes,
-              try await NIOThreadPool.singleton.runIfActive({ Passwords.verify(current, hash: stored) })
+              try await PasswordHashing.run { Passwords.verify(current, hash: stored) }
         else {
             try await throttle.recordFailure(subjects)
             throw APIError(.forbidden, "wrong_password", "The current password is not right.")
         }
         let password = form.newPassword, cost = configuration.bcryptCost
-        let hash = try await NIOThreadPool.singleton.runIfActive { Passwords.hash(password, cost: cost) }
+        let hash = try await PasswordHashing.run { Passwords.hash(password, cost: cost) }
         try await store.updatePasswordHash(accountKey: account.key, to: hash)
         let ended = try await store.deleteSessions(accountKey: account.key, keeping: session.id)
         context.logger.info("password changed", metadata: ["account": "\(account.key)", "sessions_ended": "\(ended)"])

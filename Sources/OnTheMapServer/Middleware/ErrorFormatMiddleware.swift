@@ -25,6 +25,10 @@ struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
             throw translate(status: error.status, message: error.body, path: request.uri.path) ?? error
         } catch let error as any HTTPResponseError {
             throw error
+        } catch StorageError.queryTimeout {
+            // The database cancelled a query past its deadline (or none could start in time):
+            // the protocol's timeout answer, never a 500.
+            throw Self.timeout(path: request.uri.path)
         } catch let error as StorageError where error.isCausedByInput {
             // Input the database refused (PostgreSQL takes no NUL characters and has its own
             // regex dialect): the client's mistake, answered as one, never a 500.
@@ -32,6 +36,19 @@ struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             throw translate(status: .internalServerError, message: nil, path: request.uri.path) ?? error
+        }
+    }
+
+    static func timeout(path: String) -> any HTTPResponseError {
+        let message = StorageError.queryTimeout.description
+        switch family(of: path) {
+        case .parse:
+            // Parse's TIMEOUT (124), sent with 400 like its other codes.
+            return ParseError(124, message)
+        case .udacity:
+            return RetryLater(UdacityError(status: 503, message), after: 1)
+        case .api, .other:
+            return RetryLater(APIError(.serviceUnavailable, "timeout", message), after: 1)
         }
     }
 

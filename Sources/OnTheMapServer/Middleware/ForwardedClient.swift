@@ -30,6 +30,13 @@ struct TrustedProxies: Sendable {
 
     let blocks: [Block]
 
+    /// No proxy trusted: every peer is the client.
+    static let none = TrustedProxies(blocks: [])
+
+    private init(blocks: [Block]) {
+        self.blocks = blocks
+    }
+
     /// Parses `10.0.0.0/8`, `192.168.1.7`, `::1`, `fd00::/8`; throws on anything else.
     init(_ texts: [String]) throws {
         blocks = try texts.map { text in

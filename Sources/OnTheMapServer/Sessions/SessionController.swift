@@ -56,7 +56,7 @@ struct SessionController: Sendable {
             throw RetryLater(UdacityError(status: 429, LoginThrottle.message(retryAfter: seconds)), after: seconds)
         }
         let hash = account?.passwordHash ?? timingDecoyHash
-        let matches = try await NIOThreadPool.singleton.runIfActive { Passwords.verify(password, hash: hash) }
+        let matches = try await PasswordHashing.run { Passwords.verify(password, hash: hash) }
         guard let account, matches else {
             try await throttle.recordFailure(subjects)
             context.logger.info("login failed", metadata: ["email_known": "\(account != nil)"])

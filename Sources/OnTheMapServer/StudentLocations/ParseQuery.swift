@@ -16,7 +16,7 @@ enum ParseQuery {
     static let defaultLimit = 100
     static let maximumLimit = 1000
     static let maximumNesting = 8
-    static let maximumPatternLength = 512
+    static let maximumPatternLength = PatternMatcher.maximumPatternLength
     static let maximumListLength = 1000
 
     /// Parameters parse-server accepts on a find; the ones we do not act on are ignored.
@@ -269,8 +269,12 @@ enum ParseQuery {
                     throw ParseError(102, "Bad $regex value: use a string of at most \(maximumPatternLength) characters.")
                 }
                 let options = try regexOptions(operators["$options"])
-                guard (try? NSRegularExpression(pattern: pattern, options: RegexFunction.options(from: options))) != nil else {
-                    throw ParseError(102, "Invalid regular expression: \(pattern)")
+                // Checked here, before any database sees it, with the matcher SQLite runs: a
+                // pattern it refuses (backreferences, lookaround) is refused on every backend.
+                do {
+                    _ = try PatternMatcher(pattern: pattern, options: options)
+                } catch let error as PatternMatcher.Unsupported {
+                    throw ParseError(102, "Invalid or unsupported regular expression: \(error.description).")
                 }
                 if let field, field.kind == .text {
                     parts.append(.regex(field, pattern: pattern, options: options))

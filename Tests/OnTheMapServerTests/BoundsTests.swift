@@ -1,0 +1,271 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import OnTheMapModels
+@testable import OnTheMapServer
+import Storage
+import TestDatabases
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Issue #16: no query and no connection pattern lets one client starve everyone else.
+/// Each bound is lowered in the test so it shows in well under a second or two.
+@Suite("bounds")
+struct BoundsTests {
+    @Test("catastrophic regexes answer at once; ones we cannot bound are 400 code 102 before any query")
+    func catastrophicRegexes() async throws {
+        try await withTestServer { client in
+            let user = try await client.makeUser()
+            try await client.postLocation(user, ["mapString": String(repeating: "a", count: 60) + "!"])
+            let started = Date()
+            for pattern in ["^(a+)+b?$", "^(a|aa)+$", "(.*.){6}!"] {
+                let query = #"{"mapString":{"$regex":"\#(pattern)"}}"#
+                let results = try await client.list("?where=" + query.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)["results"]
+                #expect((results as? [Any])?.count == (pattern == "(.*.){6}!" ? 1 : 0))
+            }
+            #expect(Date().timeIntervalSince(started) < 5)
+            for pattern in [#"^(a+)+\\1$"#, "a(?=b)", String(repeating: "a", count: 300)] {
+                let query = #"{"mapString":{"$regex":"\#(pattern)"}}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                try await client.execute(uri: "/v1/StudentLocation?where=\(query)", method: .get) { response throws in
+                    #expect(response.status == .badRequest)
+                    #expect(try response.json["code"] as? Int == 102)
+                }
+            }
+        }
+    }
+
+    @Test("a query past the deadline is cancelled and answered Parse's timeout, code 124 (400), not a 500")
+    func queryDeadline() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = testConfiguration(dataDirectory: directory)
+        configuration.queryTimeout = 0.2
+        configuration.cacheListResponses = false
+        // Rows no client could post (too long), written straight to the database.
+        let seed = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: directory.path, logger: testLogger)
+        let long = String(repeating: "a", count: 4_000)
+        for index in 0..<60 {
+            try await seed.insertLocation(StoredLocation(record: StudentInformation(
+                objectId: "seed\(index)", uniqueKey: "k", firstName: "F", lastName: "L", mapString: long, mediaURL: "https://x.example",
+                latitude: 1, longitude: 1, createdAt: "2024-01-01T00:00:00.000Z", updatedAt: "2024-01-01T00:00:00.000Z"
+            ), ownerKey: nil))
+        }
+        try await seed.close()
+        let app = try await buildApplication(configuration: configuration, logger: testLogger)
+        try await app.test(.router) { client in
+            let query = #"{"mapString":{"$regex":"(a*a){40}!"}}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let started = Date()
+            try await client.execute(uri: "/v1/StudentLocation?where=\(query)", method: .get) { response throws in
+                if TestDatabases.postgresServerURL == nil {
+                    #expect(response.status == .badRequest)
+                    #expect(try response.json["code"] as? Int == 124)
+                } else {
+                    // PostgreSQL's own engine may finish this one in time; it must not be a 500.
+                    let code = try response.json["code"] as? Int
+                    #expect(response.status == .ok || code == 124)
+                }
+            }
+            #expect(Date().timeIntervalSince(started) < 2.5)
+            // Ordinary reads go on.
+            #expect(try await client.count() == 60)
+        }
+    }
+
+    @Test("an idle connection is closed after the idle timeout")
+    func idleConnectionClosed() async throws {
+        try await withLiveServer({ $0.idleTimeout = 0.3 }) { port in
+            let socket = try RawSocket(port: port)
+            let (_, closed) = socket.read(until: 5)
+            #expect(closed)
+        }
+    }
+
+    @Test("a request head trickled a byte at a time is cut off at the head deadline")
+    func stalledHeadCutOff() async throws {
+        try await withLiveServer({ $0.requestHeadTimeout = 0.4 }) { port in
+            let socket = try RawSocket(port: port)
+            let started = Date()
+            var closed = false
+            for byte in "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".utf8 {
+                guard socket.send([byte]) else { closed = true; break }
+                if socket.read(until: 0.1).closed { closed = true; break }
+                if Date().timeIntervalSince(started) > 5 { break }
+            }
+            #expect(closed)
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
+    }
+
+    @Test("a request body trickled slowly is cut off at the body deadline")
+    func stalledBodyCutOff() async throws {
+        try await withLiveServer({ $0.requestBodyTimeout = 0.4 }) { port in
+            let socket = try RawSocket(port: port)
+            _ = socket.send(Array("POST /api/users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{".utf8))
+            let started = Date()
+            var closed = false
+            while Date().timeIntervalSince(started) < 5 {
+                guard socket.send(Array(" ".utf8)) else { closed = true; break }
+                if socket.read(until: 0.1).closed { closed = true; break }
+            }
+            #expect(closed)
+        }
+    }
+
+    @Test("past the per-address cap a connection is answered 503 with Retry-After and closed")
+    func perAddressCap() async throws {
+        try await withLiveServer({ $0.maxConnectionsPerAddress = 2 }) { port in
+            // The live test client may hold a connection of its own: open until one is refused.
+            let request = Array("GET /v1/StudentLocation?limit=0 HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8)
+            var held: [RawSocket] = []
+            var refusal: (text: String, closed: Bool)?
+            for _ in 0..<4 {
+                let socket = try RawSocket(port: port)
+                _ = socket.send(request)
+                let answer = socket.read(until: 5, stopAfter: "results")
+                if answer.text.hasPrefix("HTTP/1.1 200") {
+                    held.append(socket)
+                } else {
+                    refusal = answer
+                    break
+                }
+            }
+            #expect((1...2).contains(held.count))
+            let (answer, closed) = try #require(refusal)
+            #expect(answer.hasPrefix("HTTP/1.1 503"))
+            #expect(answer.lowercased().contains("retry-after: 5"))
+            #expect(answer.contains(#""code":155"#))
+            #expect(closed)
+            // A slot freed is a slot usable again (once the server has seen the close).
+            held[0].close()
+            var reopened = false
+            for _ in 0..<20 where !reopened {
+                try await Task.sleep(for: .milliseconds(250))
+                let again = try RawSocket(port: port)
+                _ = again.send(request)
+                reopened = again.read(until: 5, stopAfter: "results").text.hasPrefix("HTTP/1.1 200")
+            }
+            #expect(reopened)
+        }
+    }
+
+    @Test("a login flood past the hashing queue is answered 503 at once, in the Udacity format")
+    func loginFloodBounded() async throws {
+        try await withTestServer({
+            $0.bcryptCost = 10
+            $0.passwordHashingThreads = 1
+            $0.passwordHashingQueue = 0
+        }) { client in
+            let user = try await client.makeUser()
+            let statuses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, Bool).self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await client.execute(
+                            uri: "/api/session", method: .post,
+                            body: jsonBody(["udacity": ["username": user.email, "password": user.password]])
+                        ) { response throws in
+                            if response.status == .serviceUnavailable {
+                                let body = try response.udacityJSON
+                                return (response.status, body["status"] as? Int == 503 && response.headers[.retryAfter] != nil)
+                            }
+                            return (response.status, response.status == .ok)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0.1 })
+            #expect(statuses.contains { $0.0 == .ok })
+            #expect(statuses.contains { $0.0 == .serviceUnavailable })
+        }
+    }
+}
+
+/// Runs `body` with the port of a fresh server listening on a real socket.
+private func withLiveServer(_ adjust: (inout Configuration) -> Void, _ body: @Sendable (Int) async throws -> Void) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var configuration = testConfiguration(dataDirectory: directory)
+    configuration.host = "127.0.0.1"
+    adjust(&configuration)
+    let app = try await buildApplication(configuration: configuration, logger: testLogger)
+    try await app.test(.live) { client in
+        try await body(try #require(client.port))
+    }
+}
+
+/// A plain TCP connection, for what an HTTP client library would not do: stall, trickle, hold.
+private final class RawSocket {
+    let descriptor: Int32
+    private var isOpen = true
+
+    init(port: Int) throws {
+        #if canImport(Glibc)
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard descriptor >= 0, connected == 0 else { throw TestFailure("cannot connect to port \(port)") }
+    }
+
+    deinit { close() }
+
+    func close() {
+        guard isOpen else { return }
+        isOpen = false
+        closeDescriptor(descriptor)
+    }
+
+    /// False when the peer has closed the connection.
+    func send(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { sendBytes(descriptor, $0.baseAddress, $0.count) } == bytes.count
+    }
+
+    /// Reads until the peer closes, `stopAfter` appears, or `seconds` pass.
+    func read(until seconds: TimeInterval, stopAfter marker: String? = nil) -> (text: String, closed: Bool) {
+        let deadline = Date().addingTimeInterval(seconds)
+        var received: [UInt8] = []
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return (String(decoding: received, as: UTF8.self), false) }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+            received += buffer[0..<count]
+            if let marker, String(decoding: received, as: UTF8.self).contains(marker) {
+                return (String(decoding: received, as: UTF8.self), false)
+            }
+        }
+    }
+}
+
+private func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #else
+    _ = Darwin.close(descriptor)
+    #endif
+}
+
+private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    // MSG_NOSIGNAL: a closed peer must not kill the test process with SIGPIPE.
+    #if canImport(Glibc)
+    Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
+    #else
+    Darwin.send(descriptor, bytes, count, 0)
+    #endif
+}
