@@ -62,15 +62,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             )
         }
         do {
-            // Migrations run on one connection so BEGIN/COMMIT wrap them.
-            let postgres: Bool
-            if case .postgres = location { postgres = true } else { postgres = false }
-            try await store.withDatabase { db in
-                // A migration may rewrite a big table: no statement timeout for it.
-                if postgres { try await db.raw("SET statement_timeout = 0").run() }
-                try await Migrations.run(on: db, schema: schema)
-                if postgres { try await db.raw("RESET statement_timeout").run() }
-            }
+            try await store.migrate(schema: schema)
             if case .postgres(let configuration, _) = location {
                 let channel = try await store.withDatabase { db in
                     try await db.raw(Migrations.changeChannelQuery).first()?.decode(column: "channel", as: String.self)
@@ -132,6 +124,17 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         switch pool {
         case .sqlite: self.filters = SQLFilterRenderer(regexOperator: RegexFunction.sqliteCondition)
         case .postgres: self.filters = SQLFilterRenderer(regexOperator: PostgresSupport.regexCondition)
+        }
+    }
+
+    /// Runs the migrations not yet applied, on one connection so BEGIN/COMMIT wrap them, with
+    /// no statement timeout: a migration may rewrite a big table.
+    func migrate(schema: String? = nil) async throws {
+        try await withDatabase { db in
+            let postgres = db.dialect.name == "postgresql"
+            if postgres { try await db.raw("SET statement_timeout = 0").run() }
+            try await Migrations.run(on: db, schema: schema)
+            if postgres { try await db.raw("RESET statement_timeout").run() }
         }
     }
 

@@ -154,6 +154,18 @@ struct BoundsTests {
         }
     }
 
+    @Test("a trusted proxy's connections count only against the total cap, not the per-address one")
+    func trustedProxyIsNotCappedPerAddress() throws {
+        let limiter = ConnectionLimiter(perAddress: 1, total: 3, uncapped: try TrustedProxies(["10.0.0.0/8"]))
+        #expect(limiter.admit("10.1.2.3"))
+        #expect(limiter.admit("10.1.2.3"), "a proxy carries many clients")
+        #expect(limiter.admit("192.0.2.7"))
+        #expect(!limiter.admit("192.0.2.7"), "anyone else is held to the per-address cap")
+        #expect(!limiter.admit("10.1.2.3"), "the total cap holds for the proxy too")
+        limiter.release("10.1.2.3")
+        #expect(limiter.admit("10.1.2.3"))
+    }
+
     @Test("a login flood past the hashing queue is answered 503 at once, in the Udacity format")
     func loginFloodBounded() async throws {
         try await withTestServer({

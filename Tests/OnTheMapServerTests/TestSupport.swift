@@ -32,6 +32,8 @@ func testConfiguration(dataDirectory directory: URL) -> Configuration {
     configuration.databaseURL = TestDatabases.databaseURL(forDataDirectory: directory)
     configuration.bcryptCost = 4
     configuration.port = 0
+    // Deadlines a loaded CI machine cannot trip; the bounds tests set their own.
+    configuration.queryTimeout = 30
     return configuration
 }
 

@@ -88,7 +88,7 @@ struct AccountController: Sendable {
         }
         let current = form.currentPassword, stored = account.passwordHash
         guard current.utf8.count <= Passwords.maximumBytes,
-              try await PasswordHashing.run { Passwords.verify(current, hash: stored) }
+              try await PasswordHashing.run({ Passwords.verify(current, hash: stored) })
         else {
             try await throttle.recordFailure(subjects)
             throw APIError(.forbidden, "wrong_password", "The current password is not right.")
