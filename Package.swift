@@ -67,7 +67,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // The OpenAPI document served at /openapi.json.
+            resources: [.copy("Docs/openapi.json")]
         ),
         .executableTarget(
             name: "onthemap",

@@ -72,6 +72,7 @@ func buildRouter(
     router.get("health") { _, _ in
         JSONResponse.raw(Data(#"{"status":"ok"}"#.utf8))
     }
+    OpenAPIDocument.addRoute(to: router)
 
     let sessions = SessionController(store: store, configuration: configuration)
     for prefix in ["api", "v1"] {

@@ -47,6 +47,8 @@ struct ServeCommand: AsyncParsableCommand {
     var wikimediaAPIURL: String?
     @Option(help: "Photos per Travel album. [env: ONTHEMAP_PHOTOS_PER_ALBUM] (default: 21)")
     var photosPerAlbum: Int?
+    @Option(help: "bcrypt work factor for new password hashes, 4 to 31; lower it only for tests and fuzzing. [env: ONTHEMAP_BCRYPT_COST] (default: 12)")
+    var bcryptCost: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: LOG_LEVEL] (default: info)")
     var logLevel: String?
 
@@ -99,6 +101,12 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.photosPerAlbum = value
         }
         configuration.cacheListResponses = !enabled(noListCache, "ONTHEMAP_NO_LIST_CACHE")
+        if let text = setting(bcryptCost.map(String.init), "ONTHEMAP_BCRYPT_COST") {
+            guard let value = UInt8(text), (4...31).contains(value) else {
+                throw ValidationError("The bcrypt cost must be a number from 4 to 31, not '\(text)'.")
+            }
+            configuration.bcryptCost = value
+        }
 
         var logger = Logger(label: "onthemap")
         let levelText = setting(logLevel, "LOG_LEVEL") ?? "info"
