@@ -71,7 +71,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-            ]
+            ],
+            // The OpenAPI document served at /openapi.json.
+            resources: [.copy("Docs/openapi.json")]
         ),
         .executableTarget(
             name: "onthemap",

@@ -86,6 +86,7 @@ func buildRouter(
     router.get("health") { _, _ in
         JSONResponse.raw(Data(#"{"status":"ok"}"#.utf8))
     }
+    OpenAPIDocument.addRoute(to: router)
 
     // Only the routes that hash passwords get the hashing pool (and its 503 when full).
     let sessions = SessionController(store: store, configuration: configuration)

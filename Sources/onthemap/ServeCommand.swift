@@ -69,6 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
     var passwordHashingThreads: Int?
     @Option(help: "Logins and sign-ups that may wait for a hashing thread; more get 503. [env: ONTHEMAP_PASSWORD_HASHING_QUEUE] (default: 32)")
     var passwordHashingQueue: Int?
+    @Option(help: "bcrypt work factor for new password hashes, 4 to 31; lower it only for tests and fuzzing. [env: ONTHEMAP_BCRYPT_COST] (default: 12)")
+    var bcryptCost: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: LOG_LEVEL] (default: info)")
     var logLevel: String?
 
@@ -165,6 +167,12 @@ struct ServeCommand: AsyncParsableCommand {
         ) ?? configuration.passwordHashingQueue
         // Let the connection cap, not the kernel's open-file limit, decide when to refuse.
         FileDescriptorLimit.raiseToHardLimit()
+        if let text = setting(bcryptCost.map(String.init), "ONTHEMAP_BCRYPT_COST") {
+            guard let value = UInt8(text), (4...31).contains(value) else {
+                throw ValidationError("The bcrypt cost must be a number from 4 to 31, not '\(text)'.")
+            }
+            configuration.bcryptCost = value
+        }
 
         var logger = Logger(label: "onthemap")
         let levelText = setting(logLevel, "LOG_LEVEL") ?? "info"
@@ -172,6 +180,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("Unknown log level '\(levelText)'.")
         }
         logger.logLevel = level
+        if configuration.bcryptCost < 10 {
+            logger.warning("bcrypt cost \(configuration.bcryptCost) makes stolen password hashes cheap to crack; use it only for tests")
+        }
 
         do {
             try await checkCanListen(host: configuration.host, port: configuration.port)
