@@ -2,19 +2,31 @@ import Foundation
 import PostgresKit
 
 /// Where the data lives, read from a database URL:
-/// - `sqlite:///abs/path.sqlite`, `sqlite://relative/path.sqlite` or a plain file path;
+/// - `sqlite:///abs/path.sqlite`, `sqlite://relative/path.sqlite` or a plain file path, with
+///   `?synchronous=normal` to trade the last writes before a power loss for write speed;
 /// - `postgres://user:password@host:port/database` (also `postgresql://`, `postgres+uds://`),
 ///   with PostgresKit's `sslmode`/`tlsmode`, plus `schema=NAME` to keep the tables in a
 ///   schema of their own (created when missing) instead of `public`.
 enum DatabaseLocation {
-    case sqlite(path: String)
+    case sqlite(path: String, synchronous: SQLiteSynchronous)
     case postgres(SQLPostgresConfiguration, schema: String?)
 
     init(url: String) throws {
         if url.hasPrefix("sqlite://") || !url.contains("://") {
-            let path = url.hasPrefix("sqlite://") ? String(url.dropFirst("sqlite://".count)) : url
+            var path = url.hasPrefix("sqlite://") ? String(url.dropFirst("sqlite://".count)) : url
+            var synchronous = SQLiteSynchronous.full
+            if let mark = path.lastIndex(of: "?") {
+                let query = path[path.index(after: mark)...]
+                path = String(path[..<mark])
+                for item in query.split(separator: "&") {
+                    guard item.hasPrefix("synchronous="), let value = SQLiteSynchronous(rawValue: item.dropFirst("synchronous=".count).lowercased()) else {
+                        throw StorageError.invalidDatabaseURL(url, "the only SQLite setting is synchronous=full or synchronous=normal")
+                    }
+                    synchronous = value
+                }
+            }
             guard !path.isEmpty else { throw StorageError.unsupportedDatabaseURL(Self.redacted(url)) }
-            self = .sqlite(path: path)
+            self = .sqlite(path: path, synchronous: synchronous)
             return
         }
         let scheme = url.prefix(while: { $0 != ":" }).lowercased()
@@ -50,4 +62,11 @@ enum DatabaseLocation {
         guard let first = text.utf8.first, text.utf8.count <= 63, !(0x30...0x39).contains(first) else { return false }
         return text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
     }
+}
+
+/// How SQLite syncs its write-ahead log. `full` (the default) syncs on every commit, so an
+/// acknowledged write survives a power loss; `normal` syncs only at checkpoints: the file stays
+/// intact but the last commits before a power loss may be gone (never on a process crash).
+public enum SQLiteSynchronous: String, Sendable {
+    case full, normal
 }

@@ -39,14 +39,14 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         let store: SQLStore
         let schema: String?
         switch location {
-        case .sqlite(let path):
+        case .sqlite(let path, let synchronous):
             schema = nil
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try restrictToOwner(databaseFile: path)
             store = SQLStore(
-                pool: .sqlite(Self.makePool(ServerSQLiteSource(path: path), perEventLoop: 2, logger: logger)),
+                pool: .sqlite(Self.makePool(ServerSQLiteSource(path: path, synchronous: synchronous), perEventLoop: 2, logger: logger)),
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
                 limits: limits, logger: logger
             )

@@ -7,19 +7,22 @@ import SQLKit
 import SQLiteNIO
 
 /// Opens SQLite connections configured for a server: WAL so readers never wait for the
-/// writer, a busy timeout instead of instant SQLITE_BUSY, foreign keys, and the
+/// writer, a sync on every commit (`SQLiteSynchronous`), a busy timeout instead of instant
+/// SQLITE_BUSY, foreign keys, and the
 /// `onthemap_regexp` function that Parse `$regex` queries need (SQLite has no regex built in).
 struct ServerSQLiteSource: ConnectionPoolSource {
     let base: SQLiteConnectionSource
+    let synchronous: SQLiteSynchronous
 
-    init(path: String) {
+    init(path: String, synchronous: SQLiteSynchronous = .full) {
         base = SQLiteConnectionSource(configuration: .init(storage: .file(path: path), enableForeignKeys: true))
+        self.synchronous = synchronous
     }
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
         base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
-            connection.eventLoop.makeFutureWithTask {
-                for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA synchronous = NORMAL"] {
+            connection.eventLoop.makeFutureWithTask { [synchronous] in
+                for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA synchronous = \(synchronous.rawValue.uppercased())"] {
                     _ = try await connection.query(pragma)
                 }
                 try await connection.install(customFunction: RegexFunction.sqliteFunction)

@@ -17,7 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
     var port: Int?
     @Option(help: "Folder for the database and photos. [env: ONTHEMAP_DATA_DIR] (default: ./onthemap-data)")
     var dataDir: String?
-    @Option(help: "Database URL: sqlite:///path/file.sqlite, or postgres://user:password@host:5432/database (add ?schema=NAME for a schema of its own, ?sslmode=disable|prefer|require). [env: ONTHEMAP_DATABASE_URL] (default: <data-dir>/onthemap.sqlite)")
+    @Option(help: "Database URL: sqlite:///path/file.sqlite, or postgres://user:password@host:5432/database (add ?schema=NAME for a schema of its own, ?sslmode=disable|prefer|require; SQLite: ?synchronous=normal trades the last writes before a power loss for speed). [env: ONTHEMAP_DATABASE_URL] (default: <data-dir>/onthemap.sqlite)")
     var databaseURL: String?
     @Flag(help: "Seed a demo account and a few hundred student locations. [env: ONTHEMAP_DEMO=1]")
     var demo = false

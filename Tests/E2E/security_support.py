@@ -178,6 +178,10 @@ class Account:
         response = raw(self.base, "POST", "/api/session",
                        {"udacity": {"username": self.email, "password": password or self.password}}, headers=headers)
         assert response.status == 200, response
+        # The known-device cookie lets the owner in while the account is locked to others.
+        for cookie in response.headers_all("Set-Cookie"):
+            if cookie.startswith("onthemap_device="):
+                self.device_cookie = cookie.split(";")[0]
         return response.json()["session"]["id"]
 
     def cookie(self, session=None):

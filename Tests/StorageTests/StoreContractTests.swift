@@ -440,6 +440,24 @@ struct StoreContractTests {
         #expect(reason.contains("refused"))
     }
 
+    @Test("SQLite syncs every commit unless the URL asks for synchronous=normal; other settings are refused")
+    func sqliteSynchronous() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-sync-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func synchronous(_ query: String) async throws -> Int? {
+            let store = try await SQLStore.open(url: "sqlite://" + directory.appendingPathComponent("db.sqlite").path + query, logger: Logger(label: "test"))
+            let value = try await store.withDatabase { db in try await db.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self) }
+            try await store.close()
+            return value
+        }
+        #expect(try await synchronous("") == 2, "FULL")
+        #expect(try await synchronous("?synchronous=NORMAL") == 1)
+        let path = "sqlite://" + directory.appendingPathComponent("db.sqlite").path + "?synchronous=off"
+        await #expect(throws: StorageError.invalidDatabaseURL(path, "the only SQLite setting is synchronous=full or synchronous=normal")) {
+            try await SQLStore.open(url: path, logger: Logger(label: "test"))
+        }
+    }
+
     @Test("NUL characters never reach PostgreSQL as a server error", arguments: Backend.available)
     func nulCharacters(backend: Backend) async throws {
         try await backend.withStore { store throws in
