@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Browser tests for the web app: installs Debian's chromium, chromedriver and Leaflet plus
 # the pinned Python packages, then runs pytest against an already built server binary
-# (ONTHEMAP_BIN, default .build/debug/onthemap). Extra arguments go to pytest.
+# (ONTHEMAP_BIN, default .build/debug/onthemap). Extra arguments go to pytest; name test
+# files to run only those.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -29,4 +30,9 @@ if [ ! -x "$ONTHEMAP_BIN" ]; then
     exit 2
 fi
 mkdir -p test-output/screenshots
-exec $PYTHON -m pytest Tests/E2E -p no:cacheprovider --junitxml=test-output/e2e-junit.xml "$@"
+# Test files or folders among the arguments replace the whole suite.
+targets=(Tests/E2E)
+for argument in "$@"; do
+    case "$argument" in -*) ;; *) [ -e "${argument%%::*}" ] && targets=() ;; esac
+done
+exec $PYTHON -m pytest "${targets[@]}" -p no:cacheprovider --junitxml=test-output/e2e-junit.xml "$@"
