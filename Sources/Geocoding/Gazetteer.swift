@@ -39,6 +39,9 @@ public final class Gazetteer: Geocoder, Sendable {
     let cellStart: [Int32]
     let cellPlaces: [Int32]
 
+    /// Postal codes; entries after the countries (ids P+R+C...).
+    let postcodes: PostcodeTable
+
     /// Number of populated places.
     public var placeCount: Int { placeLatitude.count }
     /// Number of first-level regions with a name.
@@ -47,6 +50,8 @@ public final class Gazetteer: Geocoder, Sendable {
     public var countryCount: Int { countries.count }
     /// Number of distinct normalized names in the index.
     public var keyCount: Int { keyStart.count }
+    /// Number of postal codes.
+    public var postcodeCount: Int { postcodes.count }
 
     /// Loads the gazetteer shipped with this module.
     public static func bundled() throws -> Gazetteer {
@@ -67,8 +72,8 @@ public final class Gazetteer: Geocoder, Sendable {
         let data = try Data(contentsOf: url, options: .mappedIfSafe)
         let bytes = [UInt8](data)
         var reader = GazetteerReader(bytes: bytes)
-        guard let first = reader.nextLine(), reader.string(first).hasPrefix("#OTMGAZ 1") else {
-            throw GeocodingError.invalidData("not a gazetteer file (missing #OTMGAZ 1)")
+        guard let first = reader.nextLine(), reader.string(first).hasPrefix("#OTMGAZ 2") else {
+            throw GeocodingError.invalidData("not a gazetteer file (missing #OTMGAZ 2)")
         }
         var f: [Range<Int>] = []
         f.reserveCapacity(16)
@@ -196,6 +201,8 @@ public final class Gazetteer: Geocoder, Sendable {
         }
         postingStart.append(Int32(postings.count))
 
+        let postcodes = try PostcodeTable(reader: &reader, count: reader.section("postcodes"), placeCount: placeCount)
+
         // Reverse grid: counting sort of places into 1-degree cells.
         let cells = 180 * 360
         var cellCount = [Int32](repeating: 0, count: cells + 1)
@@ -230,6 +237,7 @@ public final class Gazetteer: Geocoder, Sendable {
         self.postings = postings
         self.majorKeys = majorKeys
         self.qualifiers = qualifiers
+        self.postcodes = postcodes
         self.cellStart = cellCount
         self.cellPlaces = cellPlaces
     }
