@@ -37,6 +37,7 @@ in step with it.
 
 import argparse
 import csv
+import functools
 import json
 import math
 import os
@@ -75,6 +76,7 @@ def is_diacritic(c):
     return any(lo <= o <= hi for lo, hi in DIACRITIC_RANGES)
 
 
+@functools.lru_cache(maxsize=None)  # names repeat: postcode towns, alternate names
 def normalize(text):
     out = []
     for ch in text:
@@ -313,6 +315,7 @@ def build_postcodes(places, country_index):
         by_country[c["countrycode"]].append(i)
     trees = {cc: cKDTree(unit_vectors([(places[i]["latitude"], places[i]["longitude"]) for i in ids]))
              for cc, ids in by_country.items()}
+    place_keys = [normalize(c["name"]) for c in places]
     near = 30 / 6371.0  # 30 km as a chord on the unit sphere (close enough)
     rows = []
     for (cc, key), members in groups.items():
@@ -325,7 +328,7 @@ def build_postcodes(places, country_index):
         wanted = {normalize(m[1]) for m in members}
         anchor = None
         for j in sorted(tree.query_ball_point(v, near)):
-            if normalize(places[ids[j]]["name"]) in wanted:
+            if place_keys[ids[j]] in wanted:
                 anchor = ids[j]  # ids are sorted by population: the first is the biggest
                 break
         if anchor is None:

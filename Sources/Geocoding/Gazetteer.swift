@@ -1,7 +1,8 @@
 import Foundation
 
-/// Offline geocoder over GeoNames data (every populated place of at least 1,000 people,
-/// first-level regions and countries), loaded once from a compact text file.
+/// Offline geocoder over GeoNames data (every populated place of at least 1,000 people
+/// with its names in every script, first-level regions, countries and the postal codes of
+/// about 100 countries), loaded once from a compact text file.
 ///
 /// Immutable after `init`: every stored property is a `let` of a value type, so one
 /// instance can serve any number of concurrent requests. Lookups are synchronous
@@ -201,7 +202,8 @@ public final class Gazetteer: Geocoder, Sendable {
         }
         postingStart.append(Int32(postings.count))
 
-        let postcodes = try PostcodeTable(reader: &reader, count: reader.section("postcodes"), placeCount: placeCount)
+        let postcodeCount = try reader.section("postcodes")
+        let postcodes = try PostcodeTable(reader: &reader, count: postcodeCount, placeCount: placeCount)
 
         // Reverse grid: counting sort of places into 1-degree cells.
         let cells = 180 * 360

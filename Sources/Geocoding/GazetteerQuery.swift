@@ -45,7 +45,10 @@ extension Gazetteer {
                 drop += 1
             }
         }
-        return ([], 0)
+        // A name we do not know beside a postcode we do: the postcode.
+        var q = Qualification()
+        for part in parts { qualify(part, into: &q, typos: false) }
+        return (postcodeCandidates(q), 0.5)
     }
 
     /// Reads parts[0] as a name qualified by the other parts.
@@ -73,7 +76,7 @@ extension Gazetteer {
             return (found + postcodeCandidates(withCodes), confidence)
         }
         found += readName(words, withCodes, typos: typos)
-        if found.isEmpty && !lead.isEmpty {
+        if found.isEmpty && !lead.isEmpty && parts.count == 1 {
             // "77 Massachusetts Ave Cambridge MA": skip street words after a house number.
             for skip in 1..<min(words.count, 5) {
                 let rest = Array(words[skip...])
@@ -82,10 +85,6 @@ extension Gazetteer {
                 }
                 if !found.isEmpty { return (found, min(confidence, 0.5)) }
             }
-        }
-        if found.isEmpty && !withCodes.postcodeRows.isEmpty {
-            // A name we do not know beside a postcode we do: the postcode.
-            return (postcodeCandidates(withCodes), min(confidence, 0.5))
         }
         return (found, confidence)
     }
@@ -126,7 +125,9 @@ extension Gazetteer {
                     + Double(fuzzy.distance) * Weight.typo
                 guard let bonus = qualification(entry, q) else { continue }
                 score += bonus
-                out.append(Candidate(entry: entry, score: score))
+                // Named with its postcode: the postcode's point is the more precise one.
+                let row = nearestPostcode(entry, q.postcodeRows)
+                out.append(Candidate(entry: row.map(postcodeEntry) ?? entry, score: score))
             }
         }
         return out
@@ -143,14 +144,15 @@ extension Gazetteer {
         if case .country = self.entry(entry), !q.refs.allSatisfy({ $0.allSatisfy { $0.target == .country } }) {
             return nil
         }
-        if !q.postcodeRows.isEmpty, near(entry, q.postcodeRows) { score += Weight.postcode }
+        if nearestPostcode(entry, q.postcodeRows) != nil { score += Weight.postcode }
         return score
     }
 
-    private func near(_ entry: Int, _ rows: [Int]) -> Bool {
-        guard case .place(let p) = self.entry(entry) else { return false }
+    /// The postcode row within reach of a place entry, if any.
+    private func nearestPostcode(_ entry: Int, _ rows: [Int]) -> Int? {
+        guard !rows.isEmpty, case .place(let p) = self.entry(entry) else { return nil }
         let lat = Double(placeLatitude[p]), lon = Double(placeLongitude[p])
-        return rows.contains {
+        return rows.first {
             Gazetteer.distanceKm(lat, lon, Double(postcodes.latitude[$0]), Double(postcodes.longitude[$0])) <= Gazetteer.postcodeRadiusKm
         }
     }

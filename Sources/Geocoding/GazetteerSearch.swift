@@ -16,7 +16,7 @@ extension Gazetteer {
         static let suggestAlternate = -1.5 // type-ahead: completing an alternate name is a weaker hint
         static let typo = -1.0           // per edit of a misspelt name
         static let postcode = 1.5        // a place near the postcode given with it
-        static let postcodeCountry = 0.5 // a bare postcode: the bigger country's reading first
+        static let postcodeTown = 0.2    // a bare postcode: the town counts less than the country
         static let streetSkipped = -0.3  // words dropped from the front of an address
     }
 
@@ -60,9 +60,10 @@ extension Gazetteer {
         case .country(let c):
             return log10(max(Double(countries[c].population), 1000) * Weight.countryFactor)
         case .postcode(let i):
+            // A bare code is read in the most populous country that has it.
             let place = Int(postcodes.place[i])
             let country = countries[location(place).country]
-            return importance(place) + Weight.postcodeCountry * log10(max(Double(country.population), 1000))
+            return log10(max(Double(country.population), 1000)) + Weight.postcodeTown * importance(place)
         }
     }
 

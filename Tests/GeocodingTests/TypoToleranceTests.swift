@@ -24,7 +24,7 @@ struct TypoToleranceTests {
         expectTop("Pittsburg, Kansas", 37.4109, -94.7049)
         expectTop("Edinburg, Texas", 26.3017, -98.1633)
         let sidney = Fixture.gazetteer.lookup("Sidney", limit: 5)
-        #expect(sidney.allSatisfy { $0.name.hasPrefix("Sidney") }, "\(sidney.map(\.name))")
+        #expect(sidney.first?.name.hasPrefix("Sidney") == true, "\(sidney.map(\.name))")
         // A known name in the wrong place is still no match.
         #expect(Fixture.gazetteer.lookup("Paris, Germany", limit: 5).isEmpty)
     }
