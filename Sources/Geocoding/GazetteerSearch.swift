@@ -14,7 +14,16 @@ extension Gazetteer {
         static let splitQualifier = -0.5 // "Paris Texas" read as "Paris, Texas"
         static let exactPrefix = 0.5     // type-ahead: the whole key typed
         static let suggestAlternate = -1.5 // type-ahead: completing an alternate name is a weaker hint
+        static let typo = -1.0           // per edit of a misspelt name
+        static let postcode = 1.5        // a place near the postcode given with it
+        static let postcodeTown = 0.2    // a bare postcode: the town counts less than the country
+        static let streetSkipped = -0.3  // words dropped from the front of an address
     }
+
+    /// Confidence of a reading that needed a spelling correction.
+    static let typoConfidence = 0.7
+    /// A place counts as near a postcode within this distance.
+    static let postcodeRadiusKm = 30.0
 
     struct Candidate {
         var entry: Int
@@ -25,13 +34,20 @@ extension Gazetteer {
         case place(Int)
         case region(Int)
         case country(Int)
+        case postcode(Int)
+    }
+
+    /// Entry id of postcode row `i`.
+    func postcodeEntry(_ i: Int) -> Int {
+        placeLatitude.count + regions.count + countries.count + i
     }
 
     func entry(_ id: Int) -> Entry {
         let p = placeLatitude.count
         if id < p { return .place(id) }
         if id < p + regions.count { return .region(id - p) }
-        return .country(id - p - regions.count)
+        if id < p + regions.count + countries.count { return .country(id - p - regions.count) }
+        return .postcode(id - p - regions.count - countries.count)
     }
 
     /// log10 importance of an entry: population, with capitals, regions and countries weighted.
@@ -43,6 +59,11 @@ extension Gazetteer {
             return log10(max(Double(regions[r].population), 1000) * Weight.regionFactor)
         case .country(let c):
             return log10(max(Double(countries[c].population), 1000) * Weight.countryFactor)
+        case .postcode(let i):
+            // A bare code is read in the most populous country that has it.
+            let place = Int(postcodes.place[i])
+            let country = countries[location(place).country]
+            return log10(max(Double(country.population), 1000)) + Weight.postcodeTown * importance(place)
         }
     }
 
@@ -56,6 +77,8 @@ extension Gazetteer {
             return (r, Int(regions[r].country))
         case .country(let c):
             return (-1, c)
+        case .postcode(let i):
+            return location(Int(postcodes.place[i]))
         }
     }
 
@@ -141,80 +164,6 @@ extension Gazetteer {
         return String(decoding: bytes[s..<(s + Int(keyLength[k]))], as: UTF8.self)
     }
 
-    // MARK: - Forward lookup
-
-    /// Candidates for a name with qualifiers that must all hold. Nil when a qualifier
-    /// is unknown (the caller may retry without it).
-    func candidates(name: String, qualifiers quals: [[QualifierRef]], baseScore: Double) -> [Candidate] {
-        var out: [Candidate] = []
-        for (entry, alternate) in postings(forKey: name) {
-            var score = baseScore + importance(entry) + (alternate ? Weight.alternateName : 0)
-            var ok = true
-            for refs in quals {
-                guard let bonus = qualifierBonus(entry, refs) else {
-                    ok = false
-                    break
-                }
-                score += bonus
-            }
-            // "Texas, USA" names the region; "Bavaria, Bavaria" is not a thing.
-            if ok, case .country = self.entry(entry), !quals.isEmpty {
-                ok = quals.allSatisfy { $0.allSatisfy { $0.target == .country } }
-            }
-            if ok { out.append(Candidate(entry: entry, score: score)) }
-        }
-        return out
-    }
-
-    /// Everything the query could mean, scored, with the confidence of the reading.
-    func rankedCandidates(_ query: String) -> (candidates: [Candidate], confidence: Double) {
-        guard !query.isEmpty, query.count <= Gazetteer.maximumQueryLength else { return ([], 0) }
-        let parts = query.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\n" })
-            .map { Normalizer.key(String($0)) }
-            .filter { !$0.isEmpty }
-        guard !parts.isEmpty else { return ([], 0) }
-
-        // Whole parts first; then, for an address-like query, drop leading parts
-        // ("1 Main St, Springfield, IL" -> "Springfield, IL") with less confidence.
-        var drop = 0
-        while drop < parts.count && drop <= 3 {
-            let tail = Array(parts[drop...])
-            var found = read(name: tail[0], qualifierTexts: Array(tail.dropFirst()), allowSplit: tail.count == 1)
-            if !found.candidates.isEmpty {
-                if drop > 0 { found.confidence = min(found.confidence, 0.5) }
-                return found
-            }
-            // "Paris, Germany": a known name that is not where the qualifiers say is
-            // no match; only an unknown leading part (a street) may be skipped.
-            if tail.count < 2 || !postings(forKey: tail[0]).isEmpty { break }
-            drop += 1
-        }
-        return ([], 0)
-    }
-
-    private func read(name: String, qualifierTexts: [String], allowSplit: Bool) -> (candidates: [Candidate], confidence: Double) {
-        var quals: [[QualifierRef]] = []
-        var unknown = 0
-        for text in qualifierTexts {
-            if let refs = qualifiers[text], !refs.isEmpty { quals.append(refs) } else { unknown += 1 }
-        }
-        var found = candidates(name: name, qualifiers: quals, baseScore: 0)
-        if allowSplit {
-            // "Paris Texas", "Cambridge MA", "Berlin Germany": try the last 1-3 words as a qualifier.
-            let tokens = name.split(separator: " ")
-            if tokens.count >= 2 {
-                for k in 1...min(3, tokens.count - 1) {
-                    let head = tokens[..<(tokens.count - k)].joined(separator: " ")
-                    let tail = tokens[(tokens.count - k)...].joined(separator: " ")
-                    guard let refs = qualifiers[tail], !refs.isEmpty else { continue }
-                    found += candidates(name: head, qualifiers: [refs], baseScore: Weight.splitQualifier)
-                }
-            }
-        }
-        // An unknown qualifier ("Springfield, Ilinois") was left out: less sure.
-        return (found, unknown > 0 ? 0.6 : 1)
-    }
-
     /// Best `limit` distinct entries, best first.
     func top(_ candidates: [Candidate], limit: Int) -> [Candidate] {
         var best = TopK(capacity: limit)
@@ -227,52 +176,6 @@ extension Gazetteer {
         let limit = min(max(limit, 1), 50)
         let (candidates, confidence) = rankedCandidates(query)
         return top(candidates, limit: limit).map { result(entry: $0.entry, confidence: confidence) }
-    }
-
-    // MARK: - Type-ahead
-
-    /// Synchronous type-ahead: entries with a name starting with `prefix`, best first.
-    public func suggestions(prefix: String, limit: Int = 5) -> [GeocodeResult] {
-        let limit = min(max(limit, 1), 50)
-        guard !prefix.isEmpty, prefix.count <= Gazetteer.maximumQueryLength else { return [] }
-        if prefix.contains(",") {
-            let exact = lookup(prefix, limit: limit)
-            if !exact.isEmpty { return exact }
-            return suggestions(prefix: String(prefix.prefix(while: { $0 != "," })), limit: limit)
-        }
-        let key = Normalizer.key(prefix)
-        guard !key.isEmpty else { return [] }
-        let range = keyRange(key, prefix: true)
-        guard !range.isEmpty else { return [] }
-        let keyBytes = key.utf8.count
-        var best = TopK(capacity: limit)
-        func scan(_ k: Int, majorOnly: Bool = false) {
-            let exact = Int(keyLength[k]) == keyBytes ? Weight.exactPrefix : 0
-            let lo = Int(postingStart[k]), hi = Int(postingStart[k + 1])
-            for i in lo..<hi {
-                let v = Int(postings[i])
-                let (entry, alternate) = v < 0 ? (-v - 1, true) : (v, false)
-                if majorOnly && entry < placeCount && placePopulation[entry] < Gazetteer.majorPopulation { continue }
-                best.insert(entry, importance(entry) + exact + (alternate ? Weight.suggestAlternate : 0))
-            }
-        }
-        if range.count <= 400 {
-            for k in range { scan(k) }
-        } else {
-            // Short prefix: only keys of big places, regions and countries.
-            var lo = 0, hi = majorKeys.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if Int(majorKeys[mid]) < range.lowerBound { lo = mid + 1 } else { hi = mid }
-            }
-            var i = lo
-            while i < majorKeys.count && Int(majorKeys[i]) < range.upperBound {
-                scan(Int(majorKeys[i]), majorOnly: true)
-                i += 1
-            }
-            scan(range.lowerBound) // the exact key, if typed in full
-        }
-        return best.items.map { result(entry: $0.entry, confidence: 1) }
     }
 
     // MARK: - Reverse
@@ -377,6 +280,14 @@ extension Gazetteer {
                 name: country.name, latitude: country.latitude, longitude: country.longitude,
                 kind: .country, country: country.name, countryCode: country.code, region: nil,
                 span: country.span, confidence: confidence)
+        case .postcode(let i):
+            // "02139, Cambridge, Massachusetts, United States" at the postcode's own point.
+            var town = result(entry: Int(postcodes.place[i]), confidence: confidence)
+            town.name = postcodes.code(i, in: bytes) + ", " + town.name
+            town.latitude = Double(postcodes.latitude[i])
+            town.longitude = Double(postcodes.longitude[i])
+            town.span = MapSpan(latitudeDelta: 0.05, longitudeDelta: min(0.05 / max(cos(town.latitude * .pi / 180), 0.2), 1))
+            return town
         }
     }
 }

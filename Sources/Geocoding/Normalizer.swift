@@ -4,9 +4,10 @@ import Foundation
 ///
 /// Must stay in step with `normalize()` in Scripts/build-gazetteer.py: apostrophes
 /// dropped, special letters spelled out (ß -> ss, ø -> o, ł -> l ...), compatibility
-/// decomposition with combining marks removed, lower case, anything that is not a
-/// letter or digit becomes a space, runs of single letters joined ("U.S.A." -> "usa"),
-/// and "st", "ste", "mt", "ft" spelled out as "saint", "sainte", "mount", "fort".
+/// decomposition (full-width and half-width forms folded) with accents removed, lower
+/// case, anything that is not a letter, digit or mark becomes a space, runs of single
+/// letters joined ("U.S.A." -> "usa"), and "st", "ste", "mt", "ft" spelled out as
+/// "saint", "sainte", "mount", "fort".
 public enum Normalizer {
     private static let apostrophes: Set<Unicode.Scalar> = ["'", "\u{2019}", "\u{2018}", "`", "\u{B4}", "\u{2BB}", "\u{2BC}", "\u{2B9}"]
     private static let special: [Unicode.Scalar: String] = [
@@ -40,9 +41,9 @@ public enum Normalizer {
                 if apostrophes.contains(scalar) { continue }
                 let piece = special[scalar] ?? String(scalar)
                 for c in piece.decomposedStringWithCompatibilityMapping.unicodeScalars {
-                    if c.properties.generalCategory == .nonspacingMark { continue }
+                    if isDiacritic(c) { continue }
                     for lc in c.properties.lowercaseMapping.unicodeScalars {
-                        folded.unicodeScalars.append(isAlphanumeric(lc) ? lc : " ")
+                        folded.unicodeScalars.append(isWordCharacter(lc) ? lc : " ")
                     }
                 }
             }
@@ -74,12 +75,28 @@ public enum Normalizer {
         return tokens.joined(separator: " ")
     }
 
-    private static func isAlphanumeric(_ s: Unicode.Scalar) -> Bool {
-        let p = s.properties
-        if p.isAlphabetic { return true }
-        switch p.generalCategory {
-        case .decimalNumber, .letterNumber, .otherNumber: return true
-        default: return false
+    /// Accents, dropped: combining marks of Latin, Greek and Cyrillic letters, Hebrew points,
+    /// Arabic vowel signs. Other scripts' marks (Devanagari vowel signs, kana voicing) stay:
+    /// they are part of the letter.
+    private static let diacriticRanges: [ClosedRange<UInt32>] = [
+        0x0300...0x036F, 0x0591...0x05BD, 0x064B...0x065F, 0x0670...0x0670,
+        0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F,
+    ]
+
+    private static func isDiacritic(_ s: Unicode.Scalar) -> Bool {
+        s.value >= 0x0300 && diacriticRanges.contains { $0.contains(s.value) }
+    }
+
+    /// Letters, numbers and marks (Unicode categories L*, N*, M*), as Python's
+    /// `unicodedata.category(c)[0] in "LNM"`.
+    private static func isWordCharacter(_ s: Unicode.Scalar) -> Bool {
+        switch s.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber,
+             .nonspacingMark, .spacingMark, .enclosingMark:
+            return true
+        default:
+            return false
         }
     }
 }

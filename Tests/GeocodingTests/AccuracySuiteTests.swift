@@ -9,9 +9,17 @@ struct AccuracySuiteTests {
         #expect(Self.cases.count >= 100)
         let categories = Set(Self.cases.map(\.category))
         for needed in ["capital", "smalltown", "region-us", "region-ca", "region-au", "region-de",
-                       "diacritics", "alternate", "country", "nonsense", "qualified"] {
+                       "diacritics", "alternate", "country", "nonsense", "qualified",
+                       "typo", "wordorder", "address", "postcode", "script"] {
             #expect(categories.contains(needed), "missing category \(needed)")
         }
+    }
+
+    @Test func eachNewCategoryHasThirtyQueries() {
+        #expect(Self.cases.filter { $0.category == "typo" }.count >= 30)
+        #expect(Self.cases.filter { $0.category == "wordorder" || $0.category == "address" }.count >= 30)
+        #expect(Self.cases.filter { $0.category == "postcode" }.count >= 30)
+        #expect(Self.cases.filter { $0.category == "script" }.count >= 30)
     }
 
     @Test("top result near the expected point", arguments: cases)

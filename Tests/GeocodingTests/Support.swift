@@ -24,3 +24,35 @@ func expectTop(_ query: String, _ lat: Double, _ lon: Double, within radius: Dou
         #expect(top?.kind == kind, "\(query) -> kind \(String(describing: top?.kind))", sourceLocation: sourceLocation)
     }
 }
+
+/// A query and where its top result must lie.
+struct Expectation: Sendable, CustomStringConvertible {
+    var query: String
+    var latitude: Double
+    var longitude: Double
+    var radiusKm: Double
+
+    init(_ query: String, _ latitude: Double, _ longitude: Double, within radiusKm: Double = 25) {
+        self.query = query
+        self.latitude = latitude
+        self.longitude = longitude
+        self.radiusKm = radiusKm
+    }
+
+    var description: String { query }
+
+    func check(_ results: [GeocodeResult], sourceLocation: SourceLocation = #_sourceLocation) {
+        let top = results.first
+        #expect(km(top, latitude, longitude) <= radiusKm,
+                "\(query) -> \(top?.name ?? "nothing") is \(top == nil ? "∞" : String(Int(km(top, latitude, longitude)))) km off",
+                sourceLocation: sourceLocation)
+    }
+}
+
+/// The bundled suite's case `c` is answered by the top result.
+func expectAnswered(_ c: AccuracyCase, sourceLocation: SourceLocation = #_sourceLocation) {
+    let results = Fixture.gazetteer.lookup(c.query, limit: 5)
+    #expect(c.isAnswered(by: results),
+            "\(c.query) -> \(results.first?.name ?? "nothing"), \(c.errorKm(results).map { "\(Int($0)) km" } ?? "")",
+            sourceLocation: sourceLocation)
+}

@@ -1,0 +1,39 @@
+import Testing
+@testable import Geocoding
+
+/// Postal codes alone or with their city. Expected points are the centres of the cities
+/// (or districts) the codes belong to, so the tolerance allows for a code's own area.
+@Suite("Postcodes")
+struct PostcodeTests {
+    static let cases = AccuracySuiteTests.cases.filter { $0.category == "postcode" }
+
+    @Test("a postcode gives its place", arguments: cases)
+    func postcode(_ c: AccuracyCase) {
+        expectAnswered(c)
+    }
+
+    @Test func resultNamesTheCodeAndTown() throws {
+        let r = try #require(Fixture.gazetteer.lookup("02139", limit: 1).first)
+        #expect(r.name == "02139, Cambridge, Massachusetts, United States")
+        #expect(r.countryCode == "US")
+        #expect(r.region == "Massachusetts")
+        #expect(r.kind == .city)
+        #expect(r.confidence == 1)
+    }
+
+    @Test func aQualifierChoosesTheCountry() throws {
+        // 75001 is Paris and also a ZIP code in Texas (Addison).
+        expectTop("75001, France", 48.8566, 2.3522, within: 10)
+        expectTop("75001 TX", 32.9618, -96.8292, within: 10)
+    }
+
+    @Test func unknownNumbersFindNothing() {
+        for q in ["12345678", "99999999"] {
+            #expect(Fixture.gazetteer.lookup(q, limit: 5).isEmpty, "\(q) -> \(Fixture.gazetteer.lookup(q, limit: 1).map(\.name))")
+        }
+    }
+
+    @Test func loadsPostcodesOfManyCountries() {
+        #expect(Fixture.gazetteer.postcodeCount > 300_000)
+    }
+}
