@@ -1,6 +1,4 @@
 """Live map: another client's writes reach an open map and list without a refresh."""
-import time
-
 from helpers import PARSE_HEADERS
 
 # What "live" promises: a change shows within a second of the write's answer.
@@ -37,11 +35,10 @@ def test_other_clients_writes_appear_without_refresh(page, api):
     markers = page.marker_count()
 
     poster = api.create_user("Newly", "Live")
-    posted_at = time.monotonic()
+    assert poster.session  # logged in beforehand, so the timing below is the write's alone
     object_id = poster.post_location("Hanoi, Vietnam", latitude=21.03, longitude=105.85)
     page.until(lambda d: page.list_rows()[0].get_attribute("data-object-id") == object_id, LIVE_SECONDS,
                "the new row was not at the top within a second")
-    assert time.monotonic() - posted_at < LIVE_SECONDS + 0.5
     page.until(lambda d: page.marker_count() == markers + 1, LIVE_SECONDS, "the new pin was not on the map")
     assert abs(offset() - before_offset) < 2, "the row being read moved"
     assert "Newly Live" in page.list_rows()[0].text
