@@ -77,6 +77,10 @@ public final class ImageDownloader: Sendable {
     }
 
     func fetchOnce(_ url: URL) async throws -> DownloadedImage {
+        if url.scheme == GeneratedPhotoProvider.scheme {
+            guard let data = GeneratedPicture.png(for: url) else { throw ImageDownloadError.http(404) }
+            return DownloadedImage(data: data, format: .png)
+        }
         let reply: HTTPFetcher.Reply
         do {
             reply = try await fetcher.get(url, timeout: timeout, accept: "image/*")

@@ -46,7 +46,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try restrictToOwner(databaseFile: path)
             store = SQLStore(
-                pool: .sqlite(Self.makePool(ServerSQLiteSource(path: path, synchronous: synchronous), perEventLoop: 2, logger: logger)),
+                pool: .sqlite(Self.makePool(
+                    ServerSQLiteSource(path: path, synchronous: synchronous, threadPool: Self.sqliteThreads), perEventLoop: 2, logger: logger)),
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
                 limits: limits, logger: logger
             )
@@ -103,6 +104,16 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     public static func redactedDatabaseURL(_ url: String) -> String {
         DatabaseLocation.redacted(url)
     }
+
+    /// Threads SQLite's blocking calls run on: one per pooled connection (2 per event loop), so a
+    /// commit waiting for the disk (`synchronous = FULL`) never holds up another connection's
+    /// work, and none taken from NIO's shared blocking pool, which other work uses. Shared by
+    /// every SQLite store in the process and never shut down, like NIO's own singletons.
+    static let sqliteThreads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(4, 2 * System.coreCount))  // the singleton group has a loop per core
+        pool.start()
+        return pool
+    }()
 
     private static func makePool<Source: ConnectionPoolSource>(_ source: Source, perEventLoop: Int, logger: Logger)
         -> EventLoopGroupConnectionPool<Source> {

@@ -14,19 +14,25 @@ struct ServerSQLiteSource: ConnectionPoolSource {
     let base: SQLiteConnectionSource
     let synchronous: SQLiteSynchronous
 
-    init(path: String, synchronous: SQLiteSynchronous = .full) {
-        base = SQLiteConnectionSource(configuration: .init(storage: .file(path: path), enableForeignKeys: true))
+    init(path: String, synchronous: SQLiteSynchronous = .full, threadPool: NIOThreadPool) {
+        base = SQLiteConnectionSource(configuration: .init(storage: .file(path: path), enableForeignKeys: true), threadPool: threadPool)
         self.synchronous = synchronous
     }
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
         base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
             connection.eventLoop.makeFutureWithTask { [synchronous] in
-                for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA synchronous = \(synchronous.rawValue.uppercased())"] {
-                    _ = try await connection.query(pragma)
+                do {
+                    for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA synchronous = \(synchronous.rawValue.uppercased())"] {
+                        _ = try await connection.query(pragma)
+                    }
+                    try await connection.install(customFunction: RegexFunction.sqliteFunction)
+                    return connection
+                } catch {
+                    // An unclosed connection traps when released: close it before giving up.
+                    try? await connection.close().get()
+                    throw error
                 }
-                try await connection.install(customFunction: RegexFunction.sqliteFunction)
-                return connection
             }
         }
     }

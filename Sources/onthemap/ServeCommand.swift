@@ -185,6 +185,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         do {
+            try checkDataDirectory(configuration.dataDirectory)
             try await checkCanListen(host: configuration.host, port: configuration.port)
         } catch let error as ListenError {
             FileHandle.standardError.write(Data("onthemap: \(error.description)\n".utf8))

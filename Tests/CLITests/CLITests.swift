@@ -240,6 +240,21 @@ struct CLITests {
         #expect(result.stdout.isEmpty, "nothing claims the server started")
     }
 
+    @Test func aDataDirectoryThatCannotBeAFolderIsOneClearLine() throws {
+        let sandbox = try CLISandbox()
+        let file = sandbox.directory.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: file)
+        var result = try sandbox.run(["serve", "--port", "0", "--data-dir", file.path])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errorLines == ["onthemap: The data directory \(file.path) is a file, not a folder; choose another with --data-dir."])
+        #expect(result.stdout.isEmpty)
+        result = try sandbox.run(["serve", "--port", "0", "--data-dir", file.appendingPathComponent("data").path])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.errorLines == ["onthemap: Cannot create the data directory \(file.appendingPathComponent("data").path) "
+            + "(\(file.path) is a file); choose another with --data-dir."])
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test func badServerAddressIsAUserError() throws {
         let sandbox = try CLISandbox()
         let result = try sandbox.run(["students", "--server", "ftp://example.com"])

@@ -18,13 +18,17 @@ func withLiveServer<T: Sendable>(_ body: @Sendable (URL) async throws -> T) asyn
     configuration.bcryptCost = 4
     configuration.port = 0
     var logger = Logger(label: "test-server")
-    logger.logLevel = .warning  // keep test output to failures
+    logger.logLevel = TestDatabases.logLevel
     let app = try await buildApplication(configuration: configuration, logger: logger)
     return try await app.test(.live) { client in
         let port = try #require(client.port)
         return try await body(URL(string: "http://127.0.0.1:\(port)")!)
     }
 }
+
+/// Requests to the live server may wait this long: a loaded CI machine runs this suite
+/// beside every other, and a timeout there would say nothing about the SDK.
+let liveTimeout: TimeInterval = 60
 
 /// A signed-up, logged-in user with its own pair of clients.
 struct LiveUser {
@@ -36,7 +40,7 @@ struct LiveUser {
 
     static func make(_ server: URL, api: OnTheMapConfiguration.StudentLocationAPI = .parse,
                      first: String = "Ada", last: String = "Lovelace") async throws -> LiveUser {
-        let (udacity, locations) = StudentLocationClient.clients(configuration: configuration(server, api: api))
+        let (udacity, locations) = StudentLocationClient.clients(configuration: configuration(server, api: api, timeout: liveTimeout))
         let email = "student-\(UUID().uuidString.prefix(8))@example.com"
         let password = "correct horse battery"
         _ = try await udacity.signUp(email: email, password: password, firstName: first, lastName: last)
@@ -65,7 +69,7 @@ struct LiveServerTests {
             #expect(profile.fullName == "Grace Hopper")
             #expect(profile.key == session.accountKey)
 
-            let other = UdacityClient(configuration: configuration(server))
+            let other = UdacityClient(configuration: configuration(server, timeout: liveTimeout))
             let error = await failure { try await other.login(email: user.email, password: "wrong password") }
             #expect(error == .badCredentials(message: "Account not found or invalid credentials."))
             #expect(other.session == nil)
@@ -86,7 +90,7 @@ struct LiveServerTests {
     @Test func loginWithCompletionHandler() async throws {
         try await withLiveServer { server in
             let user = try await LiveUser.make(server)
-            let client = UdacityClient(configuration: configuration(server), callbackQueue: .main)
+            let client = UdacityClient(configuration: configuration(server, timeout: liveTimeout), callbackQueue: .main)
             let result = await withCheckedContinuation { continuation in
                 client.login(email: user.email, password: user.password) { continuation.resume(returning: $0) }
             }
@@ -181,7 +185,7 @@ struct LiveServerTests {
 
     @Test func writesNeedASession() async throws {
         try await withLiveServer { server in
-            let anonymous = StudentLocationClient(configuration: configuration(server))
+            let anonymous = StudentLocationClient(configuration: configuration(server, timeout: liveTimeout))
             let input = StudentLocationInput(uniqueKey: "k", firstName: "A", lastName: "B", mapString: "P",
                                              mediaURL: "https://x", latitude: 1, longitude: 2)
             let error = await failure { try await anonymous.post(input) }
@@ -192,7 +196,7 @@ struct LiveServerTests {
             #expect(await failure { try await anonymous.myLocation() } == .notLoggedIn)
 
             // A wrong Parse application id is refused as such.
-            var wrongID = configuration(server)
+            var wrongID = configuration(server, timeout: liveTimeout)
             wrongID.parseApplicationID = "nope"
             let refused = await failure { try await StudentLocationClient(configuration: wrongID).page() }
             #expect(refused == .unauthorized(code: nil, message: "unauthorized"))
@@ -208,7 +212,7 @@ struct LiveServerTests {
             #expect(user.locations.sessionStore.session == nil)
 
             // The old session id no longer writes.
-            let stale = StudentLocationClient(configuration: configuration(server), sessionStore: SessionStore(old))
+            let stale = StudentLocationClient(configuration: configuration(server, timeout: liveTimeout), sessionStore: SessionStore(old))
             let error = await failure { try await stale.post(user.input()) }
             #expect(error?.kind == .authentication)
 
@@ -232,7 +236,7 @@ struct LiveServerTests {
 
     @Test func geocodeAnswersOrSaysUnavailable() async throws {
         try await withLiveServer { server in
-            let client = StudentLocationClient(configuration: configuration(server))
+            let client = StudentLocationClient(configuration: configuration(server, timeout: liveTimeout))
             do {
                 let places = try await client.geocode("Paris", limit: 3)
                 #expect(places.count <= 3)

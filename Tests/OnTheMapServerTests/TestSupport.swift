@@ -37,10 +37,10 @@ func testConfiguration(dataDirectory directory: URL) -> Configuration {
     return configuration
 }
 
-/// Test servers log warnings and worse only, so test output shows failures.
+/// Test servers log at `TestDatabases.logLevel` (critical unless TEST_LOG_LEVEL says otherwise).
 let testLogger: Logger = {
     var logger = Logger(label: "test-server")
-    logger.logLevel = .warning
+    logger.logLevel = TestDatabases.logLevel
     return logger
 }()
 

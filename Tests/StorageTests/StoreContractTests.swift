@@ -42,7 +42,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
 
     func withStore<T>(limits: QueryLimits = Backend.generousLimits, _ body: (SQLStore) async throws -> T) async throws -> T {
         let database = try freshDatabase()
-        let store = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), limits: limits, logger: Logger(label: "test"))
+        let store = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), limits: limits, logger: TestDatabases.logger("test"))
         do {
             let result = try await body(store)
             try await store.close()
@@ -185,7 +185,7 @@ struct StoreContractTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-mode-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("db.sqlite").path
-        let store = try await SQLStore.open(url: "sqlite://" + path, logger: Logger(label: "test"))
+        let store = try await SQLStore.open(url: "sqlite://" + path, logger: TestDatabases.logger("test"))
         try await store.createAccount(Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
         func mode(_ file: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as! Int }
         #expect(try mode(path) == 0o600)
@@ -194,7 +194,7 @@ struct StoreContractTests {
         try await store.close()
         // A file an older version left world-readable is tightened on the next start.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
-        try await SQLStore.open(url: "sqlite://" + path, logger: Logger(label: "test")).close()
+        try await SQLStore.open(url: "sqlite://" + path, logger: TestDatabases.logger("test")).close()
         #expect(try mode(path) == 0o600)
     }
 
@@ -252,10 +252,10 @@ struct StoreContractTests {
     @Test("reopening a database keeps its data and does not re-run migrations", arguments: Backend.available)
     func reopen(backend: Backend) async throws {
         let database = try backend.freshDatabase()
-        let first = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
+        let first = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: TestDatabases.logger("test"))
         try await first.insertLocation(record("kept"))
         try await first.close()
-        let second = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
+        let second = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: TestDatabases.logger("test"))
         #expect(try await second.location(objectId: "kept") != nil)
         try await second.close()
         await database.cleanup()
@@ -270,7 +270,7 @@ struct StoreContractTests {
             for _ in 0..<4 {
                 group.addTask {
                     do {
-                        return .success(try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test")))
+                        return .success(try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: TestDatabases.logger("test")))
                     } catch {
                         return .failure(error)
                     }
@@ -293,7 +293,7 @@ struct StoreContractTests {
     @Test("a whole database copies from SQLite into an empty one, once", arguments: Backend.available)
     func copyDatabase(backend: Backend) async throws {
         let source = try Backend.sqlite.freshDatabase()
-        let from = try await SQLStore.open(url: source.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
+        let from = try await SQLStore.open(url: source.url, dataDirectory: NSTemporaryDirectory(), logger: TestDatabases.logger("test"))
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         try await from.createAccount(Account(key: "1000000001", email: "a@b.co", passwordHash: "hash", firstName: "Ada", lastName: "L", createdAt: now))
         try await from.createSession(Session(id: "s1", accountKey: "1000000001", createdAt: now, expiresAt: now.addingTimeInterval(60)))
@@ -312,7 +312,7 @@ struct StoreContractTests {
         _ = try await from.markPhotoFailed(id: photo.id, reason: "timed out", at: now)
 
         let target = try backend.freshDatabase()
-        let to = try await SQLStore.open(url: target.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
+        let to = try await SQLStore.open(url: target.url, dataDirectory: NSTemporaryDirectory(), logger: TestDatabases.logger("test"))
         try await from.rememberDevice(digest: "device-digest", accountKey: "1000000001", now: now)
         let copied = try await DatabaseCopy.copy(from: from, to: to)
         #expect(copied.map(\.table) == ["accounts", "sessions", "login_devices", "student_locations", "pins", "photos", "album_states"])
@@ -419,18 +419,18 @@ struct StoreContractTests {
     @Test("the database URL decides the backend; bad ones are clear errors that hide passwords")
     func databaseURLs() async throws {
         await #expect(throws: StorageError.unsupportedDatabaseURL("mysql://me:***@host/db")) {
-            try await SQLStore.open(url: "mysql://me:secret@host/db", logger: Logger(label: "test"))
+            try await SQLStore.open(url: "mysql://me:secret@host/db", logger: TestDatabases.logger("test"))
         }
         await #expect(throws: StorageError.invalidDatabaseURL("postgres://me:***@host/db?schema=Bad-Name",
                                                              "schema must be lower-case letters, digits and _, at most 63 characters")) {
-            try await SQLStore.open(url: "postgres://me:secret@host/db?schema=Bad-Name", logger: Logger(label: "test"))
+            try await SQLStore.open(url: "postgres://me:secret@host/db?schema=Bad-Name", logger: TestDatabases.logger("test"))
         }
         await #expect(throws: StorageError.invalidDatabaseURL("postgres:///db", "expected postgres://user[:password]@host[:port]/database")) {
-            try await SQLStore.open(url: "postgres:///db", logger: Logger(label: "test"))
+            try await SQLStore.open(url: "postgres:///db", logger: TestDatabases.logger("test"))
         }
         // Nothing listens on port 1: the error says which database, without its password.
         let unreachable = await #expect(throws: StorageError.self) {
-            try await SQLStore.open(url: "postgres://me:secret@127.0.0.1:1/db?sslmode=disable", logger: Logger(label: "test"))
+            try await SQLStore.open(url: "postgres://me:secret@127.0.0.1:1/db?sslmode=disable", logger: TestDatabases.logger("test"))
         }
         guard case .databaseUnavailable(let url, let reason)? = unreachable else {
             Issue.record("expected databaseUnavailable, got \(String(describing: unreachable))")
@@ -445,7 +445,7 @@ struct StoreContractTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-sync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         func synchronous(_ query: String) async throws -> Int? {
-            let store = try await SQLStore.open(url: "sqlite://" + directory.appendingPathComponent("db.sqlite").path + query, logger: Logger(label: "test"))
+            let store = try await SQLStore.open(url: "sqlite://" + directory.appendingPathComponent("db.sqlite").path + query, logger: TestDatabases.logger("test"))
             let value = try await store.withDatabase { db in try await db.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self) }
             try await store.close()
             return value
@@ -454,7 +454,7 @@ struct StoreContractTests {
         #expect(try await synchronous("?synchronous=NORMAL") == 1)
         let path = "sqlite://" + directory.appendingPathComponent("db.sqlite").path + "?synchronous=off"
         await #expect(throws: StorageError.invalidDatabaseURL(path, "the only SQLite setting is synchronous=full or synchronous=normal")) {
-            try await SQLStore.open(url: path, logger: Logger(label: "test"))
+            try await SQLStore.open(url: path, logger: TestDatabases.logger("test"))
         }
     }
 

@@ -8,6 +8,19 @@ import PostgresKit
 /// instead, each data directory getting a schema of its own named after it, so a test that
 /// restarts a server on the same directory finds the same data.
 public enum TestDatabases {
+    /// Logs at this level and above reach the test output: `critical` unless `TEST_LOG_LEVEL`
+    /// says otherwise, because many tests provoke failures on purpose and their error lines
+    /// would bury real ones. `TEST_LOG_LEVEL=debug swift test --filter X` shows everything.
+    public static let logLevel: Logger.Level =
+        ProcessInfo.processInfo.environment["TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
+
+    /// A logger for tests, at `logLevel`.
+    public static func logger(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = logLevel
+        return logger
+    }
+
     public static var postgresServerURL: String? {
         ProcessInfo.processInfo.environment["ONTHEMAP_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }

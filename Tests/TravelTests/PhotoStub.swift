@@ -1,4 +1,5 @@
 import Foundation
+import TestDatabases
 import Hummingbird
 import Logging
 import NIOCore
@@ -57,8 +58,7 @@ final class PhotoStub: @unchecked Sendable {
     /// Runs `body` with the stub listening on a free loopback port.
     static func run<T: Sendable>(_ body: @Sendable (PhotoStub) async throws -> T) async throws -> T {
         let stub = PhotoStub()
-        var logger = Logger(label: "photo-stub")
-        logger.logLevel = .warning
+        let logger = TestDatabases.logger("photo-stub")
         let router = Router()
         stub.register(on: router)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()

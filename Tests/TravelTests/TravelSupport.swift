@@ -17,7 +17,7 @@ struct TravelTestContext: Sendable {
 
 func quietLogger() -> Logger {
     var logger = Logger(label: "travel-tests")
-    logger.logLevel = .critical
+    logger.logLevel = TestDatabases.logLevel
     return logger
 }
 

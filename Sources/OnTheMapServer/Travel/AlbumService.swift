@@ -225,7 +225,8 @@ final class AlbumService: Service, Sendable {
     private func download(_ photo: Photo) async {
         let store = self.store
         do {
-            guard let url = URL(string: photo.remoteURL), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            guard let url = URL(string: photo.remoteURL),
+                  ["http", "https", GeneratedPhotoProvider.scheme].contains(url.scheme?.lowercased() ?? "") else {
                 throw AlbumServiceError.badImageURL(photo.remoteURL)
             }
             // Skip photos deleted (or replaced) while they waited for a download slot.

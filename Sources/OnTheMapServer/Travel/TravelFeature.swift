@@ -27,8 +27,12 @@ enum TravelFeature {
         )
     }
 
-    /// Flickr when a key is configured, Wikimedia Commons otherwise.
+    /// Flickr when a key is configured; the demo's own pictures when `--demo` names no photo
+    /// service (so the demo works offline); Wikimedia Commons otherwise.
     static func makeProvider(configuration: Configuration, fetcher: HTTPFetcher) throws -> any PhotoProvider {
+        if configuration.demo, configuration.flickrAPIKey?.isEmpty ?? true, configuration.wikimediaAPIURL == Configuration().wikimediaAPIURL {
+            return GeneratedPhotoProvider()
+        }
         if let key = configuration.flickrAPIKey, !key.isEmpty {
             return FlickrProvider(apiKey: key, baseURL: try httpURL(configuration.flickrAPIURL, "Flickr API"),
                                   fetcher: fetcher, timeout: configuration.photoRequestTimeout)
