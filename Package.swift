@@ -53,10 +53,13 @@ let package = Package(
         .target(name: "PhotoAlbums"),
         // The browser app: HTML, CSS and ES modules as resources, no Swift logic.
         .target(name: "WebApp", resources: [.copy("Public")]),
+        // The system zlib (gzip for the live map snapshot).
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // The Hummingbird application: one folder per feature.
         .target(
             name: "OnTheMapServer",
             dependencies: [
+                "CZlib",
                 "OnTheMapModels",
                 "Storage",
                 "Geocoding",
@@ -121,6 +124,7 @@ let package = Package(
         .testTarget(
             name: "OnTheMapServerTests",
             dependencies: [
+                "CZlib",
                 "OnTheMapServer",
                 "Storage",
                 "TestDatabases",

@@ -42,9 +42,12 @@ public func buildApplication(
             listCache = ListResponseCache()
         }
     }
+    let live = LiveLocations(store: store, settings: configuration.liveMap, logger: logger)
+    try await live.start()
+    services.append(LiveLocationsService(live: live, feed: store.locationChangeFeed()))
     let router = buildRouter(
         store: store, geocoder: geocoder, albums: albums, listCache: listCache, hashing: hashing,
-        trustedProxies: trustedProxies, configuration: configuration, logger: logger
+        trustedProxies: trustedProxies, configuration: configuration, logger: logger, live: live
     )
     let bounds = ConnectionBounds(configuration: configuration, trustedProxies: trustedProxies)
     return Application(
@@ -74,7 +77,8 @@ public struct ConfigurationError: Error, CustomStringConvertible {
 
 func buildRouter(
     store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, listCache: ListResponseCache?,
-    hashing: PasswordHashing, trustedProxies: TrustedProxies, configuration: Configuration, logger: Logger
+    hashing: PasswordHashing, trustedProxies: TrustedProxies, configuration: Configuration, logger: Logger,
+    live: LiveLocations? = nil
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: ForwardedClientMiddleware(
@@ -96,13 +100,16 @@ func buildRouter(
     AccountController(store: store, configuration: configuration)
         .addRoutes(to: router.group("api").add(middleware: PasswordHashingMiddleware(hashing: hashing)))
 
-    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache)
+    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache, live: live)
         .addRoutes(to: router.group("parse/classes/StudentLocation")
             .add(middleware: ParseCredentialsMiddleware(
                 applicationID: configuration.parseApplicationID, restAPIKey: configuration.parseRESTAPIKey)))
-    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true, cache: listCache)
+    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true, cache: listCache, live: live)
         .addRoutes(to: router.group("v1/StudentLocation"))
 
+    if let live, let changes = store as? any LocationChangeRepository {
+        LiveMapController(live: live, store: changes).addRoutes(to: router.group("api/locations"))
+    }
     GeocodeController(geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst))
         .addRoutes(to: router.group("api/geocode"))
     TravelController(

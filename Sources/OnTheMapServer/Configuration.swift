@@ -94,6 +94,9 @@ public struct Configuration: Sendable {
     /// Logins and sign-ups waiting for a hashing thread; past this they are answered 503 at once.
     public var passwordHashingQueue = 32
 
+    /// The live map's buffers and timings (see `LiveLocations.Settings`); tests shorten them.
+    var liveMap = LiveLocations.Settings()
+
     public init() {}
 
     /// `publicURL`'s origin (`https://map.example.org`); nil when unset or not an http(s) URL.

@@ -72,7 +72,16 @@ def test_user_text_is_text_and_only_http_links_are_clickable(page, api):
     record = {"objectId": "evil000001", "uniqueKey": "evil", "firstName": "Eve", "lastName": "Script",
               "mapString": "Nowhere", "mediaURL": "javascript:window.__pwned=2", "latitude": -48.0,
               "longitude": -120.0, "createdAt": "2024-01-01T00:00:00.000Z", "updatedAt": "2024-01-01T00:00:00.000Z"}
-    page.fake_server_error("/parse/classes/StudentLocation", status=200, body=json.dumps({"results": [record]}))
+    # The map loads from the live snapshot, the list from the Parse list: both answer it.
+    _, snapshot = api.request("GET", "/api/locations/snapshot")
+    page.js("""
+        const [list, snapshot] = arguments;
+        const real = window.fetch;
+        const answer = (body) => Promise.resolve(new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } }));
+        window.fetch = (url, init) => String(url).includes('/parse/classes/StudentLocation') ? answer(list)
+            : String(url).includes('/api/locations/snapshot') ? answer(snapshot) : real(url, init);
+    """, json.dumps({"results": [record]}),
+        json.dumps({"version": snapshot["version"], "count": 1, "locations": [record]}))
     page.clickable("#refresh-button").click()
     page.until(lambda d: page.marker_count() == 1, 10)
     row = page.visible("#student-list > li:first-child")

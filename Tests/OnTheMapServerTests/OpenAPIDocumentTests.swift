@@ -46,7 +46,8 @@ struct OpenAPIDocumentTests {
         let hashing = PasswordHashing(threads: 1, queueLimit: 1)
         let router = buildRouter(
             store: store, geocoder: geocoder, albums: albums, listCache: nil, hashing: hashing,
-            trustedProxies: .none, configuration: configuration, logger: testLogger
+            trustedProxies: .none, configuration: configuration, logger: testLogger,
+            live: LiveLocations(store: store, logger: testLogger)
         )
         await hashing.shutdown()
         try await store.close()

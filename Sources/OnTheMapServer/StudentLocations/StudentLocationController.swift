@@ -15,6 +15,9 @@ struct StudentLocationController: Sendable {
     let allowsUniqueKeyShortcut: Bool
     /// Shared by every mount of the class, so a write through one path clears both.
     let cache: ListResponseCache?
+    /// Told after every write: the live map reads the change log before the answer goes,
+    /// so a client that wrote sees its write in the next snapshot from this server.
+    var live: LiveLocations? = nil
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get(use: list)
@@ -74,6 +77,7 @@ struct StudentLocationController: Sendable {
         )
         try await store.insertLocation(StoredLocation(record: record, ownerKey: owner))
         cache?.invalidate()
+        await live?.poll()
         context.logger.info("location created", metadata: ["objectId": "\(record.objectId)"])
         var headers = HTTPFields()
         headers[.location] = "\(request.uri.path)/\(record.objectId)"
@@ -91,6 +95,7 @@ struct StudentLocationController: Sendable {
             throw ParseError.objectNotFound
         }
         cache?.invalidate()
+        await live?.poll()
         return try JSONResponse.make(UpdatedResponse(updatedAt: updated.updatedAt))
     }
 
@@ -100,6 +105,7 @@ struct StudentLocationController: Sendable {
         try await authorize(owner, toChange: id)
         guard try await store.deleteLocation(objectId: id) else { throw ParseError.objectNotFound }
         cache?.invalidate()
+        await live?.poll()
         return JSONResponse.raw(Data("{}".utf8))
     }
 

@@ -141,6 +141,47 @@ export class LocationList {
     return this.loading;
   }
 
+  /** Live hook: a created or updated location goes to the top (most recent first), in the
+   *  whole list only (a search's rows stay as found); what the user is reading stays put. */
+  upsertLive(location) {
+    if (this.where || this.generation === 0) return;
+    const existing = this.rowFor(location.objectId);
+    const row = studentRow(location);
+    row.classList.add('live-new');
+    this.keepingScroll(() => {
+      if (existing) existing.remove();
+      else this.loaded += 1;  // one more row before the next page's offset
+      this.listElement.prepend(row);
+    });
+    this.seen.add(location.objectId);
+    this.updateFooter();
+  }
+
+  /** Live hook: a deleted location's row goes. */
+  removeLive(objectId) {
+    const row = this.rowFor(objectId);
+    if (!row) return;
+    this.keepingScroll(() => row.remove());
+    this.loaded = Math.max(0, this.loaded - 1);
+    this.seen.delete(objectId);
+    this.updateFooter();
+  }
+
+  rowFor(objectId) {
+    for (const row of this.listElement.children) if (row.dataset.objectId === objectId) return row;
+    return null;
+  }
+
+  /** Runs a change to the rows without moving what is on screen: rows added or removed
+   *  above the visible ones shift the scroll position by their height. */
+  keepingScroll(change) {
+    const top = this.scroller.scrollTop;
+    const anchor = top > 0 ? [...this.listElement.children].find((row) => row.offsetTop + row.offsetHeight > top) : null;
+    const before = anchor ? anchor.offsetTop : 0;
+    change();
+    if (anchor && anchor.isConnected) this.scroller.scrollTop = top + (anchor.offsetTop - before);
+  }
+
   /** Rows for the records not shown yet (pages can overlap when someone posts meanwhile). */
   newRows(results) {
     const now = Date.now();

@@ -9,6 +9,7 @@ import { TravelTab } from './travel.js';
 import { addLocation } from './addLocation.js';
 import { AccountDialog } from './account.js';
 import { logOut } from './session.js';
+import { LiveUpdates } from './live.js';
 
 const $ = (id) => document.getElementById(id);
 const TABS = ['map', 'list', 'search', 'travel'];
@@ -93,9 +94,28 @@ function setUpTabs() {
   });
 }
 
+/** Live changes follow every map load (from its snapshot's version) until logout. */
+function setUpLive() {
+  const live = new LiveUpdates({
+    indicator: $('live-indicator'),
+    map: () => state.map,
+    list: () => state.list,
+    ownKey: () => state.account && state.account.key,
+    reload: () => refreshAll(),
+    counted: (count) => {
+      $('map').dataset.markerCount = String(count);
+      const status = $('map-status');
+      if (status.dataset.state === 'ready') status.textContent = count === 1 ? '1 student' : `${count.toLocaleString()} students`;
+    },
+  });
+  document.addEventListener('onthemap:markers-ready', (event) => live.follow(event.detail.version));
+  document.addEventListener('onthemap:students-cleared', () => live.stop());
+}
+
 function start() {
   setUpAuthForms();
   setUpTabs();
+  setUpLive();
   const accountDialog = new AccountDialog();
   $('logout-button').addEventListener('click', logOut);
   $('account-button').addEventListener('click', () => accountDialog.open());

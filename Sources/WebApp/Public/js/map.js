@@ -161,6 +161,30 @@ export class StudentMap {
     return afterPaint(this.markerCount);
   }
 
+  /** Live hook: adds a location's marker, or moves it, with a short highlight. */
+  upsertLocation(location, ownKey = null) {
+    this.removeLocation(location.objectId);
+    const [marker] = this.buildMarkers([location], ownKey, new Set());
+    if (!marker) return;
+    this.clusters.addLayer(marker);
+    this.markerCount += 1;
+    // A ring outside the cluster layer, so it shows even where the pin is clustered.
+    const ring = L.circleMarker(marker.getLatLng(), { radius: 16, className: 'live-pulse', interactive: false });
+    ring.addTo(this.map);
+    setTimeout(() => ring.remove(), 2000);
+  }
+
+  /** Live hook: removes a location's marker; whether there was one. */
+  removeLocation(objectId) {
+    const marker = this.markersByObjectId.get(objectId);
+    if (!marker) return false;
+    if (this.popup.isOpen() && this.popup.getLatLng() && this.popup.getLatLng().equals(marker.getLatLng())) this.map.closePopup();
+    this.clusters.removeLayer(marker);
+    this.markersByObjectId.delete(objectId);
+    this.markerCount -= 1;
+    return true;
+  }
+
   openPopup(marker) {
     if (!marker || !marker.location) return;
     this.popup.setLatLng(marker.getLatLng()).setContent(popupContent(marker.location)).openOn(this.map);

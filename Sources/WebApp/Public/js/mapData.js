@@ -1,5 +1,6 @@
 // Every student location for the map, downloaded in parallel pages.
 import { fetchLocations } from './api.js';
+import { fetchSnapshot } from './live.js';
 
 /** The map wants every location: pages of 1,000, six at once (the most a browser opens to
  *  one HTTP/1.1 origin). */
@@ -11,7 +12,30 @@ const COUNT_HINT_STORAGE = 'onthemap.lastCount';
 /** Every location for the map, in pages of 1,000 (the most the Parse API has always
  *  allowed), six requests at once. The first page brings the count; when the last visit
  *  saw more than one page, the next pages are asked for at the same time as the first. */
+let lastSnapshotVersion = null;
+
+/** The version of the snapshot the map last loaded (null when it paged instead). */
+export function snapshotVersion() {
+  return lastSnapshotVersion;
+}
+
+/** Every location for the map: one snapshot request when the server has it (one answer,
+ *  gzipped, usually served from memory), else the pages of the Parse list. */
 export async function fetchAllLocations(onPage = null) {
+  try {
+    const snapshot = await fetchSnapshot();
+    lastSnapshotVersion = snapshot.version;
+    performance.mark('onthemap:locations-loaded');
+    if (onPage && snapshot.locations.length) onPage(snapshot.locations);
+    return snapshot.locations;
+  } catch (error) {
+    if (error && error.name === 'AbortError') throw error;
+    lastSnapshotVersion = null;
+  }
+  return fetchAllPages(onPage);
+}
+
+async function fetchAllPages(onPage) {
   const hint = Number(localStorage.getItem(COUNT_HINT_STORAGE)) || 0;
   const pages = [];
   const got = (index, results) => {

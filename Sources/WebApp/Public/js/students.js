@@ -1,7 +1,7 @@
 // Student locations on the Map, List and Search tabs: loaded together after login,
 // refreshed together, cleared together on logout.
 import { state, loadWorld } from './state.js';
-import { fetchAllLocations } from './mapData.js';
+import { fetchAllLocations, snapshotVersion } from './mapData.js';
 import { StudentMap } from './map.js';
 import { showAlert, describeFailure } from './ui.js';
 
@@ -106,7 +106,7 @@ async function reloadMap() {
   mapElement.dataset.state = 'ready';
   setMapStatus(statusText(count), 'ready');
   performance.mark('onthemap:markers-ready');
-  document.dispatchEvent(new CustomEvent('onthemap:markers-ready', { detail: { count } }));
+  document.dispatchEvent(new CustomEvent('onthemap:markers-ready', { detail: { count, version: snapshotVersion() } }));
 }
 
 /** Refreshes the map, the list and the current search; one alert if anything failed. */
@@ -146,6 +146,7 @@ export function refreshAll({ initial = false } = {}) {
 /** Forgets every student shown (after a logout), so the next login loads afresh. */
 export function clearStudents() {
   loaded = false;
+  document.dispatchEvent(new CustomEvent('onthemap:students-cleared'));
   mapGeneration += 1;
   if (state.map) state.map.setLocations([]);
   const mapElement = $('map');

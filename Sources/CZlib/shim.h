@@ -1,0 +1,2 @@
+// zlib, for gzip-compressing the live map's snapshot once per change.
+#include <zlib.h>

@@ -1,0 +1,42 @@
+import Logging
+import ServiceLifecycle
+import Storage
+
+/// Drives a server's live map: polls the change log when poked (a local write, or on
+/// PostgreSQL a notification from the trigger that also keeps the list cache honest) and
+/// every `pollInterval` regardless, sends heartbeats, and ends every stream at shutdown.
+struct LiveLocationsService: Service {
+    let live: LiveLocations
+    /// PostgreSQL's LISTEN connection (nil on SQLite, where this process is the only writer).
+    let feed: AsyncStream<LocationChangeEvent>?
+
+    func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await live.pollLoop() }
+            // Built once in the background at start, so the first map load does not wait
+            // for a full read of the table.
+            group.addTask { _ = try? await live.snapshot() }
+            if let feed {
+                group.addTask {
+                    // `listening` again after a drop: catch up on what was written meanwhile.
+                    for await event in feed where event != .interrupted { live.poke() }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: live.settings.pollInterval)
+                    live.poke()
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: live.settings.heartbeatInterval)
+                    live.heartbeat()
+                }
+            }
+            try? await gracefulShutdown()
+            live.finishAll()
+            group.cancelAll()
+        }
+    }
+}

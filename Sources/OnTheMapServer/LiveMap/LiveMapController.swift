@@ -1,0 +1,146 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Storage
+
+/// The live map: `GET /api/locations/snapshot` (every location, one request, usually no
+/// database work) and `GET /api/locations/changes` (Server-Sent Events from a version on).
+/// Reads are public, like the Parse list.
+struct LiveMapController: Sendable {
+    let live: LiveLocations
+    let store: any LocationChangeRepository
+
+    /// A stream ends on its own after this long by default; EventSource reconnects with
+    /// Last-Event-ID, so nothing is lost, and no connection lives forever.
+    static let defaultStreamLifetime = 1800
+    static let retryMilliseconds = 2000
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.get("snapshot", use: snapshot)
+        group.get("changes", use: changes)
+    }
+
+    @Sendable func snapshot(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let snapshot: EncodedSnapshot
+        do {
+            snapshot = try await live.snapshot()
+        } catch is LiveMapUnavailable {
+            throw RetryLater(APIError(.serviceUnavailable, "unavailable", "The map is being rebuilt; try again."), after: 1)
+        }
+        var headers = HTTPFields()
+        headers[.eTag] = "\"\(snapshot.version)\""
+        // Always ask again; the ETag makes that a 304 until the next change.
+        headers[.cacheControl] = "no-cache"
+        headers[.vary] = "Accept-Encoding"
+        if Self.matches(request.headers[.ifNoneMatch], version: snapshot.version) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json; charset=utf-8"
+        if let gzipped = snapshot.gzipped, Self.acceptsGzip(request.headers[.acceptEncoding]) {
+            headers[.contentEncoding] = "gzip"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: gzipped))
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: snapshot.plain))
+    }
+
+    @Sendable func changes(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let since = try Self.startVersion(request)
+        let lifetime = try Self.lifetime(request)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        headers[.cacheControl] = "no-cache, no-store"
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        let live = self.live, store = self.store
+        let retry = ByteBuffer(string: "retry: \(Self.retryMilliseconds)\n\n")
+        let body = ResponseBody { writer in
+            // Subscribed here, where the stream is consumed, so no viewer is left registered
+            // by a response that was never sent.
+            var subscription = live.subscribe(since: since ?? live.version)
+            if case .ahead = subscription, let since {
+                // Another server may have published it already: believe ids the log has reached.
+                subscription = since <= (try await store.latestLocationVersion())
+                    ? live.subscribeAhead(skipThrough: since)
+                    : .reload(version: live.version)
+            }
+            guard case .stream(let id, let stream) = subscription else {
+                if case .reload(let version) = subscription {
+                    try await writer.write(retry)
+                    try await writer.write(ByteBuffer(string: "event: reload\ndata: {\"version\":\(version)}\n\n"))
+                }
+                try await writer.finish(nil)
+                return
+            }
+            // Ends the stream after its lifetime; the viewer reconnects where it left off.
+            let expiry = Task {
+                try? await Task.sleep(for: .seconds(lifetime))
+                live.unsubscribe(id)
+            }
+            defer {
+                expiry.cancel()
+                live.unsubscribe(id)
+            }
+            try await writer.write(retry)
+            for await frame in stream {
+                try await writer.write(frame.bytes)
+                if frame.ends { break }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    // MARK: Input
+
+    /// Last-Event-ID (what EventSource sends when it reconnects) wins over `?since=`;
+    /// neither means "from now on".
+    static func startVersion(_ request: Request) throws -> Int64? {
+        if let header = request.headers[HTTPField.Name("Last-Event-ID")!] {
+            guard let version = parseVersion(header) else {
+                throw APIError(.badRequest, "invalid_last_event_id", "Last-Event-ID must be an event id this stream sent (a whole number).")
+            }
+            return version
+        }
+        if let text = request.uri.queryParameters.get("since") {
+            guard let version = parseVersion(text) else {
+                throw APIError(.badRequest, "invalid_since", "since must be a snapshot's version (a whole number, 0 or more).")
+            }
+            return version
+        }
+        return nil
+    }
+
+    static func parseVersion(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int64(text)
+    }
+
+    static func lifetime(_ request: Request) throws -> Int {
+        guard let text = request.uri.queryParameters.get("timeout") else { return defaultStreamLifetime }
+        guard let seconds = Int(text), (1...3600).contains(seconds), text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw APIError(.badRequest, "invalid_timeout", "timeout must be a whole number of seconds from 1 to 3600.")
+        }
+        return seconds
+    }
+
+    /// `If-None-Match` names this version (or `*`), strong or weak.
+    static func matches(_ header: String?, version: Int64) -> Bool {
+        guard let header else { return false }
+        let tag = "\"\(version)\""
+        return header.split(separator: ",").contains { part in
+            let value = part.trimmingCharacters(in: .whitespaces)
+            return value == "*" || value == tag || value == "W/" + tag
+        }
+    }
+
+    /// gzip listed in Accept-Encoding without `q=0`.
+    static func acceptsGzip(_ header: String?) -> Bool {
+        guard let header else { return false }
+        return header.lowercased().split(separator: ",").contains { part in
+            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pieces.first == "gzip" || pieces.first == "*" else { return false }
+            let quality = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return quality > 0
+        }
+    }
+}

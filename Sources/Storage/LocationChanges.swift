@@ -1,0 +1,123 @@
+import OnTheMapModels
+import SQLKit
+
+/// One entry of the live map's change log (migration 6): what a write did to a student
+/// location, numbered by the database, so every server tells every viewer the same story
+/// in the same order.
+public struct LocationChange: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case created, updated, deleted
+        /// The table was emptied at once (PostgreSQL TRUNCATE): start again from a snapshot.
+        case reset
+    }
+
+    public var version: Int64
+    public var kind: Kind
+    public var objectId: String
+    /// The record after the change; nil for `deleted` and `reset`.
+    public var record: StudentInformation?
+
+    public init(version: Int64, kind: Kind, objectId: String, record: StudentInformation?) {
+        self.version = version
+        self.kind = kind
+        self.objectId = objectId
+        self.record = record
+    }
+}
+
+/// The change log, read by each server's live map (writes append to it by trigger).
+public protocol LocationChangeRepository: Sendable {
+    /// Changes with a version above `version`, oldest first, at most `limit`.
+    func locationChanges(after version: Int64, limit: Int) async throws -> [LocationChange]
+    /// The newest `limit` changes, oldest first.
+    func latestLocationChanges(limit: Int) async throws -> [LocationChange]
+    /// The highest version ever logged that is still kept (0 when none).
+    func latestLocationVersion() async throws -> Int64
+    /// Every location in object-id order after `objectId`, a page at a time, so a full read
+    /// of a big table is many short statements, each within the statement deadline.
+    func locationsByObjectId(after objectId: String, limit: Int) async throws -> [StudentInformation]
+    /// Forgets all but the newest `keeping` changes; returns how many went.
+    @discardableResult func pruneLocationChanges(keeping: Int) async throws -> Int
+}
+
+extension SQLStore: LocationChangeRepository {
+    static let changeColumns = "version, kind, object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
+
+    public func locationChanges(after version: Int64, limit: Int) async throws -> [LocationChange] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT \(unsafeRaw: Self.changeColumns) FROM location_changes
+                WHERE version > \(bind: version) ORDER BY version LIMIT \(literal: max(0, limit))
+                """).all().map(Self.change(from:))
+        }
+    }
+
+    public func latestLocationChanges(limit: Int) async throws -> [LocationChange] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT \(unsafeRaw: Self.changeColumns) FROM location_changes ORDER BY version DESC LIMIT \(literal: max(0, limit))
+                """).all().map(Self.change(from:)).reversed()
+        }
+    }
+
+    public func latestLocationVersion() async throws -> Int64 {
+        try await withDatabase { db in
+            try await db.raw("SELECT MAX(version) AS v FROM location_changes").first()?.decode(column: "v", as: Int64?.self) ?? 0
+        }
+    }
+
+    public func locationsByObjectId(after objectId: String, limit: Int) async throws -> [StudentInformation] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations
+                WHERE object_id > \(bind: objectId) ORDER BY object_id LIMIT \(literal: max(0, limit))
+                """).all().map { row in
+                StudentInformation(
+                    objectId: try row.decode(column: "object_id", as: String.self),
+                    uniqueKey: try row.decode(column: "unique_key", as: String.self),
+                    firstName: try row.decode(column: "first_name", as: String.self),
+                    lastName: try row.decode(column: "last_name", as: String.self),
+                    mapString: try row.decode(column: "map_string", as: String.self),
+                    mediaURL: try row.decode(column: "media_url", as: String.self),
+                    latitude: try row.decode(column: "latitude", as: Double.self),
+                    longitude: try row.decode(column: "longitude", as: Double.self),
+                    createdAt: try row.decode(column: "created_at", as: String.self),
+                    updatedAt: try row.decode(column: "updated_at", as: String.self)
+                )
+            }
+        }
+    }
+
+    @discardableResult
+    public func pruneLocationChanges(keeping: Int) async throws -> Int {
+        try await withDatabase { db in
+            // The newest change always stays, so the highest version is never forgotten.
+            try await db.raw("""
+                DELETE FROM location_changes
+                WHERE version <= (SELECT MAX(version) FROM location_changes) - \(literal: max(1, keeping)) RETURNING version
+                """).all().count
+        }
+    }
+
+    private static func change(from row: any SQLRow) throws -> LocationChange {
+        let kindText = try row.decode(column: "kind", as: String.self)
+        let kind = LocationChange.Kind(rawValue: kindText) ?? .reset
+        let objectId = try row.decode(column: "object_id", as: String.self)
+        var record: StudentInformation?
+        if kind == .created || kind == .updated {
+            record = StudentInformation(
+                objectId: objectId,
+                uniqueKey: try row.decode(column: "unique_key", as: String?.self) ?? "",
+                firstName: try row.decode(column: "first_name", as: String?.self) ?? "",
+                lastName: try row.decode(column: "last_name", as: String?.self) ?? "",
+                mapString: try row.decode(column: "map_string", as: String?.self) ?? "",
+                mediaURL: try row.decode(column: "media_url", as: String?.self) ?? "",
+                latitude: try row.decode(column: "latitude", as: Double?.self) ?? 0,
+                longitude: try row.decode(column: "longitude", as: Double?.self) ?? 0,
+                createdAt: try row.decode(column: "created_at", as: String?.self) ?? "",
+                updatedAt: try row.decode(column: "updated_at", as: String?.self) ?? ""
+            )
+        }
+        return LocationChange(version: try row.decode(column: "version", as: Int64.self), kind: kind, objectId: objectId, record: record)
+    }
+}

@@ -1,0 +1,124 @@
+// The live map: one snapshot of every location, then every change as it happens
+// (Server-Sent Events from the snapshot's version), applied to the map and the list
+// through their small live hooks; a discreet indicator says whether changes are flowing.
+const SNAPSHOT = '/api/locations/snapshot';
+const CHANGES = '/api/locations/changes';
+/** After the stream fails for good (an HTTP error), try again this much later, doubling. */
+const FIRST_RETRY_MS = 1000;
+const LAST_RETRY_MS = 30000;
+
+/** Every location, newest first, and the version to follow changes from. Throws when the
+ *  server has no snapshot (an older one), so the caller can page through the list instead. */
+export async function fetchSnapshot({ signal } = {}) {
+  const response = await fetch(SNAPSHOT, { headers: { Accept: 'application/json' }, credentials: 'same-origin', signal });
+  if (!response.ok) throw new Error(`snapshot: ${response.status}`);
+  const body = await response.json();
+  if (!body || !Array.isArray(body.locations) || typeof body.version !== 'number') throw new Error('snapshot: unexpected answer');
+  return body;
+}
+
+export class LiveUpdates {
+  /**
+   * @param {object} hooks
+   * @param {HTMLElement} hooks.indicator  the live indicator
+   * @param {() => object|null} hooks.map   the StudentMap, once built
+   * @param {() => object|null} hooks.list  the List tab's LocationList
+   * @param {() => string|null} hooks.ownKey the signed-in account's key
+   * @param {() => void} hooks.reload        loads everything again (the server said we are too far behind)
+   * @param {(count: number) => void} hooks.counted  the map's marker count changed
+   */
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.source = null;
+    this.version = null;
+    this.retryDelay = FIRST_RETRY_MS;
+    this.retryTimer = null;
+    this.setState('off');
+  }
+
+  /** Follows changes after `version` (a snapshot's); a no-op when already there. */
+  follow(version) {
+    if (typeof version !== 'number') return;
+    if (this.source && this.version === version) return;
+    this.version = version;
+    this.open();
+  }
+
+  stop() {
+    clearTimeout(this.retryTimer);
+    if (this.source) this.source.close();
+    this.source = null;
+    this.version = null;
+    this.setState('off');
+  }
+
+  open() {
+    clearTimeout(this.retryTimer);
+    if (this.source) this.source.close();
+    this.setState('connecting');
+    // EventSource resumes by itself after a drop (it sends Last-Event-ID); `since` is only
+    // where this connection begins.
+    const source = new EventSource(`${CHANGES}?since=${this.version}`);
+    this.source = source;
+    source.addEventListener('open', () => {
+      this.retryDelay = FIRST_RETRY_MS;
+      this.setState('live');
+    });
+    source.addEventListener('error', () => {
+      if (this.source !== source) return;
+      if (source.readyState === EventSource.CLOSED) {
+        // An HTTP error (a proxy's 502, say): EventSource gives up, so we try again.
+        this.setState('offline');
+        this.retryTimer = setTimeout(() => this.open(), this.retryDelay);
+        this.retryDelay = Math.min(this.retryDelay * 2, LAST_RETRY_MS);
+      } else {
+        this.setState('connecting');
+      }
+    });
+    for (const kind of ['created', 'updated', 'deleted']) {
+      source.addEventListener(kind, (event) => {
+        if (this.source !== source) return;
+        let record;
+        try { record = JSON.parse(event.data); } catch { return; }
+        const version = Number(event.lastEventId);
+        if (Number.isFinite(version)) this.version = version;
+        this.apply(kind, record);
+      });
+    }
+    source.addEventListener('reload', () => {
+      if (this.source !== source) return;
+      source.close();
+      this.source = null;
+      this.hooks.reload();
+    });
+  }
+
+  apply(kind, record) {
+    if (!record || typeof record.objectId !== 'string') return;
+    const map = this.hooks.map();
+    const list = this.hooks.list();
+    if (kind === 'deleted') {
+      if (map) map.removeLocation(record.objectId);
+      if (list) list.removeLive(record.objectId);
+    } else {
+      if (map) map.upsertLocation(record, this.hooks.ownKey());
+      if (list) list.upsertLive(record);
+    }
+    if (map) this.hooks.counted(map.markerCount);
+    document.dispatchEvent(new CustomEvent('onthemap:live-change', { detail: { kind, objectId: record.objectId } }));
+  }
+
+  setState(name) {
+    const indicator = this.hooks.indicator;
+    if (!indicator) return;
+    const label = {
+      off: 'Live updates off',
+      connecting: 'Live updates: connecting…',
+      live: 'Live updates on',
+      offline: 'Live updates: offline, retrying',
+    }[name];
+    indicator.dataset.state = name;
+    indicator.setAttribute('aria-label', label);
+    indicator.title = label;
+  }
+}

@@ -1,0 +1,291 @@
+import CZlib
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import OnTheMapModels
+@testable import Storage
+import TestDatabases
+import Synchronization
+import Testing
+@testable import OnTheMapServer
+
+/// The live map: snapshot, change stream, resume, reload, slow viewers, hand-made writes.
+/// Runs on SQLite, and on PostgreSQL under `Scripts/with-postgres.sh`.
+@Suite("Live map")
+struct LiveMapTests {
+    /// One parsed Server-Sent Event.
+    struct Event: Equatable {
+        var id: String?
+        var event: String
+        var data: String
+
+        var json: [String: Any] { (try? jsonObject(Data(data.utf8))) ?? [:] }
+        var objectId: String? { json["objectId"] as? String }
+    }
+
+    static func events(_ text: String) -> [Event] {
+        text.components(separatedBy: "\n\n").compactMap { block in
+            var event = Event(id: nil, event: "message", data: "")
+            var hasData = false
+            for line in block.split(separator: "\n", omittingEmptySubsequences: true) where !line.hasPrefix(":") {
+                let parts = line.split(separator: ":", maxSplits: 1).map(String.init)
+                let value = parts.count > 1 ? String(parts[1].drop { $0 == " " }) : ""
+                switch parts[0] {
+                case "id": event.id = value
+                case "event": event.event = value
+                case "data": event.data = value; hasData = true
+                default: break
+                }
+            }
+            return hasData ? event : nil
+        }
+    }
+
+    static func snapshot(_ client: some TestClientProtocol) async throws -> (version: Int64, locations: [[String: Any]], etag: String?) {
+        try await client.execute(uri: "/api/locations/snapshot", method: .get) { response throws in
+            guard response.status == .ok else { throw TestFailure("snapshot: \(response.status) \(response.text)") }
+            let json = try response.json
+            let version = try #require(json["version"] as? Int)
+            return (Int64(version), json["locations"] as? [[String: Any]] ?? [], response.headers[.eTag])
+        }
+    }
+
+    /// The stream's events over `seconds` (the server ends it then), with `during` run
+    /// once it is open.
+    static func follow(
+        _ client: some TestClientProtocol, _ query: String, headers: HTTPFields = [:], seconds: Int = 2,
+        during: @Sendable () async throws -> Void = {}
+    ) async throws -> [Event] {
+        async let text = client.execute(uri: "/api/locations/changes?timeout=\(seconds)&\(query)", method: .get, headers: headers) { response throws in
+            guard response.status == .ok else { throw TestFailure("changes: \(response.status) \(response.text)") }
+            #expect(response.headers[.contentType]?.hasPrefix("text/event-stream") == true)
+            return response.text
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        try await during()
+        return events(try await text)
+    }
+
+    @Test("the snapshot holds every location, newest first, with an ETag, a 304 and gzip")
+    func snapshot() async throws {
+        try await withTestServer { client in
+            let empty = try await Self.snapshot(client)
+            #expect(empty.locations.isEmpty)
+            let user = try await client.makeUser()
+            let other = try await client.makeUser()
+            let first = try await client.postLocation(user, ["mapString": "Lyon, France"])
+            let second = try await client.postLocation(other, ["mapString": "Quito"])
+            let snapshot = try await Self.snapshot(client)
+            #expect(snapshot.version >= empty.version + 2)
+            #expect(snapshot.locations.map { $0["objectId"] as? String } == [second, first])
+            #expect(snapshot.locations.first?["mapString"] as? String == "Quito")
+            #expect(snapshot.locations.first?["createdAt"] == nil, "only what the map and the list need")
+            #expect(snapshot.etag == "\"\(snapshot.version)\"")
+
+            try await client.execute(uri: "/api/locations/snapshot", method: .get, headers: [.ifNoneMatch: snapshot.etag!]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+            }
+            let plain = try await client.execute(uri: "/api/locations/snapshot", method: .get) { $0.body }
+            try await client.execute(uri: "/api/locations/snapshot", method: .get, headers: [.acceptEncoding: "gzip, deflate"]) { response in
+                #expect(response.headers[.contentEncoding] == "gzip")
+                #expect(response.body.readableBytes < plain.readableBytes)
+                #expect(Gzip.decompress(response.body) == plain)
+            }
+            try await client.execute(uri: "/api/locations/snapshot", method: .get, headers: [.acceptEncoding: "gzip;q=0"]) { response in
+                #expect(response.headers[.contentEncoding] == nil)
+            }
+            // A write changes the version, so the old ETag no longer matches.
+            try await client.execute(uri: "/parse/classes/StudentLocation/\(first)", method: .delete, headers: user.parseHeaders) { _ in }
+            let after = try await Self.snapshot(client)
+            #expect(after.version > snapshot.version)
+            #expect(after.locations.map { $0["objectId"] as? String } == [second])
+        }
+    }
+
+    @Test("changes arrive in order: created, updated, deleted, each with its version as id")
+    func ordering() async throws {
+        try await withTestServer { client in
+            let user = try await client.makeUser()
+            let start = try await Self.snapshot(client).version
+            // Long enough for three writes on a loaded machine; the stream then ends.
+            let events = try await Self.follow(client, "since=\(start)", seconds: 6) {
+                let id = try await client.postLocation(user)
+                try await client.execute(uri: "/v1/StudentLocation/\(id)", method: .put, headers: user.parseHeaders,
+                                         body: jsonBody(["mapString": "Paris, France", "latitude": 48.85, "longitude": 2.35])) { _ in }
+                try await client.execute(uri: "/v1/StudentLocation/\(id)", method: .delete, headers: user.parseHeaders) { _ in }
+            }
+            try #require(events.map(\.event) == ["created", "updated", "deleted"])
+            let versions = events.compactMap { $0.id.flatMap { Int64($0) } }
+            #expect(versions.count == 3 && versions == versions.sorted() && versions.first! > start)
+            #expect(events[1].json["mapString"] as? String == "Paris, France")
+            #expect(events[1].json["latitude"] as? Double == 48.85)
+            #expect(Set(events.compactMap(\.objectId)).count == 1)
+            #expect(events[2].data == #"{"objectId":"\#(events[0].objectId!)"}"#)
+        }
+    }
+
+    @Test("a viewer that reconnects with Last-Event-ID misses nothing and gets nothing twice")
+    func resume() async throws {
+        try await withTestServer { client in
+            let user = try await client.makeUser()
+            let start = try await Self.snapshot(client).version
+            var posted: [String] = []
+            for index in 0..<5 { posted.append(try await client.postLocation(user, ["mapString": "Place \(index)"])) }
+            // The first connection saw two changes and dropped.
+            let all = try await Self.follow(client, "since=\(start)", seconds: 1)
+            try #require(all.compactMap(\.objectId) == posted)
+            let lastSeen = try #require(all[1].id)
+            // More writes while it was away.
+            for index in 5..<7 { posted.append(try await client.postLocation(user, ["mapString": "Place \(index)"])) }
+            // EventSource sends the last id it saw; the URL still says where it first began.
+            let resumed = try await Self.follow(client, "since=\(start)", headers: [HTTPField.Name("Last-Event-ID")!: lastSeen], seconds: 1)
+            #expect(resumed.map(\.event) == Array(repeating: "created", count: 5))
+            #expect(resumed.compactMap(\.objectId) == Array(posted[2...]))
+            #expect(Set(resumed.compactMap(\.id)).isDisjoint(with: all[...1].compactMap(\.id)))
+        }
+    }
+
+    @Test("a viewer too far behind, or with an id this database never gave, is told to reload")
+    func reload() async throws {
+        try await withTestServer({ $0.liveMap.ringCapacity = 3 }) { client in
+            let user = try await client.makeUser()
+            let start = try await Self.snapshot(client).version
+            for _ in 0..<5 { try await client.postLocation(user) }
+            let behind = try await Self.follow(client, "since=\(start)", seconds: 1)
+            let now = try await Self.snapshot(client).version
+            #expect(behind == [Event(id: nil, event: "reload", data: #"{"version":\#(now)}"#)])
+            let future = try await Self.follow(client, "", headers: [HTTPField.Name("Last-Event-ID")!: "\(now + 1000)"], seconds: 1)
+            #expect(future.map(\.event) == ["reload"])
+            // Within the ring: resumes.
+            let recent = try await Self.follow(client, "since=\(now - 2)", seconds: 1)
+            #expect(recent.map(\.event) == ["created", "created"])
+        }
+    }
+
+    @Test("a bad Last-Event-ID, since or timeout is a 400 in our format, and nothing is subscribed")
+    func badInput() async throws {
+        try await withTestServer { client in
+            for (query, headers, code) in [
+                ("", [HTTPField.Name("Last-Event-ID")!: "abc"] as HTTPFields, "invalid_last_event_id"),
+                ("", [HTTPField.Name("Last-Event-ID")!: "-3"], "invalid_last_event_id"),
+                ("", [HTTPField.Name("Last-Event-ID")!: "99999999999999999999999"], "invalid_last_event_id"),
+                ("since=1.5", [:], "invalid_since"),
+                ("since=", [:], "invalid_since"),
+                ("timeout=0", [:], "invalid_timeout"),
+                ("timeout=99999", [:], "invalid_timeout"),
+            ] {
+                try await client.execute(uri: "/api/locations/changes?\(query)", method: .get, headers: headers) { response in
+                    #expect(response.status == .badRequest, "\(query) \(headers)")
+                    let error = try response.json["error"] as? [String: Any]
+                    #expect(error?["code"] as? String == code)
+                    #expect((error?["message"] as? String)?.isEmpty == false)
+                }
+            }
+        }
+    }
+
+    @Test("a write made by hand in SQL, not through the server, reaches viewers too")
+    func handMadeWrite() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = testConfiguration(dataDirectory: directory)
+        let app = try await buildApplication(configuration: configuration, logger: testLogger)
+        let other = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
+        defer { Task { try? await other.close() } }
+        try await app.test(.router) { client in
+            let start = try await Self.snapshot(client).version
+            let events = try await Self.follow(client, "since=\(start)", seconds: 6) {
+                try await other.withDatabase { db in
+                    try await db.raw("""
+                        INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string, media_url,
+                                                       latitude, longitude, created_at, updated_at)
+                        VALUES ('byhand0001', NULL, 'k', 'Grace', 'Hopper', 'Arlington, VA', 'https://example.com', 38.88, -77.1,
+                                '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')
+                        """).run()
+                    try await db.raw("UPDATE student_locations SET map_string = 'New York' WHERE object_id = 'byhand0001'").run()
+                    try await db.raw("DELETE FROM student_locations WHERE object_id = 'byhand0001'").run()
+                }
+            }
+            try #require(events.map(\.event) == ["created", "updated", "deleted"])
+            #expect(events[1].json["mapString"] as? String == "New York")
+        }
+    }
+
+    @Test("a viewer that does not read is dropped once its bounded buffer is full")
+    func slowViewer() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = testConfiguration(dataDirectory: directory)
+        let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
+        var settings = LiveLocations.Settings()
+        settings.ringCapacity = 4
+        settings.viewerBuffer = 2
+        let live = LiveLocations(store: store, settings: settings, logger: testLogger)
+        try await live.start()
+        guard case .stream(_, let slow) = live.subscribe(since: live.version) else { throw TestFailure("not subscribed") }
+        guard case .stream(_, let fast) = live.subscribe(since: live.version) else { throw TestFailure("not subscribed") }
+        #expect(live.viewerCount == 2)
+        let seen = Mutex(0)
+        let reader = Task {
+            for await frame in fast where frame.version != nil { seen.withLock { $0 += 1 } }
+            return seen.withLock { $0 }
+        }
+        let base = live.version
+        for offset in 1...20 {
+            live.publish([LocationChange(version: base + Int64(offset), kind: .deleted, objectId: "gone\(offset)", record: nil)])
+            // The reader keeps up (however loaded the machine); the other never reads.
+            while seen.withLock({ $0 }) < offset { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        // The slow one holds what fitted (ring + buffer) and is then disconnected.
+        #expect(live.viewerCount == 1)
+        var buffered = 0
+        for await _ in slow { buffered += 1 }
+        #expect(buffered == settings.ringCapacity + settings.viewerBuffer)
+        live.finishAll()
+        #expect(await reader.value == 20)
+        try await store.close()
+    }
+}
+
+/// Two servers on one PostgreSQL database: a write on either, or one made by hand in SQL,
+/// reaches the viewers of both with the same version.
+@Suite("Live map on several servers", .enabled(if: TestDatabases.postgresServerURL != nil))
+struct SharedLiveMapTests {
+    @Test("both servers stream every write, theirs, the other's and psql's, with the same ids")
+    func twoServers() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-shared-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = testConfiguration(dataDirectory: directory)
+        let schema = "t_" + String(String(directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }).suffix(60))
+        let one = try await buildApplication(configuration: configuration, logger: testLogger)
+        let two = try await buildApplication(configuration: configuration, logger: testLogger)
+        try await one.test(.router) { first in
+            try await two.test(.router) { second in
+                let user = try await first.makeUser()
+                let start = try await LiveMapTests.snapshot(first).version
+                async let seenByOne = LiveMapTests.follow(first, "since=\(start)", seconds: 8)
+                async let seenBySecond = LiveMapTests.follow(second, "since=\(start)", seconds: 8) {
+                    let a = try await first.postLocation(user, ["mapString": "On one"])
+                    try await second.execute(uri: "/v1/StudentLocation/\(a)", method: .put, headers: user.parseHeaders,
+                                             body: jsonBody(["mapString": "On two"])) { response in #expect(response.status == .ok) }
+                    // By hand, from a session whose search_path is not the schema.
+                    try await TestDatabases.execute("""
+                        UPDATE "\(schema)".student_locations SET map_string = 'By hand' WHERE object_id = '\(a)'
+                        """)
+                    try await TestDatabases.execute("TRUNCATE \"\(schema)\".student_locations")
+                }
+                let (byOne, bySecond) = try await (seenByOne, seenBySecond)
+                try #require(bySecond.map(\.event) == ["created", "updated", "updated", "reload"])
+                #expect(bySecond.compactMap { $0.json["mapString"] as? String } == ["On one", "On two", "By hand"])
+                #expect(byOne == bySecond, "the same changes with the same ids on both servers")
+                // After the reset both snapshots agree the table is empty.
+                #expect(try await LiveMapTests.snapshot(first).locations.isEmpty)
+                #expect(try await LiveMapTests.snapshot(second).locations.isEmpty)
+            }
+        }
+    }
+}
