@@ -314,14 +314,21 @@ struct StoreContractTests {
         let target = try backend.freshDatabase()
         let to = try await SQLStore.open(url: target.url, dataDirectory: NSTemporaryDirectory(), logger: Logger(label: "test"))
         try await from.rememberDevice(digest: "device-digest", accountKey: "1000000001", now: now)
+        #expect(try await from.report(objectId: "loc00001", reporterKey: "1000000001", reason: "spam", now: now) == .reported)
+        #expect(try await from.setHidden(objectId: "loc00002", true, reason: "ads", moderatorKey: "1000000001", now: now))
+        try await from.createPasswordReset(token: "reset-token", accountKey: "1000000001", now: now, expiresAt: now.addingTimeInterval(60))
         let copied = try await DatabaseCopy.copy(from: from, to: to)
-        #expect(copied.map(\.table) == ["accounts", "sessions", "login_devices", "student_locations", "pins", "photos", "album_states"])
-        #expect(copied.map(\.rows) == [1, 1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1])
+        #expect(copied.map(\.table) == ["accounts", "sessions", "login_devices", "student_locations", "location_reports", "moderation_actions",
+                                        "password_resets", "pins", "photos", "album_states"])
+        #expect(copied.map(\.rows) == [1, 1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1, 1, 1, 1])
+        #expect(try await to.account(key: "1000000001")?.isAdmin == true)
+        #expect(try await to.moderatedLocation(objectId: "loc00002")?.hiddenReason == "ads")
+        #expect(try await to.passwordResetAccount(token: "reset-token", now: now) == "1000000001")
         #expect(try await to.isKnownDevice(digest: "device-digest", accountKey: "1000000001"))
 
         #expect(try await to.account(email: "a@b.co")?.passwordHash == "hash")
         #expect(try await to.session(id: "s1", now: now)?.accountKey == "1000000001")
-        #expect(try await to.countLocations(.always) == DatabaseCopy.pageSize + 7)
+        #expect(try await to.countLocations(.always) == DatabaseCopy.pageSize + 6)
         #expect(try await to.location(objectId: "loc00000")?.ownerKey == nil)
         #expect(try await to.location(objectId: "loc00505")?.record == from.location(objectId: "loc00505")?.record)
         #expect(try await to.pins(ownerKey: "1000000001") == [pin])
@@ -330,7 +337,7 @@ struct StoreContractTests {
 
         // Never into a database that holds data: nothing is merged, nothing changes.
         await #expect(throws: StorageError.destinationNotEmpty("accounts")) { try await DatabaseCopy.copy(from: from, to: to) }
-        #expect(try await to.countLocations(.always) == DatabaseCopy.pageSize + 7)
+        #expect(try await to.countLocations(.always) == DatabaseCopy.pageSize + 6)
         try await from.close()
         try await to.close()
         await source.cleanup()
@@ -449,6 +456,86 @@ struct StoreContractTests {
             case .postgres:
                 await #expect(throws: StorageError.unstorableText) { try await store.account(key: "a\u{0}b") }
             }
+        }
+    }
+}
+
+@Suite("Moderation storage contract")
+struct ModerationContractTests {
+    static let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    static func account(_ key: String, _ email: String) -> Account {
+        Account(key: key, email: email, passwordHash: "hash", firstName: "F", lastName: "L", createdAt: now)
+    }
+
+    @Test("the first account is the administrator; hidden and disabled authors' posts vanish from every read", arguments: Backend.available)
+    func visibility(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createAccount(Self.account("1000000001", "admin@x.co"))
+            try await store.createAccount(Self.account("1000000002", "sam@x.co"))
+            #expect(try await store.account(key: "1000000001")?.isAdmin == true)
+            #expect(try await store.account(key: "1000000002")?.isAdmin == false)
+            for (id, owner) in [("a", "1000000001"), ("b", "1000000002"), ("c", "1000000002")] {
+                var location = record(id)
+                location.ownerKey = owner
+                try await store.insertLocation(location)
+            }
+            try await store.createSession(Session(id: "sam-session", accountKey: "1000000002", createdAt: Self.now, expiresAt: Self.now.addingTimeInterval(3600)))
+            #expect(try await store.setHidden(objectId: "a", true, reason: "ads", moderatorKey: nil, now: Self.now))
+            #expect(try await store.countLocations(.always) == 2)
+            #expect(try await store.location(objectId: "a") == nil)
+            #expect(try await store.updateLocation(objectId: "a", patch: LocationPatch(mapString: "x"), updatedAt: Self.now) == nil)
+            #expect(try await store.report(objectId: "a", reporterKey: "1000000002", reason: "x", now: Self.now) == .notFound)
+
+            #expect(try await store.setDisabled(accountKey: "1000000002", true, now: Self.now) == 1)
+            #expect(try await store.locations(LocationQuery()).isEmpty)
+            #expect(try await store.session(id: "sam-session", now: Self.now) == nil)
+            #expect(try await store.account(key: "1000000002")?.disabledAt != nil)
+            #expect(try await store.setDisabled(accountKey: "nobody", true, now: Self.now) == nil)
+            let newest = try await store.moderationList(.newest, limit: 10)
+            #expect(Set(newest.map(\.record.objectId)) == ["a", "b", "c"])
+            #expect(newest.first { $0.record.objectId == "b" }?.ownerDisabled == true)
+
+            #expect(try await store.setDisabled(accountKey: "1000000002", false, now: Self.now) == 0)
+            #expect(try await store.setHidden(objectId: "a", false, reason: "ok", moderatorKey: nil, now: Self.now.addingTimeInterval(1)))
+            #expect(try await store.countLocations(.always) == 3)
+            #expect(try await store.moderationNotices(accountKey: "1000000001", limit: 10).map(\.action) == [.unhide, .hide])
+        }
+    }
+
+    @Test("reports: one per reporter and post, counted; a moderator's delete keeps a notice", arguments: Backend.available)
+    func reports(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createAccount(Self.account("1000000001", "admin@x.co"))
+            try await store.createAccount(Self.account("1000000002", "sam@x.co"))
+            var location = record("a")
+            location.ownerKey = "1000000002"
+            try await store.insertLocation(location)
+            #expect(try await store.report(objectId: "a", reporterKey: "1000000001", reason: "spam", now: Self.now) == .reported)
+            #expect(try await store.report(objectId: "a", reporterKey: "1000000001", reason: "spam", now: Self.now) == .alreadyReported)
+            #expect(try await store.reportCount(reporterKey: "1000000001", since: Self.now.addingTimeInterval(-1)) == 1)
+            #expect(try await store.moderationList(.reported, limit: 10).first?.reportReasons == ["spam"])
+            #expect(try await store.moderatorDelete(objectId: "a", reason: "gone", moderatorKey: "1000000001", now: Self.now))
+            #expect(try await !store.moderatorDelete(objectId: "a", reason: "gone", moderatorKey: "1000000001", now: Self.now))
+            #expect(try await store.moderationList(.reported, limit: 10).isEmpty)
+            let notice = try await store.moderationNotices(accountKey: "1000000002", limit: 10).first
+            #expect(notice?.action == .delete)
+            #expect(notice?.reason == "gone")
+        }
+    }
+
+    @Test("reset tokens: stored as digests, spent once, dead after expiry", arguments: Backend.available)
+    func resets(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createAccount(Self.account("1000000001", "admin@x.co"))
+            try await store.createPasswordReset(token: "t1", accountKey: "1000000001", now: Self.now, expiresAt: Self.now.addingTimeInterval(60))
+            #expect(try await store.passwordResetAccount(token: "t1", now: Self.now.addingTimeInterval(61)) == nil)
+            #expect(try await store.consumePasswordReset(token: "t1", now: Self.now.addingTimeInterval(61)) == nil)
+            async let first = store.consumePasswordReset(token: "t1", now: Self.now)
+            async let second = store.consumePasswordReset(token: "t1", now: Self.now)
+            let winners = [try await first, try await second].compactMap { $0 }
+            #expect(winners == ["1000000001"], "exactly one use wins")
+            #expect(try await store.passwordResetAccount(token: "t1", now: Self.now) == nil)
         }
     }
 }

@@ -9,6 +9,7 @@ import { TravelTab } from './travel.js';
 import { addLocation } from './addLocation.js';
 import { AccountDialog } from './account.js';
 import { logOut } from './session.js';
+import { moderationSignedIn, setUpReporting } from './moderation.js';
 
 const $ = (id) => document.getElementById(id);
 const TABS = ['map', 'list', 'search', 'travel'];
@@ -27,6 +28,7 @@ function showMain(tab) {
   $('main-scene').hidden = false;
   selectTab(tab);
   loadStudentsOnce();
+  moderationSignedIn();
 }
 
 function selectTab(tab) {
@@ -101,6 +103,7 @@ function start() {
   $('account-button').addEventListener('click', () => accountDialog.open());
   $('refresh-button').addEventListener('click', () => refresh());
   $('add-location-button').addEventListener('click', addLocation);
+  setUpReporting();
   startRouting(route);
 }
 
