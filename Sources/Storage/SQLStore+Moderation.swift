@@ -2,7 +2,8 @@ import Foundation
 import OnTheMapModels
 import SQLKit
 
-extension SQLStore: ModerationRepository {
+// (`SQLStore` conforms to `ModerationRepository` through `OnTheMapStore`.)
+extension SQLStore {
     public func accountSummaries() async throws -> [AccountSummary] {
         try await withDatabase { db in
             try await db.raw("""

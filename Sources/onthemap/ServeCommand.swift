@@ -75,6 +75,8 @@ struct ServeCommand: AsyncParsableCommand {
     var bcryptCost: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: LOG_LEVEL] (default: info)")
     var logLevel: String?
+    @Option(help: "Log lines as text, or json (one object a line, for log collectors). [env: ONTHEMAP_LOG_FORMAT] (default: text)")
+    var logFormat: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -177,7 +179,12 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.bcryptCost = value
         }
 
-        var logger = Logger(label: "onthemap")
+        var logger: Logger
+        switch setting(logFormat, "ONTHEMAP_LOG_FORMAT")?.lowercased() ?? "text" {
+        case "text": logger = Logger(label: "onthemap")
+        case "json": logger = Logger(label: "onthemap") { JSONLogHandler(label: $0) }
+        case let other: throw ValidationError("Unknown log format '\(other)': use text or json.")
+        }
         let levelText = setting(logLevel, "LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
             throw ValidationError("Unknown log level '\(levelText)'.")

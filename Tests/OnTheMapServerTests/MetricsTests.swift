@@ -57,7 +57,7 @@ struct MetricsTests {
             }
             let samples = try Self.parse(text)
             func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
-                samples.first { $0.name == name && labels.allSatisfy { key, value in $0.labels[key] == value } }?.value
+                samples.first { sample in sample.name == name && labels.allSatisfy { key, value in sample.labels[key] == value } }?.value
             }
             #expect(value("onthemap_http_requests_total", ["family": "student_locations", "method": "GET", "status": "200"]) == 3)
             #expect(value("onthemap_http_requests_total", ["family": "student_locations", "method": "GET", "status": "404"]) == 1)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import OnTheMapModels
 import Storage
 import Testing
 @testable import OnTheMapServer
@@ -9,18 +10,18 @@ import Testing
 struct PasswordResetAPITests {
     @Test("an administrator's link sets a new password once; every session of the account ends; the old password stops working")
     func singleUse() async throws {
-        try await withTestServer { client in
+        try await withTestServer({ $0.publicURL = "https://map.example.org" }) { client in
             let admin = try await client.makeUser()
             let student = try await client.makeUser()
             let url = try await client.execute(uri: "/api/admin/users/\(student.key)/reset-link", method: .post,
-                                               headers: admin.cookieHeaders.merging([.host: "map.example.org"])) { response throws in
+                                               headers: admin.cookieHeaders) { response throws in
                 #expect(response.status == .created)
                 let json = try response.json
-                let expires = try #require(ParseDateText.date(json["expires_at"] as? String))
+                let expires = try #require((json["expires_at"] as? String).flatMap(ParseDate.date(from:)))
                 #expect(abs(expires.timeIntervalSinceNow - 24 * 3600) < 60)
                 return try #require(json["url"] as? String)
             }
-            #expect(url.hasPrefix("http://map.example.org/reset.html#token="))
+            #expect(url.hasPrefix("https://map.example.org/reset.html#token="))
             let token = String(url.split(separator: "=").last!)
             #expect(token.count == 64)
             try await client.execute(uri: "/api/password-reset", method: .post,
@@ -83,15 +84,5 @@ struct PasswordResetAPITests {
                 #expect(response.status == .ok)
             }
         }
-    }
-}
-
-/// Parse-format timestamps in JSON answers.
-enum ParseDateText {
-    static func date(_ text: String?) -> Date? {
-        guard let text else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OnTheMapModels
 import Storage
 
 /// One-time, expiring links an administrator hands a student who forgot their password.

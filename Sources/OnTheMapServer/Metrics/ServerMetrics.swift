@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Metrics
-import Prometheus
+// Only these two: Prometheus' own Counter and Gauge would shadow swift-metrics' ones.
+import class Prometheus.PrometheusCollectorRegistry
+import struct Prometheus.PrometheusMetricsFactory
 
 /// The server's metrics, recorded through swift-metrics and written in Prometheus' text
 /// format at `/metrics`. Each application has its own registry (no process-wide bootstrap),
