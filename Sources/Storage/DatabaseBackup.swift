@@ -60,7 +60,11 @@ public enum DatabaseBackup {
     public static func restore(from backupPath: String, to databasePath: String, force: Bool, logger: Logger) async throws
         -> (accounts: Int, locations: Int) {
         let files = FileManager.default
-        guard files.fileExists(atPath: backupPath) else { throw Failure.notADatabase(backupPath, "no such file") }
+        guard let handle = FileHandle(forReadingAtPath: backupPath) else { throw Failure.notADatabase(backupPath, "no such file") }
+        let header = (try? handle.read(upToCount: 16)) ?? nil
+        try? handle.close()
+        // Every SQLite database file starts with this; anything else is refused before SQLite sees it.
+        guard header == Data("SQLite format 3\0".utf8) else { throw Failure.notADatabase(backupPath, "it is not a SQLite database") }
         let scratch = databasePath + ".restoring"
         try? files.removeItem(atPath: scratch)
         try files.createDirectory(atPath: URL(fileURLWithPath: databasePath).deletingLastPathComponent().path,

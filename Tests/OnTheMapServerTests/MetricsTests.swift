@@ -79,7 +79,7 @@ struct MetricsTests {
     @Test("with --metrics-token, /metrics needs the bearer token; anything else is 401 in our error format")
     func token() async throws {
         try await withTestServer({ $0.metricsToken = "s3cret-token" }) { client in
-            for header in [nil, "Bearer wrong", "Bearer s3cret-token ", "Basic s3cret-token", "Bearer s3cret-toke"] {
+            for header in [nil, "Bearer wrong", "Bearer s3cret-token2", "Basic s3cret-token", "Bearer s3cret-toke"] {
                 var headers = HTTPFields()
                 if let header { headers[.authorization] = header }
                 try await client.execute(uri: "/metrics", method: .get, headers: headers) { response throws in

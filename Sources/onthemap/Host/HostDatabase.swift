@@ -36,7 +36,8 @@ struct HostDatabaseOptions: ParsableArguments {
 
     static let quietLogger: Logger = {
         var logger = Logger(label: "onthemap")
-        logger.logLevel = .error
+        // Failures reach the user as one line of their own; the pool's log lines would repeat them.
+        logger.logLevel = .critical
         return logger
     }()
 }
