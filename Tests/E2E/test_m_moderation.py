@@ -12,8 +12,10 @@ ADMIN_EMAIL, ADMIN_PASSWORD = "demo@onthemap.local", "onthemap-demo"
 
 
 def sign_out(page):
+    """Forgets the session and leaves the page, so the next load starts signed out."""
     page.driver.delete_all_cookies()
     page.js("localStorage.clear()")
+    page.driver.get("about:blank")
 
 
 def answer_reason(page, text):
@@ -85,6 +87,7 @@ def test_report_hide_disable_and_reset_link(page, api):
     page.find("#reset-button").click()
     page.visible("#reset-done")
     page.screenshot("password-reset-done")
+    page.driver.get("about:blank")  # else only the fragment changes and the page stays as it is
     page.driver.get(link)
     page.visible("#reset-form")
     page.type_into("#reset-password", "another-pass-phrase")
