@@ -31,15 +31,18 @@ public func buildApplication(
     var services: [any Service] = [
         StoreService(store: store), PasswordHashingService(hashing: hashing), SessionSweeper(sessions: store, logger: logger), albums,
     ]
+    let events = albums.events
+    let metrics = ServerMetrics(samplers: [{ ("onthemap_album_live_viewers", Double(events.watcherCount)) }])
+    albums.metricsBox.withLock { $0 = metrics }
     var listCache: ListResponseCache?
     if configuration.cacheListResponses {
         if let feed = store.locationChangeFeed() {
             // Other servers may write: cache only while hearing about their writes.
-            let cache = ListResponseCache(suspended: true)
+            let cache = ListResponseCache(suspended: true, metrics: metrics)
             services.append(ListCacheInvalidation(feed: feed, cache: cache, logger: logger))
             listCache = cache
         } else {
-            listCache = ListResponseCache()
+            listCache = ListResponseCache(metrics: metrics)
         }
     }
     let live = LiveLocations(store: store, settings: configuration.liveMap, logger: logger)
@@ -47,7 +50,7 @@ public func buildApplication(
     services.append(LiveLocationsService(live: live, feed: store.locationChangeFeed()))
     let router = buildRouter(
         store: store, geocoder: geocoder, albums: albums, listCache: listCache, hashing: hashing,
-        trustedProxies: trustedProxies, configuration: configuration, logger: logger, live: live
+        trustedProxies: trustedProxies, configuration: configuration, logger: logger, live: live, metrics: metrics
     )
     let bounds = ConnectionBounds(configuration: configuration, trustedProxies: trustedProxies)
     return Application(
@@ -78,12 +81,13 @@ public struct ConfigurationError: Error, CustomStringConvertible {
 func buildRouter(
     store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, listCache: ListResponseCache?,
     hashing: PasswordHashing, trustedProxies: TrustedProxies, configuration: Configuration, logger: Logger,
-    live: LiveLocations? = nil
+    live: LiveLocations? = nil, metrics: ServerMetrics = ServerMetrics()
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: ForwardedClientMiddleware(
         trusted: trustedProxies, publicURLIsHTTPS: configuration.publicOrigin?.hasPrefix("https:") == true))
     router.add(middleware: RequestLoggingMiddleware())
+    router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorFormatMiddleware())
     router.add(middleware: CrossSiteRequestGuard(allowedOrigins: configuration.allowedOrigins + [configuration.publicOrigin].compactMap { $0 }))
 
@@ -91,6 +95,7 @@ func buildRouter(
         JSONResponse.raw(Data(#"{"status":"ok"}"#.utf8))
     }
     OpenAPIDocument.addRoute(to: router)
+    MetricsRoute(metrics: metrics, token: configuration.metricsToken).register(on: router)
 
     // Only the routes that hash passwords get the hashing pool (and its 503 when full).
     let sessions = SessionController(store: store, configuration: configuration)
@@ -99,6 +104,9 @@ func buildRouter(
     }
     AccountController(store: store, configuration: configuration)
         .addRoutes(to: router.group("api").add(middleware: PasswordHashingMiddleware(hashing: hashing)))
+    PasswordResetController(store: store, configuration: configuration)
+        .addRoutes(to: router.group("api").add(middleware: PasswordHashingMiddleware(hashing: hashing)))
+    ModerationController(store: store, configuration: configuration, cache: listCache).addRoutes(to: router.group("api"))
 
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache, live: live)
         .addRoutes(to: router.group("parse/classes/StudentLocation")

@@ -93,6 +93,8 @@ public struct Configuration: Sendable {
     public var passwordHashingThreads: Int?
     /// Logins and sign-ups waiting for a hashing thread; past this they are answered 503 at once.
     public var passwordHashingQueue = 32
+    /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
+    public var metricsToken: String?
 
     /// The live map's buffers and timings (see `LiveLocations.Settings`); tests shorten them.
     var liveMap = LiveLocations.Settings()

@@ -12,14 +12,22 @@ public enum DatabaseCopy {
     /// its key (rows are read in key order, a page at a time).
     static let tables: [(name: String, key: String, columns: [(String, Kind)])] = [
         ("accounts", "key", [("key", .text), ("email", .text), ("password_hash", .text), ("first_name", .text),
-                             ("last_name", .text), ("created_at", .text)]),
+                             ("last_name", .text), ("created_at", .text), ("is_admin", .int), ("disabled_at", .optionalText)]),
         ("sessions", "id", [("id", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text)]),
         ("login_devices", "digest", [("digest", .text), ("account_key", .text), ("last_login_at", .text)]),
         ("student_locations", "object_id", [
             ("object_id", .text), ("owner_key", .optionalText), ("unique_key", .text), ("first_name", .text), ("last_name", .text),
             ("map_string", .text), ("media_url", .text), ("latitude", .double), ("longitude", .double),
-            ("created_at", .text), ("updated_at", .text),
+            ("created_at", .text), ("updated_at", .text), ("hidden_at", .optionalText), ("hidden_reason", .optionalText),
+            ("owner_disabled", .int),
         ]),
+        ("location_reports", "id", [("id", .text), ("object_id", .text), ("reporter_key", .text), ("reason", .text), ("created_at", .text)]),
+        ("moderation_actions", "id", [
+            ("id", .text), ("action", .text), ("account_key", .optionalText), ("object_id", .optionalText), ("map_string", .optionalText),
+            ("reason", .text), ("moderator_key", .optionalText), ("created_at", .text),
+        ]),
+        ("password_resets", "digest", [("digest", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text),
+                                       ("used_at", .optionalText)]),
         ("pins", "id", [("id", .text), ("owner_key", .text), ("latitude", .double), ("longitude", .double),
                         ("place_name", .text), ("created_at", .text), ("updated_at", .text)]),
         ("photos", "id", [

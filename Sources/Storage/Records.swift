@@ -9,14 +9,21 @@ public struct Account: Sendable, Equatable {
     public var firstName: String
     public var lastName: String
     public var createdAt: Date
+    /// May moderate posts and accounts (the first account, or one the host promotes).
+    public var isAdmin: Bool
+    /// Set while an administrator has disabled the account: it cannot log in, its posts are hidden.
+    public var disabledAt: Date?
 
-    public init(key: String, email: String, passwordHash: String, firstName: String, lastName: String, createdAt: Date) {
+    public init(key: String, email: String, passwordHash: String, firstName: String, lastName: String, createdAt: Date,
+                isAdmin: Bool = false, disabledAt: Date? = nil) {
         self.key = key
         self.email = email
         self.passwordHash = passwordHash
         self.firstName = firstName
         self.lastName = lastName
         self.createdAt = createdAt
+        self.isAdmin = isAdmin
+        self.disabledAt = disabledAt
     }
 }
 

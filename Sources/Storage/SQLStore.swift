@@ -15,7 +15,8 @@ import SQLiteNIO
 /// `@unchecked Sendable`: the pools are internally locked but predate Sendable annotations.
 public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     private enum Pool {
-        case sqlite(EventLoopGroupConnectionPool<ServerSQLiteSource>)
+        /// The connections, and the threads their blocking SQLite calls run on.
+        case sqlite(EventLoopGroupConnectionPool<ServerSQLiteSource>, NIOThreadPool)
         case postgres(EventLoopGroupConnectionPool<PostgresConnectionSource>)
     }
 
@@ -45,9 +46,15 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try restrictToOwner(databaseFile: path)
+            // SQLite's blocking calls get threads of their own, one per pooled connection (2 per
+            // event loop), so a commit waiting for the disk (`synchronous = FULL`) holds up no
+            // other connection, and nothing else that uses NIO's shared blocking pool.
+            let threads = NIOThreadPool(numberOfThreads: 2 * System.coreCount)
+            threads.start()
             store = SQLStore(
                 pool: .sqlite(Self.makePool(
-                    ServerSQLiteSource(path: path, synchronous: synchronous, threadPool: Self.sqliteThreads), perEventLoop: 2, logger: logger)),
+                    ServerSQLiteSource(path: path, synchronous: synchronous, threadPool: threads), perEventLoop: 2, limits: limits, logger: logger),
+                    threads),
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
                 limits: limits, logger: logger
             )
@@ -56,7 +63,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             store = SQLStore(
                 pool: .postgres(Self.makePool(
                     PostgresConnectionSource(sqlConfiguration: PostgresSupport.withStatementTimeout(configuration, limits.timeout)),
-                    perEventLoop: 4, logger: logger
+                    perEventLoop: 4, limits: limits, logger: logger
                 )),
                 photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? "onthemap-data")),
                 limits: limits, logger: logger
@@ -76,7 +83,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), PostgresSupport.reason(for: error))
         } catch StorageError.queryTimeout {
             try? await store.close()
-            throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), "no connection came free within 10 s")
+            throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), "no connection came free within \(Int(max(10, limits.timeout ?? 10))) s")
         } catch {
             try? await store.close()
             throw error
@@ -105,24 +112,16 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         DatabaseLocation.redacted(url)
     }
 
-    /// Threads SQLite's blocking calls run on: one per pooled connection (2 per event loop), so a
-    /// commit waiting for the disk (`synchronous = FULL`) never holds up another connection's
-    /// work, and none taken from NIO's shared blocking pool, which other work uses. Shared by
-    /// every SQLite store in the process and never shut down, like NIO's own singletons.
-    static let sqliteThreads: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: max(4, 2 * System.coreCount))  // the singleton group has a loop per core
-        pool.start()
-        return pool
-    }()
-
-    private static func makePool<Source: ConnectionPoolSource>(_ source: Source, perEventLoop: Int, logger: Logger)
+    private static func makePool<Source: ConnectionPoolSource>(_ source: Source, perEventLoop: Int, limits: QueryLimits, logger: Logger)
         -> EventLoopGroupConnectionPool<Source> {
-        // Waiting for a connection keeps AsyncKit's 10 s (a start-up under load needs it); it is
-        // short in practice because every statement ends by its deadline and `$regex` reads take
-        // turns, and a wait that does run out is answered as a timeout, not a 500.
-        EventLoopGroupConnectionPool(
-            source: source, maxConnectionsPerEventLoop: perEventLoop, pruneInterval: nil, logger: logger,
-            on: MultiThreadedEventLoopGroup.singleton
+        // Waiting for a connection: at least AsyncKit's 10 s (a start-up under load needs it), or
+        // the statement deadline when that is longer. Short in practice, because every statement
+        // ends by its deadline and `$regex` reads take turns; a wait that does run out is
+        // answered as a timeout, not a 500.
+        let wait = max(10, limits.timeout ?? 10)
+        return EventLoopGroupConnectionPool(
+            source: source, maxConnectionsPerEventLoop: perEventLoop, requestTimeout: .milliseconds(Int64(wait * 1000)),
+            pruneInterval: nil, logger: logger, on: MultiThreadedEventLoopGroup.singleton
         )
     }
 
@@ -156,16 +155,24 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         changeFeed.map { PostgresChangeFeed.events(configuration: $0.configuration, channel: $0.channel, logger: logger) }
     }
 
+    /// Whether this store is on PostgreSQL (backups then use PostgreSQL's own tools).
+    public var isPostgres: Bool {
+        if case .postgres = pool { return true }
+        return false
+    }
+
     public func close() async throws {
         switch pool {
-        case .sqlite(let pool): try await pool.shutdownAsync()
+        case .sqlite(let pool, let threads):
+            try await pool.shutdownAsync()
+            try await threads.shutdownGracefully()
         case .postgres(let pool): try await pool.shutdownAsync()
         }
     }
 
     func withDatabase<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         switch pool {
-        case .sqlite(let pool):
+        case .sqlite(let pool, _):
             do {
                 return try await pool.withConnection(logger: logger) { connection in
                     connection.eventLoop.makeFutureWithTask { try await body(connection.sql()) }
@@ -208,10 +215,14 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             // ON CONFLICT DO NOTHING + RETURNING tells a taken email apart from other
             // failures without parsing driver-specific constraint errors, and stays
             // correct when two sign-ups race.
+            // The first account of a new community is its administrator. (`WHERE 1 = 1` lets
+            // SQLite tell the SELECT's end from the ON CONFLICT clause.)
             let inserted = try await db.raw("""
-                INSERT INTO accounts (key, email, password_hash, first_name, last_name, created_at)
-                VALUES (\(bind: account.key), \(bind: account.email), \(bind: account.passwordHash),
-                        \(bind: account.firstName), \(bind: account.lastName), \(bind: ParseDate.string(from: account.createdAt)))
+                INSERT INTO accounts (key, email, password_hash, first_name, last_name, created_at, is_admin)
+                SELECT \(bind: account.key), \(bind: account.email), \(bind: account.passwordHash),
+                       \(bind: account.firstName), \(bind: account.lastName), \(bind: ParseDate.string(from: account.createdAt)),
+                       CASE WHEN \(bind: account.isAdmin) OR NOT EXISTS (SELECT 1 FROM accounts) THEN 1 ELSE 0 END
+                WHERE 1 = 1
                 ON CONFLICT (email) DO NOTHING RETURNING key
                 """).all()
             if inserted.isEmpty { throw StorageError.emailTaken }
@@ -239,14 +250,16 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         }
     }
 
-    private static func account(from row: any SQLRow) throws -> Account {
+    static func account(from row: any SQLRow) throws -> Account {
         Account(
             key: try row.decode(column: "key", as: String.self),
             email: try row.decode(column: "email", as: String.self),
             passwordHash: try row.decode(column: "password_hash", as: String.self),
             firstName: try row.decode(column: "first_name", as: String.self),
             lastName: try row.decode(column: "last_name", as: String.self),
-            createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast
+            createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast,
+            isAdmin: try row.decode(column: "is_admin", as: Int.self) != 0,
+            disabledAt: try row.decode(column: "disabled_at", as: String?.self).flatMap(ParseDate.date(from:))
         )
     }
 
@@ -265,9 +278,13 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     public func session(id: String, now: Date) async throws -> Session? {
         let nowText = ParseDate.string(from: now)
         return try await withDatabase { db in
-            guard let row = try await db.raw(
-                "SELECT * FROM sessions WHERE id = \(bind: SessionToken.digest(id)) AND expires_at > \(bind: nowText)"
-            ).first() else { return nil }
+            // A disabled account's sessions are deleted when it is disabled; the join makes sure
+            // one created by a login racing that moment is dead too.
+            guard let row = try await db.raw("""
+                SELECT sessions.* FROM sessions JOIN accounts ON accounts.key = sessions.account_key
+                WHERE sessions.id = \(bind: SessionToken.digest(id)) AND sessions.expires_at > \(bind: nowText)
+                  AND accounts.disabled_at IS NULL
+                """).first() else { return nil }
             return Session(
                 id: id,
                 accountKey: try row.decode(column: "account_key", as: String.self),
@@ -309,7 +326,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     private func locations(_ query: LocationQuery, deadline: UInt64) async throws -> [StudentInformation] {
-        var sql: SQLQueryString = "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE "
+        var sql: SQLQueryString = "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE \(unsafeRaw: Self.visible) AND "
             + filters.render(query.filter, deadline: deadline)
         var orderTerms: [SQLQueryString] = query.sort.map { "\(ident: $0.field.column) \(unsafeRaw: $0.descending ? "DESC" : "ASC")" }
         // A stable tie-breaker keeps limit/skip pages from overlapping or skipping rows.
@@ -327,12 +344,17 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         }
     }
 
+    /// Posts a moderator hid, or whose author is disabled, are gone for every reader and writer
+    /// (the author learns why from their notices); only moderation queries see them.
+    static let visible = "hidden_at IS NULL AND owner_disabled = 0"
+
     /// What a list query selects, in the order `PostgresSupport.locations` decodes it.
     static let locationColumns = "object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
 
     public func countLocations(_ filter: LocationFilter) async throws -> Int {
         try await read(filter) { deadline in
-            let statement: SQLQueryString = "SELECT COUNT(*) AS n FROM student_locations WHERE " + self.filters.render(filter, deadline: deadline)
+            let statement: SQLQueryString = "SELECT COUNT(*) AS n FROM student_locations WHERE \(unsafeRaw: Self.visible) AND "
+                + self.filters.render(filter, deadline: deadline)
             return try await self.withDatabase { db in
                 try await db.raw(statement).first()?.decode(column: "n", as: Int.self) ?? 0
             }
@@ -341,7 +363,9 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
 
     public func location(objectId: String) async throws -> StoredLocation? {
         try await withDatabase { db in
-            guard let row = try await db.raw("SELECT * FROM student_locations WHERE object_id = \(bind: objectId)").first() else {
+            guard let row = try await db.raw(
+                "SELECT * FROM student_locations WHERE object_id = \(bind: objectId) AND \(unsafeRaw: Self.visible)"
+            ).first() else {
                 return nil
             }
             return StoredLocation(record: try Self.location(from: row), ownerKey: try row.decode(column: "owner_key", as: String?.self))
@@ -374,7 +398,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         set(.latitude, patch.latitude)
         set(.longitude, patch.longitude)
         let statement: SQLQueryString = "UPDATE student_locations SET " + assignments.joined(separator: ", ")
-            + " WHERE object_id = \(bind: objectId) RETURNING *"
+            + " WHERE object_id = \(bind: objectId) AND \(unsafeRaw: Self.visible) RETURNING *"
         return try await withDatabase { db in
             try await db.raw(statement).first().map(Self.location(from:))
         }
@@ -383,11 +407,13 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     @discardableResult
     public func deleteLocation(objectId: String) async throws -> Bool {
         try await withDatabase { db in
-            try await !db.raw("DELETE FROM student_locations WHERE object_id = \(bind: objectId) RETURNING object_id").all().isEmpty
+            // SQLite does not enforce the reports' foreign key, so they go first by hand.
+            try await db.raw("DELETE FROM location_reports WHERE object_id = \(bind: objectId)").run()
+            return try await !db.raw("DELETE FROM student_locations WHERE object_id = \(bind: objectId) RETURNING object_id").all().isEmpty
         }
     }
 
-    private static func location(from row: any SQLRow) throws -> StudentInformation {
+    static func location(from row: any SQLRow) throws -> StudentInformation {
         StudentInformation(
             objectId: try row.decode(column: "object_id", as: String.self),
             uniqueKey: try row.decode(column: "unique_key", as: String.self),

@@ -7,7 +7,8 @@ struct OnTheMapCommand: AsyncParsableCommand {
         commandName: "onthemap",
         abstract: "Where is everybody: the OnTheMap server and its command-line client.",
         subcommands: [ServeCommand.self, CopyDatabaseCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self,
-                      StudentsCommand.self, PostCommand.self, OpenCommand.self]
+                      StudentsCommand.self, PostCommand.self, OpenCommand.self,
+                      AdminCommand.self, BackupCommand.self, RestoreCommand.self, ExportCommand.self]
     )
 
     /// As argument-parser's, except that a usage mistake exits 1 (a user error, like every

@@ -69,10 +69,14 @@ struct ServeCommand: AsyncParsableCommand {
     var passwordHashingThreads: Int?
     @Option(help: "Logins and sign-ups that may wait for a hashing thread; more get 503. [env: ONTHEMAP_PASSWORD_HASHING_QUEUE] (default: 32)")
     var passwordHashingQueue: Int?
+    @Option(help: "Token a Prometheus scraper must send as Authorization: Bearer <token> for /metrics. [env: ONTHEMAP_METRICS_TOKEN] (default: none, /metrics is open)")
+    var metricsToken: String?
     @Option(help: "bcrypt work factor for new password hashes, 4 to 31; lower it only for tests and fuzzing. [env: ONTHEMAP_BCRYPT_COST] (default: 12)")
     var bcryptCost: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: LOG_LEVEL] (default: info)")
     var logLevel: String?
+    @Option(help: "Log lines as text, or json (one object a line, for log collectors). [env: ONTHEMAP_LOG_FORMAT] (default: text)")
+    var logFormat: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -165,6 +169,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.passwordHashingQueue = try count(
             passwordHashingQueue, "ONTHEMAP_PASSWORD_HASHING_QUEUE", "The password hashing queue", minimum: 0
         ) ?? configuration.passwordHashingQueue
+        configuration.metricsToken = setting(metricsToken, "ONTHEMAP_METRICS_TOKEN")
         // Let the connection cap, not the kernel's open-file limit, decide when to refuse.
         FileDescriptorLimit.raiseToHardLimit()
         if let text = setting(bcryptCost.map(String.init), "ONTHEMAP_BCRYPT_COST") {
@@ -174,7 +179,12 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.bcryptCost = value
         }
 
-        var logger = Logger(label: "onthemap")
+        var logger: Logger
+        switch setting(logFormat, "ONTHEMAP_LOG_FORMAT")?.lowercased() ?? "text" {
+        case "text": logger = Logger(label: "onthemap")
+        case "json": logger = Logger(label: "onthemap") { JSONLogHandler(label: $0) }
+        case let other: throw ValidationError("Unknown log format '\(other)': use text or json.")
+        }
         let levelText = setting(logLevel, "LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
             throw ValidationError("Unknown log level '\(levelText)'.")

@@ -1,7 +1,9 @@
 import Testing
 @testable import Geocoding
 
-@Suite("Accuracy suite (Resources/accuracy-suite.tsv)")
+// Serialized: hundreds of CPU-bound lookups at once would hold every thread of the shared
+// cooperative pool, and the database and server suites running beside them would starve.
+@Suite("Accuracy suite (Resources/accuracy-suite.tsv)", .serialized)
 struct AccuracySuiteTests {
     static let cases: [AccuracyCase] = (try? AccuracySuite.bundled()) ?? []
 

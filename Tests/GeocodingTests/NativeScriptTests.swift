@@ -3,7 +3,7 @@ import Testing
 
 /// Names in their own script (GeoNames alternate names), folded for case, accents and
 /// character width. Expected points are the cities' well-known centres.
-@Suite("Native scripts")
+@Suite("Native scripts", .serialized)
 struct NativeScriptTests {
     static let cases = AccuracySuiteTests.cases.filter { $0.category == "script" }
 
@@ -19,7 +19,7 @@ struct NativeScriptTests {
     }
 }
 
-@Suite("Type-ahead with typos, scripts and postcodes")
+@Suite("Type-ahead with typos, scripts and postcodes", .serialized)
 struct SuggestTests {
     let g = Fixture.gazetteer
 

@@ -3,7 +3,7 @@ import Testing
 
 /// Postal codes alone or with their city. Expected points are the centres of the cities
 /// (or districts) the codes belong to, so the tolerance allows for a code's own area.
-@Suite("Postcodes")
+@Suite("Postcodes", .serialized)
 struct PostcodeTests {
     static let cases = AccuracySuiteTests.cases.filter { $0.category == "postcode" }
 

@@ -3,7 +3,7 @@ import Testing
 
 /// Misspelt names (letters swapped, missing, doubled or wrong) still find the place;
 /// expected points are the cities' well-known centres.
-@Suite("Typo tolerance")
+@Suite("Typo tolerance", .serialized)
 struct TypoToleranceTests {
     static let cases = AccuracySuiteTests.cases.filter { $0.category == "typo" }
 

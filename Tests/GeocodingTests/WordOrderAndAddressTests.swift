@@ -3,7 +3,7 @@ import Testing
 
 /// Qualifiers without commas, and street addresses that give their city (house and
 /// street skipped, state and postcode used to choose between same-named cities).
-@Suite("Free word order and addresses")
+@Suite("Free word order and addresses", .serialized)
 struct WordOrderAndAddressTests {
     static let qualifiedWithoutCommas = AccuracySuiteTests.cases.filter { $0.category == "wordorder" }
 

@@ -185,7 +185,7 @@ struct StoreContractTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-mode-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("db.sqlite").path
-        let store = try await SQLStore.open(url: "sqlite://" + path, logger: TestDatabases.logger("test"))
+        let store = try await SQLStore.open(url: "sqlite://" + path, limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         try await store.createAccount(Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
         func mode(_ file: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as! Int }
         #expect(try mode(path) == 0o600)
@@ -194,7 +194,7 @@ struct StoreContractTests {
         try await store.close()
         // A file an older version left world-readable is tightened on the next start.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
-        try await SQLStore.open(url: "sqlite://" + path, logger: TestDatabases.logger("test")).close()
+        try await SQLStore.open(url: "sqlite://" + path, limits: Backend.generousLimits, logger: TestDatabases.logger("test")).close()
         #expect(try mode(path) == 0o600)
     }
 
@@ -252,10 +252,10 @@ struct StoreContractTests {
     @Test("reopening a database keeps its data and does not re-run migrations", arguments: Backend.available)
     func reopen(backend: Backend) async throws {
         let database = try backend.freshDatabase()
-        let first = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: TestDatabases.logger("test"))
+        let first = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         try await first.insertLocation(record("kept"))
         try await first.close()
-        let second = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: TestDatabases.logger("test"))
+        let second = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         #expect(try await second.location(objectId: "kept") != nil)
         try await second.close()
         await database.cleanup()
@@ -270,7 +270,7 @@ struct StoreContractTests {
             for _ in 0..<4 {
                 group.addTask {
                     do {
-                        return .success(try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), logger: TestDatabases.logger("test")))
+                        return .success(try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test")))
                     } catch {
                         return .failure(error)
                     }
@@ -293,7 +293,7 @@ struct StoreContractTests {
     @Test("a whole database copies from SQLite into an empty one, once", arguments: Backend.available)
     func copyDatabase(backend: Backend) async throws {
         let source = try Backend.sqlite.freshDatabase()
-        let from = try await SQLStore.open(url: source.url, dataDirectory: NSTemporaryDirectory(), logger: TestDatabases.logger("test"))
+        let from = try await SQLStore.open(url: source.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         try await from.createAccount(Account(key: "1000000001", email: "a@b.co", passwordHash: "hash", firstName: "Ada", lastName: "L", createdAt: now))
         try await from.createSession(Session(id: "s1", accountKey: "1000000001", createdAt: now, expiresAt: now.addingTimeInterval(60)))
@@ -312,16 +312,23 @@ struct StoreContractTests {
         _ = try await from.markPhotoFailed(id: photo.id, reason: "timed out", at: now)
 
         let target = try backend.freshDatabase()
-        let to = try await SQLStore.open(url: target.url, dataDirectory: NSTemporaryDirectory(), logger: TestDatabases.logger("test"))
+        let to = try await SQLStore.open(url: target.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         try await from.rememberDevice(digest: "device-digest", accountKey: "1000000001", now: now)
+        #expect(try await from.report(objectId: "loc00001", reporterKey: "1000000001", reason: "spam", now: now) == .reported)
+        #expect(try await from.setHidden(objectId: "loc00002", true, reason: "ads", moderatorKey: "1000000001", now: now))
+        try await from.createPasswordReset(token: "reset-token", accountKey: "1000000001", now: now, expiresAt: now.addingTimeInterval(60))
         let copied = try await DatabaseCopy.copy(from: from, to: to)
-        #expect(copied.map(\.table) == ["accounts", "sessions", "login_devices", "student_locations", "pins", "photos", "album_states"])
-        #expect(copied.map(\.rows) == [1, 1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1])
+        #expect(copied.map(\.table) == ["accounts", "sessions", "login_devices", "student_locations", "location_reports", "moderation_actions",
+                                        "password_resets", "pins", "photos", "album_states"])
+        #expect(copied.map(\.rows) == [1, 1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1, 1, 1, 1])
+        #expect(try await to.account(key: "1000000001")?.isAdmin == true)
+        #expect(try await to.moderatedLocation(objectId: "loc00002")?.hiddenReason == "ads")
+        #expect(try await to.passwordResetAccount(token: "reset-token", now: now) == "1000000001")
         #expect(try await to.isKnownDevice(digest: "device-digest", accountKey: "1000000001"))
 
         #expect(try await to.account(email: "a@b.co")?.passwordHash == "hash")
         #expect(try await to.session(id: "s1", now: now)?.accountKey == "1000000001")
-        #expect(try await to.countLocations(.always) == DatabaseCopy.pageSize + 7)
+        #expect(try await to.countLocations(.always) == DatabaseCopy.pageSize + 6)
         #expect(try await to.location(objectId: "loc00000")?.ownerKey == nil)
         #expect(try await to.location(objectId: "loc00505")?.record == from.location(objectId: "loc00505")?.record)
         #expect(try await to.pins(ownerKey: "1000000001") == [pin])
@@ -330,7 +337,7 @@ struct StoreContractTests {
 
         // Never into a database that holds data: nothing is merged, nothing changes.
         await #expect(throws: StorageError.destinationNotEmpty("accounts")) { try await DatabaseCopy.copy(from: from, to: to) }
-        #expect(try await to.countLocations(.always) == DatabaseCopy.pageSize + 7)
+        #expect(try await to.countLocations(.always) == DatabaseCopy.pageSize + 6)
         try await from.close()
         try await to.close()
         await source.cleanup()
@@ -419,18 +426,18 @@ struct StoreContractTests {
     @Test("the database URL decides the backend; bad ones are clear errors that hide passwords")
     func databaseURLs() async throws {
         await #expect(throws: StorageError.unsupportedDatabaseURL("mysql://me:***@host/db")) {
-            try await SQLStore.open(url: "mysql://me:secret@host/db", logger: TestDatabases.logger("test"))
+            try await SQLStore.open(url: "mysql://me:secret@host/db", limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         }
         await #expect(throws: StorageError.invalidDatabaseURL("postgres://me:***@host/db?schema=Bad-Name",
                                                              "schema must be lower-case letters, digits and _, at most 63 characters")) {
-            try await SQLStore.open(url: "postgres://me:secret@host/db?schema=Bad-Name", logger: TestDatabases.logger("test"))
+            try await SQLStore.open(url: "postgres://me:secret@host/db?schema=Bad-Name", limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         }
         await #expect(throws: StorageError.invalidDatabaseURL("postgres:///db", "expected postgres://user[:password]@host[:port]/database")) {
-            try await SQLStore.open(url: "postgres:///db", logger: TestDatabases.logger("test"))
+            try await SQLStore.open(url: "postgres:///db", limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         }
         // Nothing listens on port 1: the error says which database, without its password.
         let unreachable = await #expect(throws: StorageError.self) {
-            try await SQLStore.open(url: "postgres://me:secret@127.0.0.1:1/db?sslmode=disable", logger: TestDatabases.logger("test"))
+            try await SQLStore.open(url: "postgres://me:secret@127.0.0.1:1/db?sslmode=disable", limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         }
         guard case .databaseUnavailable(let url, let reason)? = unreachable else {
             Issue.record("expected databaseUnavailable, got \(String(describing: unreachable))")
@@ -445,16 +452,22 @@ struct StoreContractTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-sync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         func synchronous(_ query: String) async throws -> Int? {
-            let store = try await SQLStore.open(url: "sqlite://" + directory.appendingPathComponent("db.sqlite").path + query, logger: TestDatabases.logger("test"))
-            let value = try await store.withDatabase { db in try await db.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self) }
-            try await store.close()
-            return value
+            let store = try await SQLStore.open(url: "sqlite://" + directory.appendingPathComponent("db.sqlite").path + query,
+                                                limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
+            do {
+                let value = try await store.withDatabase { db in try await db.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self) }
+                try await store.close()
+                return value
+            } catch {
+                try? await store.close()  // an open pool must not be dropped
+                throw error
+            }
         }
         #expect(try await synchronous("") == 2, "FULL")
         #expect(try await synchronous("?synchronous=NORMAL") == 1)
         let path = "sqlite://" + directory.appendingPathComponent("db.sqlite").path + "?synchronous=off"
         await #expect(throws: StorageError.invalidDatabaseURL(path, "the only SQLite setting is synchronous=full or synchronous=normal")) {
-            try await SQLStore.open(url: path, logger: TestDatabases.logger("test"))
+            try await SQLStore.open(url: path, limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         }
     }
 
@@ -467,6 +480,86 @@ struct StoreContractTests {
             case .postgres:
                 await #expect(throws: StorageError.unstorableText) { try await store.account(key: "a\u{0}b") }
             }
+        }
+    }
+}
+
+@Suite("Moderation storage contract")
+struct ModerationContractTests {
+    static let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    static func account(_ key: String, _ email: String) -> Account {
+        Account(key: key, email: email, passwordHash: "hash", firstName: "F", lastName: "L", createdAt: now)
+    }
+
+    @Test("the first account is the administrator; hidden and disabled authors' posts vanish from every read", arguments: Backend.available)
+    func visibility(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createAccount(Self.account("1000000001", "admin@x.co"))
+            try await store.createAccount(Self.account("1000000002", "sam@x.co"))
+            #expect(try await store.account(key: "1000000001")?.isAdmin == true)
+            #expect(try await store.account(key: "1000000002")?.isAdmin == false)
+            for (id, owner) in [("a", "1000000001"), ("b", "1000000002"), ("c", "1000000002")] {
+                var location = record(id)
+                location.ownerKey = owner
+                try await store.insertLocation(location)
+            }
+            try await store.createSession(Session(id: "sam-session", accountKey: "1000000002", createdAt: Self.now, expiresAt: Self.now.addingTimeInterval(3600)))
+            #expect(try await store.setHidden(objectId: "a", true, reason: "ads", moderatorKey: nil, now: Self.now))
+            #expect(try await store.countLocations(.always) == 2)
+            #expect(try await store.location(objectId: "a") == nil)
+            #expect(try await store.updateLocation(objectId: "a", patch: LocationPatch(mapString: "x"), updatedAt: Self.now) == nil)
+            #expect(try await store.report(objectId: "a", reporterKey: "1000000002", reason: "x", now: Self.now) == .notFound)
+
+            #expect(try await store.setDisabled(accountKey: "1000000002", true, now: Self.now) == 1)
+            #expect(try await store.locations(LocationQuery()).isEmpty)
+            #expect(try await store.session(id: "sam-session", now: Self.now) == nil)
+            #expect(try await store.account(key: "1000000002")?.disabledAt != nil)
+            #expect(try await store.setDisabled(accountKey: "nobody", true, now: Self.now) == nil)
+            let newest = try await store.moderationList(.newest, limit: 10)
+            #expect(Set(newest.map(\.record.objectId)) == ["a", "b", "c"])
+            #expect(newest.first { $0.record.objectId == "b" }?.ownerDisabled == true)
+
+            #expect(try await store.setDisabled(accountKey: "1000000002", false, now: Self.now) == 0)
+            #expect(try await store.setHidden(objectId: "a", false, reason: "ok", moderatorKey: nil, now: Self.now.addingTimeInterval(1)))
+            #expect(try await store.countLocations(.always) == 3)
+            #expect(try await store.moderationNotices(accountKey: "1000000001", limit: 10).map(\.action) == [.unhide, .hide])
+        }
+    }
+
+    @Test("reports: one per reporter and post, counted; a moderator's delete keeps a notice", arguments: Backend.available)
+    func reports(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createAccount(Self.account("1000000001", "admin@x.co"))
+            try await store.createAccount(Self.account("1000000002", "sam@x.co"))
+            var location = record("a")
+            location.ownerKey = "1000000002"
+            try await store.insertLocation(location)
+            #expect(try await store.report(objectId: "a", reporterKey: "1000000001", reason: "spam", now: Self.now) == .reported)
+            #expect(try await store.report(objectId: "a", reporterKey: "1000000001", reason: "spam", now: Self.now) == .alreadyReported)
+            #expect(try await store.reportCount(reporterKey: "1000000001", since: Self.now.addingTimeInterval(-1)) == 1)
+            #expect(try await store.moderationList(.reported, limit: 10).first?.reportReasons == ["spam"])
+            #expect(try await store.moderatorDelete(objectId: "a", reason: "gone", moderatorKey: "1000000001", now: Self.now))
+            #expect(try await !store.moderatorDelete(objectId: "a", reason: "gone", moderatorKey: "1000000001", now: Self.now))
+            #expect(try await store.moderationList(.reported, limit: 10).isEmpty)
+            let notice = try await store.moderationNotices(accountKey: "1000000002", limit: 10).first
+            #expect(notice?.action == .delete)
+            #expect(notice?.reason == "gone")
+        }
+    }
+
+    @Test("reset tokens: stored as digests, spent once, dead after expiry", arguments: Backend.available)
+    func resets(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createAccount(Self.account("1000000001", "admin@x.co"))
+            try await store.createPasswordReset(token: "t1", accountKey: "1000000001", now: Self.now, expiresAt: Self.now.addingTimeInterval(60))
+            #expect(try await store.passwordResetAccount(token: "t1", now: Self.now.addingTimeInterval(61)) == nil)
+            #expect(try await store.consumePasswordReset(token: "t1", now: Self.now.addingTimeInterval(61)) == nil)
+            async let first = store.consumePasswordReset(token: "t1", now: Self.now)
+            async let second = store.consumePasswordReset(token: "t1", now: Self.now)
+            let winners = [try await first, try await second].compactMap { $0 }
+            #expect(winners == ["1000000001"], "exactly one use wins")
+            #expect(try await store.passwordResetAccount(token: "t1", now: Self.now) == nil)
         }
     }
 }

@@ -9,7 +9,7 @@ struct PhotoProviderTests {
         try await PhotoStub.run { stub in
             let fetcher = HTTPFetcher()
             defer { fetcher.shutdown() }
-            let flickr = FlickrProvider(apiKey: "k", baseURL: URL(string: stub.flickrURL)!, fetcher: fetcher, timeout: 2)
+            let flickr = FlickrProvider(apiKey: "k", baseURL: URL(string: stub.flickrURL)!, fetcher: fetcher, timeout: 15)
             let page = try await flickr.search(PhotoSearch(latitude: 1, longitude: 2, perPage: 21, page: 5))
             #expect(page.page == 5 && page.pages == 5 && page.total == 105 && page.photos.count == 21)
             #expect(page.photos.first?.imageURL.absoluteString == "\(stub.baseURL)/img/f5-0.jpg")
@@ -56,7 +56,7 @@ struct PhotoProviderTests {
         try await PhotoStub.run { stub in
             let fetcher = HTTPFetcher()
             defer { fetcher.shutdown() }
-            let commons = WikimediaProvider(baseURL: URL(string: stub.wikimediaURL)!, fetcher: fetcher, timeout: 2)
+            let commons = WikimediaProvider(baseURL: URL(string: stub.wikimediaURL)!, fetcher: fetcher, timeout: 15)
             let third = try await commons.search(PhotoSearch(latitude: 1, longitude: 2, perPage: 21, page: 3))
             #expect(third.total == 45 && third.pages == 3 && third.photos.count == 3)
             #expect(third.photos.map(\.remoteID) == ["1042", "1043", "1044"])

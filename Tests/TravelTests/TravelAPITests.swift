@@ -118,7 +118,7 @@ struct TravelAPITests {
 
     @Test("A provider failure is a clear error and keeps every kept photo")
     func providerFailureKeepsPhotos() async throws {
-        try await withTravelServer { context in
+        try await withTravelServer({ $0.photoRequestTimeout = 4 }) { context in
             let user = try await context.client.signUp()
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
             let before = try await context.client.settledAlbum(user, pinID)
@@ -150,7 +150,7 @@ struct TravelAPITests {
             #expect(photoFiles(in: context.dataDirectory) == filesBefore)
 
             // Slow provider: the deadline turns into the same kind of error.
-            context.stub.update { $0.searchFailure = nil; $0.searchDelay = .seconds(3) }
+            context.stub.update { $0.searchFailure = nil; $0.searchDelay = .seconds(8) }
             try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
                 #expect(response.status == .badGateway)
                 #expect(try (response.object["error"] as? [String: Any])?["code"] as? String == "provider_unavailable")

@@ -62,6 +62,10 @@ struct SessionController: Sendable {
             context.logger.info("login failed", metadata: ["email_known": "\(account != nil)"])
             throw UdacityError.invalidCredentials
         }
+        // Told only to someone who knows the password, so it reveals nothing to a guesser.
+        guard account.disabledAt == nil else {
+            throw UdacityError(status: 403, "This account has been disabled by the community's administrator.")
+        }
         try await throttle.recordSuccess(subjects)
         let now = Date()
         let session = Session(

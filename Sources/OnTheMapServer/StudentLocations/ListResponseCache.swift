@@ -21,11 +21,13 @@ final class ListResponseCache: Sendable {
     static let maximumEntries = 512
     static let maximumBytes = 32 * 1024 * 1024
     private let state: Mutex<State>
+    private let metrics: ServerMetrics?
 
     /// `suspended`: start without caching until `resume()`, for a cache that may only
-    /// serve while it hears about other servers' writes.
-    init(suspended: Bool = false) {
+    /// serve while it hears about other servers' writes. `metrics` counts hits and misses.
+    init(suspended: Bool = false, metrics: ServerMetrics? = nil) {
         state = Mutex(State(suspended: suspended))
+        self.metrics = metrics
     }
 
     /// The current generation; pass it back to `store` so an answer computed before a
@@ -33,7 +35,9 @@ final class ListResponseCache: Sendable {
     var generation: UInt64 { state.withLock { $0.generation } }
 
     func response(for key: String) -> ByteBuffer? {
-        state.withLock { $0.suspended ? nil : $0.entries[key] }
+        let hit = state.withLock { $0.suspended ? nil : $0.entries[key] }
+        (hit == nil ? metrics?.listCacheMisses : metrics?.listCacheHits)?.increment()
+        return hit
     }
 
     func store(_ body: ByteBuffer, for key: String, computedAt generation: UInt64) {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import PhotoAlbums
 import ServiceLifecycle
@@ -33,6 +34,9 @@ final class AlbumService: Service, Sendable {
     let events: AlbumEvents
     let photosPerAlbum: Int
     let logger: Logger
+    /// Counts downloads and failures for `/metrics` (nil in benchmarks).
+    var metrics: ServerMetrics? { metricsBox.withLock { $0 } }
+    let metricsBox = Mutex<ServerMetrics?>(nil)
     private let jobs: AsyncStream<Job>
     private let queue: AsyncStream<Job>.Continuation
     private let serializer = KeyedSerializer()
@@ -237,6 +241,7 @@ final class AlbumService: Service, Sendable {
             let path = try store.photoFiles.write(image.data, pinID: photo.pinID, photoID: photo.id, fileExtension: image.format.fileExtension)
             let stored = StoredImage(filePath: path, contentType: image.format.contentType, byteCount: image.data.count,
                                      contentHash: ContentHash.fnv1a(image.data))
+            metrics?.photoDownloads.increment()
             if let ready = try await store.markPhotoReady(id: photo.id, image: stored, at: Date()) {
                 events.publish(.photo(ready), pinID: photo.pinID)
             }
@@ -246,6 +251,7 @@ final class AlbumService: Service, Sendable {
         } catch {
             let reason = String(describing: error)
             logger.debug("photo download failed", metadata: ["photo": "\(photo.id)", "reason": "\(reason)"])
+            metrics?.photoFailures.increment()
             if let failed = try? await store.markPhotoFailed(id: photo.id, reason: reason, at: Date()) {
                 events.publish(.photo(failed), pinID: photo.pinID)
             }

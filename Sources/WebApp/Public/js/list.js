@@ -21,7 +21,11 @@ export function studentRow(location, now = Date.now()) {
   const body = href
     ? el('a', { class: 'row', href, target: '_blank', rel: 'noopener noreferrer', title: `Open ${href}` }, [avatar, main])
     : el('div', { class: 'row no-link' }, [avatar, main]);
-  return el('li', { class: 'student', dataset: { objectId: location.objectId || '' } }, [body]);
+  // Handled by moderation.js; outside the link so it does not open it.
+  const report = location.objectId
+    ? el('button', { class: 'report-button text-button', type: 'button', title: 'Report this post', dataset: { reportId: location.objectId }, text: 'Report' })
+    : null;
+  return el('li', { class: 'student', dataset: { objectId: location.objectId || '' } }, [body, report]);
 }
 
 export class LocationList {

@@ -10,6 +10,7 @@ import { addLocation } from './addLocation.js';
 import { AccountDialog } from './account.js';
 import { logOut } from './session.js';
 import { LiveUpdates } from './live.js';
+import { moderationSignedIn, setUpReporting } from './moderation.js';
 
 const $ = (id) => document.getElementById(id);
 const TABS = ['map', 'list', 'search', 'travel'];
@@ -28,6 +29,7 @@ function showMain(tab) {
   $('main-scene').hidden = false;
   selectTab(tab);
   loadStudentsOnce();
+  moderationSignedIn();
 }
 
 function selectTab(tab) {
@@ -121,6 +123,7 @@ function start() {
   $('account-button').addEventListener('click', () => accountDialog.open());
   $('refresh-button').addEventListener('click', () => refresh());
   $('add-location-button').addEventListener('click', addLocation);
+  setUpReporting();
   startRouting(route);
 }
 

@@ -1,0 +1,302 @@
+import Foundation
+import Hummingbird
+import OnTheMapModels
+import Storage
+
+/// The host's tools on our own API (errors as `{"error":{"code","message"}}`):
+/// administrators list accounts, disable, enable and promote them, make password-reset links,
+/// and hide, show or delete any post with a reason its author sees; every student can report
+/// a post and read what moderators did to theirs (`GET /api/account`).
+struct ModerationController: Sendable {
+    let store: any OnTheMapStore
+    let configuration: Configuration
+    let cache: ListResponseCache?
+
+    /// Reports one account may make in `reportWindow`, so reporting cannot flood the list.
+    static let reportsPerWindow = 20
+    static let reportWindow: TimeInterval = 3600
+    static let maximumReasonLength = 500
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.get("account", use: account)
+        group.post("locations/:objectId/report", use: report)
+        group.get("admin/users", use: users)
+        group.post("admin/users/:key/disable") { try await self.setDisabled(true, $0, $1) }
+        group.post("admin/users/:key/enable") { try await self.setDisabled(false, $0, $1) }
+        group.post("admin/users/:key/promote", use: promote)
+        group.post("admin/users/:key/reset-link", use: resetLink)
+        group.get("admin/moderation", use: moderationList)
+        group.post("admin/locations/:objectId/hide") { try await self.setHidden(true, $0, $1) }
+        group.post("admin/locations/:objectId/unhide") { try await self.setHidden(false, $0, $1) }
+        group.delete("admin/locations/:objectId", use: deleteLocation)
+    }
+
+    // MARK: Every student
+
+    /// `GET /api/account`: who I am, whether I moderate, and what moderators did to my posts.
+    @Sendable func account(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try await requireAccount(request, message: "Log in to see your account.")
+        let notices = try await store.moderationNotices(accountKey: me.key, limit: 20)
+        return try JSONResponse.make(AccountView(
+            account: .init(key: me.key, email: me.email, firstName: me.firstName, lastName: me.lastName, isAdmin: me.isAdmin),
+            notices: notices.map(NoticeView.init)
+        ))
+    }
+
+    /// `POST /api/locations/:objectId/report` `{"reason"}`: once per post and student.
+    @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try await requireAccount(request, message: "Log in to report a post.")
+        let reason = try await self.reason(request)
+        let objectId = context.parameters.get("objectId") ?? ""
+        let since = Date().addingTimeInterval(-Self.reportWindow)
+        guard try await store.reportCount(reporterKey: me.key, since: since) < Self.reportsPerWindow else {
+            throw RetryLater(APIError(.tooManyRequests, "rate_limited",
+                                      "You have reported \(Self.reportsPerWindow) posts this hour; try again later."), after: 600)
+        }
+        switch try await store.report(objectId: objectId, reporterKey: me.key, reason: reason, now: Date()) {
+        case .notFound: throw Self.locationNotFound
+        case .alreadyReported: return try JSONResponse.make(["reported": true, "already_reported": true])
+        case .reported:
+            context.logger.notice("post reported", metadata: ["object_id": "\(objectId)", "reporter": "\(me.key)"])
+            return try JSONResponse.make(["reported": true, "already_reported": false], status: .created)
+        }
+    }
+
+    // MARK: Administrators
+
+    /// `GET /api/admin/users`
+    @Sendable func users(_ request: Request, context: AppRequestContext) async throws -> Response {
+        _ = try await requireAdmin(request)
+        let summaries = try await store.accountSummaries()
+        return try JSONResponse.make(["users": summaries.map(UserView.init)])
+    }
+
+    @Sendable func setDisabled(_ disabled: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let admin = try await requireAdmin(request)
+        let key = context.parameters.get("key") ?? ""
+        guard !(disabled && key == admin.key) else {
+            throw APIError(.badRequest, "cannot_disable_self", "You cannot disable your own account.")
+        }
+        guard let ended = try await store.setDisabled(accountKey: key, disabled, now: Date()) else { throw Self.accountNotFound }
+        cache?.invalidate()
+        context.logger.notice(disabled ? "account disabled" : "account enabled",
+                              metadata: ["account": "\(key)", "by": "\(admin.key)", "sessions_ended": "\(ended)"])
+        return try JSONResponse.make(DisableView(key: key, disabled: disabled, endedSessions: ended))
+    }
+
+    /// `POST /api/admin/users/:key/promote`: makes another administrator.
+    @Sendable func promote(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let admin = try await requireAdmin(request)
+        let key = context.parameters.get("key") ?? ""
+        guard try await store.setAdmin(accountKey: key, true) else { throw Self.accountNotFound }
+        context.logger.notice("account promoted", metadata: ["account": "\(key)", "by": "\(admin.key)"])
+        return try JSONResponse.make(PromoteView(key: key, isAdmin: true))
+    }
+
+    /// `POST /api/admin/users/:key/reset-link`: a one-time link for a student who forgot
+    /// their password, handed over by the administrator (no e-mail server needed).
+    @Sendable func resetLink(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let admin = try await requireAdmin(request)
+        let key = context.parameters.get("key") ?? ""
+        guard try await store.account(key: key) != nil else { throw Self.accountNotFound }
+        let origin = configuration.publicOrigin ?? request.head.authority.map { "http\(context.isHTTPS ? "s" : "")://\($0)" } ?? ""
+        let link = try await PasswordResetLinks.create(for: key, store: store, origin: origin)
+        context.logger.notice("reset link created", metadata: ["account": "\(key)", "by": "\(admin.key)"])
+        return try JSONResponse.make(ResetLinkView(url: link.url, expiresAt: ParseDate.string(from: link.expiresAt)), status: .created)
+    }
+
+    /// `GET /api/admin/moderation?view=newest|reported&limit=N`
+    @Sendable func moderationList(_ request: Request, context: AppRequestContext) async throws -> Response {
+        _ = try await requireAdmin(request)
+        let query = request.uri.queryParameters
+        let viewText = query["view"].map(String.init) ?? "newest"
+        guard let view = ModerationView(rawValue: viewText) else {
+            throw APIError(.badRequest, "invalid_view", "view must be newest or reported.")
+        }
+        var limit = 50
+        if let text = query["limit"] {
+            guard let value = Int(text), (1...500).contains(value) else {
+                throw APIError(.badRequest, "invalid_limit", "limit must be a whole number from 1 to 500.")
+            }
+            limit = value
+        }
+        let locations = try await store.moderationList(view, limit: limit)
+        return try JSONResponse.make(ModerationListView(view: view.rawValue, locations: locations.map(ModeratedView.init)))
+    }
+
+    @Sendable func setHidden(_ hidden: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let admin = try await requireAdmin(request)
+        // Showing a post again needs no reason; one given is kept in the author's notices.
+        let reason: String
+        if hidden {
+            reason = try await self.reason(request)
+        } else {
+            reason = (try? await self.reason(request)) ?? "Shown again by a moderator."
+        }
+        let objectId = context.parameters.get("objectId") ?? ""
+        guard try await store.setHidden(objectId: objectId, hidden, reason: reason, moderatorKey: admin.key, now: Date()) else {
+            throw Self.locationNotFound
+        }
+        cache?.invalidate()
+        context.logger.notice(hidden ? "post hidden" : "post shown", metadata: ["object_id": "\(objectId)", "by": "\(admin.key)"])
+        guard let location = try await store.moderatedLocation(objectId: objectId) else { throw Self.locationNotFound }
+        return try JSONResponse.make(ModeratedView(location))
+    }
+
+    /// `DELETE /api/admin/locations/:objectId` `{"reason"}`
+    @Sendable func deleteLocation(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let admin = try await requireAdmin(request)
+        let reason = try await self.reason(request)
+        let objectId = context.parameters.get("objectId") ?? ""
+        guard try await store.moderatorDelete(objectId: objectId, reason: reason, moderatorKey: admin.key, now: Date()) else {
+            throw Self.locationNotFound
+        }
+        cache?.invalidate()
+        context.logger.notice("post deleted by moderator", metadata: ["object_id": "\(objectId)", "by": "\(admin.key)"])
+        return try JSONResponse.make(["deleted": true])
+    }
+
+    // MARK: Checks
+
+    static let locationNotFound = APIError(.notFound, "not_found", "There is no such post.")
+    static let accountNotFound = APIError(.notFound, "not_found", "There is no such account.")
+
+    private func requireAccount(_ request: Request, message: String) async throws -> Account {
+        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request),
+              let account = try await store.account(key: session.accountKey)
+        else { throw APIError(.unauthorized, "not_logged_in", message) }
+        return account
+    }
+
+    /// Every administrator route checks this first, before reading the body or the target.
+    private func requireAdmin(_ request: Request) async throws -> Account {
+        let account = try await requireAccount(request, message: "Log in as an administrator.")
+        guard account.isAdmin else {
+            throw APIError(.forbidden, "forbidden", "Only the community's administrators may do this.")
+        }
+        return account
+    }
+
+    /// `{"reason": "..."}`: what the author (or the administrator) is told.
+    private func reason(_ request: Request) async throws -> String {
+        let body = try await request.collectBody(limit: configuration.maxBodySize) { APIError.tooLarge }
+        guard let form = try? JSONDecoder().decode(ReasonRequest.self, from: body) else {
+            throw APIError(.badRequest, "invalid_body", "Send a JSON object with a reason (a string).")
+        }
+        let reason = form.reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !reason.isEmpty, reason.count <= Self.maximumReasonLength, TextRules.isDisplaySafe(reason) else {
+            throw APIError(.badRequest, "invalid_reason",
+                           "Give a reason of 1 to \(Self.maximumReasonLength) characters on one line, without control characters.")
+        }
+        return reason
+    }
+}
+
+// MARK: Wire shapes
+
+struct ReasonRequest: Decodable {
+    let reason: String
+}
+
+struct AccountView: Encodable {
+    struct Me: Encodable {
+        let key, email, firstName, lastName: String
+        let isAdmin: Bool
+        enum CodingKeys: String, CodingKey {
+            case key, email, firstName = "first_name", lastName = "last_name", isAdmin = "is_admin"
+        }
+    }
+    let account: Me
+    let notices: [NoticeView]
+}
+
+struct NoticeView: Encodable {
+    let action: String
+    let objectId: String?
+    let mapString: String?
+    let reason: String
+    let createdAt: String
+
+    init(_ notice: ModerationNotice) {
+        action = notice.action.rawValue
+        objectId = notice.objectId
+        mapString = notice.mapString
+        reason = notice.reason
+        createdAt = ParseDate.string(from: notice.createdAt)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case action, objectId = "object_id", mapString = "map_string", reason, createdAt = "created_at"
+    }
+}
+
+struct UserView: Encodable {
+    let key, email, firstName, lastName, createdAt: String
+    let isAdmin, disabled: Bool
+    let locationCount: Int
+
+    init(_ summary: AccountSummary) {
+        let account = summary.account
+        key = account.key
+        email = account.email
+        firstName = account.firstName
+        lastName = account.lastName
+        createdAt = ParseDate.string(from: account.createdAt)
+        isAdmin = account.isAdmin
+        disabled = account.disabledAt != nil
+        locationCount = summary.locationCount
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case key, email, firstName = "first_name", lastName = "last_name", createdAt = "created_at"
+        case isAdmin = "is_admin", disabled, locationCount = "location_count"
+    }
+}
+
+struct DisableView: Encodable {
+    let key: String
+    let disabled: Bool
+    let endedSessions: Int
+    enum CodingKeys: String, CodingKey { case key, disabled, endedSessions = "ended_sessions" }
+}
+
+struct ResetLinkView: Encodable {
+    let url, expiresAt: String
+    enum CodingKeys: String, CodingKey { case url, expiresAt = "expires_at" }
+}
+
+struct ModeratedView: Encodable {
+    let location: StudentInformation
+    let ownerKey: String?
+    let hidden: Bool
+    let hiddenReason: String?
+    let ownerDisabled: Bool
+    let reportCount: Int
+    let reportReasons: [String]
+
+    init(_ moderated: ModeratedLocation) {
+        location = moderated.record
+        ownerKey = moderated.ownerKey
+        hidden = moderated.hiddenAt != nil
+        hiddenReason = moderated.hiddenReason
+        ownerDisabled = moderated.ownerDisabled
+        reportCount = moderated.reportCount
+        reportReasons = moderated.reportReasons
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case location, ownerKey = "owner_key", hidden, hiddenReason = "hidden_reason", ownerDisabled = "owner_disabled"
+        case reportCount = "report_count", reportReasons = "report_reasons"
+    }
+}
+
+struct ModerationListView: Encodable {
+    let view: String
+    let locations: [ModeratedView]
+}
+
+struct PromoteView: Encodable {
+    let key: String
+    let isAdmin: Bool
+    enum CodingKeys: String, CodingKey { case key, isAdmin = "is_admin" }
+}

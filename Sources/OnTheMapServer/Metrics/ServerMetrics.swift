@@ -1,0 +1,139 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Metrics
+// Only these two: Prometheus' own Counter and Gauge would shadow swift-metrics' ones.
+import class Prometheus.PrometheusCollectorRegistry
+import struct Prometheus.PrometheusMetricsFactory
+
+/// The server's metrics, recorded through swift-metrics and written in Prometheus' text
+/// format at `/metrics`. Each application has its own registry (no process-wide bootstrap),
+/// so several servers in one process, as in the tests, never mix their figures.
+public final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    let factory: PrometheusMetricsFactory
+    let listCacheHits: Counter
+    let listCacheMisses: Counter
+    let photoDownloads: Counter
+    let photoFailures: Counter
+    /// Sampled at each scrape: things the server already counts (album watchers).
+    private let samplers: [@Sendable () -> (name: String, value: Double)]
+
+    init(samplers: [@Sendable () -> (name: String, value: Double)] = []) {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Our routes answer in milliseconds; the long tail is slow geocoding or a login's bcrypt.
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5),
+        ]
+        self.factory = factory
+        listCacheHits = Counter(label: "onthemap_list_cache_hits_total", factory: factory)
+        listCacheMisses = Counter(label: "onthemap_list_cache_misses_total", factory: factory)
+        photoDownloads = Counter(label: "onthemap_album_photo_downloads_total", factory: factory)
+        photoFailures = Counter(label: "onthemap_album_photo_failures_total", factory: factory)
+        self.samplers = samplers
+    }
+
+    /// Counts one answered request and its duration, by route family (never by raw path, so
+    /// ids in paths cannot grow the number of series).
+    func recordRequest(path: String, method: HTTPRequest.Method, status: Int, duration: Duration) {
+        let family = Self.family(of: path)
+        Counter(label: "onthemap_http_requests_total",
+                dimensions: [("family", family), ("method", method.rawValue), ("status", String(status))], factory: factory).increment()
+        Metrics.Timer(label: "onthemap_http_request_duration_seconds", dimensions: [("family", family)], factory: factory)
+            .record(duration: duration)
+    }
+
+    /// The Prometheus text exposition of everything recorded so far.
+    func scrape() -> String {
+        for sampler in samplers {
+            let (name, value) = sampler()
+            Gauge(label: name, factory: factory).record(value)
+        }
+        return registry.emitToString()
+    }
+
+    /// A route family per feature: what a host wants to tell apart on a dashboard.
+    static func family(of path: String) -> String {
+        let parts = path.split(separator: "/", maxSplits: 3).map(String.init)
+        guard let first = parts.first else { return "web" }
+        let second = parts.count > 1 ? parts[1] : ""
+        switch first {
+        case "parse", "StudentLocation": return "student_locations"
+        case "health", "metrics": return first
+        case "openapi.json": return "docs"
+        case "api", "v1":
+            switch second {
+            case "session": return "sessions"
+            case "users", "account", "password-reset": return "accounts"
+            case "StudentLocation": return "student_locations"
+            case "geocode": return "geocode"
+            case "pins", "photos": return "travel"
+            case "admin", "locations": return "moderation"
+            default: return "other_api"
+            }
+        default: return "web"
+        }
+    }
+}
+
+/// Records every request's family, status and duration (the last middleware to see the
+/// answer, so error answers are counted with their real status).
+struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            metrics.recordRequest(path: request.uri.path, method: request.method, status: response.status.code,
+                                  duration: ContinuousClock.now - start)
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            metrics.recordRequest(path: request.uri.path, method: request.method, status: status, duration: ContinuousClock.now - start)
+            throw error
+        }
+    }
+}
+
+/// `GET /metrics`, behind `Authorization: Bearer <token>` when `--metrics-token` is set.
+struct MetricsRoute: Sendable {
+    let metrics: ServerMetrics
+    let token: String?
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("metrics") { request, _ -> Response in
+            if let token, !token.isEmpty {
+                let given = request.headers[.authorization] ?? ""
+                guard Self.constantTimeEqual(given, "Bearer " + token) else { throw MetricsUnauthorized() }
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: .init(string: metrics.scrape())))
+        }
+    }
+
+    /// Compares without stopping at the first difference, so timing does not reveal the token.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for index in 0..<max(x.count, y.count) {
+            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
+        }
+        return difference == 0
+    }
+}
+
+/// 401 in our API's error format, with the challenge a scraper expects.
+struct MetricsUnauthorized: HTTPResponseError {
+    var status: HTTPResponse.Status { .unauthorized }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = try APIError(.unauthorized, "unauthorized", "Send Authorization: Bearer <the metrics token>.")
+            .response(from: request, context: context)
+        response.headers[.wwwAuthenticate] = "Bearer"
+        return response
+    }
+}

@@ -1,0 +1,272 @@
+// Running a community from the browser: every student can report a post (the "Report"
+// button on list rows) and is told when a moderator hid or deleted theirs; administrators
+// get a Moderation dialog (reported and newest posts, accounts) from the top bar.
+import { ApiError } from './api.js';
+import { state } from './state.js';
+import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure } from './ui.js';
+
+const $ = (id) => document.getElementById(id);
+
+/** One call to our own API (errors as {"error":{"code","message"}}), as api.js makes them. */
+async function call(path, { method = 'GET', body } = {}) {
+  const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError('network', 'Cannot reach the server.');
+  }
+  const json = await response.json().catch(() => null);
+  if (!response.ok) {
+    const kind = response.status >= 500 ? 'server' : response.status === 401 || response.status === 403 ? 'auth'
+      : response.status === 404 ? 'notFound' : 'client';
+    throw new ApiError(kind, json?.error?.message || `The server answered ${response.status}.`, response.status, json?.error?.code);
+  }
+  return json;
+}
+
+const NOTICE_WORDS = { hide: 'hid', delete: 'deleted', unhide: 'showed again' };
+
+/** Asks for a reason in a small dialog; resolves to the text, or null when cancelled. */
+function askReason(title, placeholder) {
+  return new Promise((resolve) => {
+    const input = el('input', { id: 'reason-input', type: 'text', maxlength: '500', placeholder, required: true, autocomplete: 'off' });
+    const error = el('p', { class: 'form-error', role: 'alert', hidden: true });
+    const cancel = el('button', { class: 'button secondary', type: 'button', text: 'Cancel' });
+    const ok = el('button', { id: 'reason-ok', class: 'button primary', type: 'submit', text: 'OK' });
+    const form = el('form', { class: 'reason-form', method: 'dialog', novalidate: true }, [
+      el('h2', { class: 'sheet-title', text: title }),
+      el('label', { class: 'field' }, [el('span', { class: 'field-label', text: 'Reason' }), input]),
+      error,
+      el('div', { class: 'reason-actions' }, [cancel, ok]),
+    ]);
+    const dialog = el('dialog', { class: 'alert reason-dialog', 'aria-label': title }, [form]);
+    document.body.append(dialog);
+    const finish = (value) => { dialog.close(); dialog.remove(); resolve(value); };
+    cancel.addEventListener('click', () => finish(null));
+    dialog.addEventListener('cancel', (event) => { event.preventDefault(); finish(null); });
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const text = input.value.trim();
+      if (!text) {
+        error.textContent = 'Say why, in a few words.';
+        error.hidden = false;
+        input.focus();
+        return;
+      }
+      finish(text);
+    });
+    dialog.showModal();
+    input.focus();
+  });
+}
+
+async function report(objectId) {
+  const reason = await askReason('Report this post', 'Spam, offensive, not a student…');
+  if (!reason) return;
+  try {
+    const answer = await call(`/api/locations/${encodeURIComponent(objectId)}/report`, { method: 'POST', body: { reason } });
+    showAlert('Reported', answer.already_reported ? 'You had already reported this post.' : 'Thank you: an administrator will look at it.');
+  } catch (error) {
+    showAlert('Reporting Failed', error.message);
+  }
+}
+
+/** Tells the author, once each, what moderators did to their posts. */
+function showNewNotices(account, notices) {
+  const key = `onthemap.noticesSeen.${account.key}`;
+  const seen = localStorage.getItem(key) || '';
+  const fresh = notices.filter((notice) => notice.created_at > seen && notice.action !== 'unhide');
+  if (fresh.length === 0) return;
+  localStorage.setItem(key, notices[0].created_at);
+  const lines = fresh.map((notice) =>
+    `A moderator ${NOTICE_WORDS[notice.action] || notice.action} your post${notice.map_string ? ` at ${notice.map_string}` : ''}: ${notice.reason}`);
+  showAlert('From the Moderators', lines.join('\n'));
+}
+
+class ModerationDialog {
+  constructor() {
+    this.view = 'reported';
+    this.rows = el('ol', { id: 'moderation-list', class: 'moderation-list' });
+    this.status = el('p', { id: 'moderation-status', class: 'moderation-status', role: 'status' });
+    const close = el('button', { id: 'moderation-close', class: 'text-button', type: 'button', text: 'Close' });
+    this.tabs = el('div', { class: 'moderation-tabs', role: 'tablist' },
+      [['reported', 'Reported'], ['newest', 'Newest'], ['accounts', 'Accounts']].map(([view, label]) =>
+        el('button', { class: 'moderation-tab', type: 'button', role: 'tab', dataset: { view }, id: `moderation-tab-${view}`, text: label })));
+    this.dialog = el('dialog', { id: 'moderation', class: 'sheet moderation-sheet', 'aria-labelledby': 'moderation-title' }, [
+      el('header', { class: 'sheet-bar' }, [close, el('h2', { id: 'moderation-title', class: 'sheet-title', text: 'Moderation' }), el('span')]),
+      this.tabs, this.status, this.rows,
+    ]);
+    document.body.append(this.dialog);
+    close.addEventListener('click', () => this.dialog.close());
+    this.tabs.addEventListener('click', (event) => {
+      const tab = event.target.closest('[data-view]');
+      if (tab) this.show(tab.dataset.view);
+    });
+  }
+
+  open() {
+    this.dialog.showModal();
+    this.show(this.view);
+  }
+
+  async show(view) {
+    this.view = view;
+    for (const tab of this.tabs.children) tab.setAttribute('aria-selected', String(tab.dataset.view === view));
+    this.status.textContent = 'Loading…';
+    try {
+      if (view === 'accounts') {
+        const { users } = await call('/api/admin/users');
+        this.rows.replaceChildren(...users.map((user) => this.userRow(user)));
+        this.status.textContent = `${users.length} account${users.length === 1 ? '' : 's'}`;
+      } else {
+        const { locations } = await call(`/api/admin/moderation?view=${view}&limit=100`);
+        this.rows.replaceChildren(...locations.map((item) => this.postRow(item)));
+        this.status.textContent = locations.length ? '' : (view === 'reported' ? 'No reported posts.' : 'No posts yet.');
+      }
+    } catch (error) {
+      this.status.textContent = describeFailure(error, 'Loading the moderation list');
+    }
+  }
+
+  postRow(item) {
+    const post = item.location;
+    const href = safeURL(post.mediaURL);
+    const badges = [];
+    if (item.hidden) badges.push(el('span', { class: 'badge hidden-badge', text: `Hidden: ${item.hidden_reason || ''}` }));
+    if (item.owner_disabled) badges.push(el('span', { class: 'badge', text: 'Author disabled' }));
+    if (item.report_count) {
+      badges.push(el('span', { class: 'badge report-badge',
+        text: `${item.report_count} report${item.report_count === 1 ? '' : 's'}: ${item.report_reasons.join('; ')}` }));
+    }
+    const button = (label, action, extra = '') =>
+      el('button', { class: `button small ${extra}`, type: 'button', text: label, dataset: { action } });
+    const actions = el('div', { class: 'moderation-actions' }, [
+      item.hidden ? button('Show', 'unhide') : button('Hide', 'hide'),
+      button('Delete', 'delete', 'danger'),
+      item.owner_key ? (item.owner_disabled ? button('Enable author', 'enable') : button('Disable author', 'disable', 'danger')) : null,
+    ]);
+    const row = el('li', { class: 'moderation-row', dataset: { objectId: post.objectId } }, [
+      el('div', { class: 'moderation-who' }, [
+        el('strong', { text: fullName(post) }),
+        el('span', { text: ` · ${post.mapString} · ${href ? linkHost(href) : 'no link'} · posted ${timeAgo(post.createdAt)}` }),
+      ]),
+      badges.length ? el('div', { class: 'moderation-badges' }, badges) : null,
+      actions,
+    ]);
+    actions.addEventListener('click', (event) => {
+      const action = event.target.closest('[data-action]')?.dataset.action;
+      if (action) this.act(action, item);
+    });
+    return row;
+  }
+
+  userRow(user) {
+    const me = user.key === state.account?.key;
+    const actions = el('div', { class: 'moderation-actions' }, [
+      me ? null : el('button', { class: `button small ${user.disabled ? '' : 'danger'}`, type: 'button',
+        text: user.disabled ? 'Enable' : 'Disable', dataset: { action: user.disabled ? 'enable' : 'disable' } }),
+      el('button', { class: 'button small', type: 'button', text: 'Reset link', dataset: { action: 'reset' } }),
+    ]);
+    const row = el('li', { class: 'moderation-row', dataset: { key: user.key } }, [
+      el('div', { class: 'moderation-who' }, [
+        el('strong', { text: `${user.first_name} ${user.last_name}` }),
+        el('span', { text: ` · ${user.email} · ${user.location_count} post${user.location_count === 1 ? '' : 's'}` }),
+      ]),
+      el('div', { class: 'moderation-badges' }, [
+        user.is_admin ? el('span', { class: 'badge', text: 'Administrator' }) : null,
+        user.disabled ? el('span', { class: 'badge hidden-badge', text: 'Disabled' }) : null,
+      ]),
+      actions,
+    ]);
+    actions.addEventListener('click', (event) => {
+      const action = event.target.closest('[data-action]')?.dataset.action;
+      if (action) this.actOnUser(action, user, row);
+    });
+    return row;
+  }
+
+  async act(action, item) {
+    const id = encodeURIComponent(item.location.objectId);
+    try {
+      if (action === 'hide' || action === 'delete') {
+        const reason = await askReason(action === 'hide' ? 'Hide this post' : 'Delete this post', 'The author will see this reason');
+        if (!reason) return;
+        if (action === 'hide') await call(`/api/admin/locations/${id}/hide`, { method: 'POST', body: { reason } });
+        else await call(`/api/admin/locations/${id}`, { method: 'DELETE', body: { reason } });
+      } else if (action === 'unhide') {
+        await call(`/api/admin/locations/${id}/unhide`, { method: 'POST' });
+      } else {
+        await this.setDisabled(item.owner_key, action === 'disable');
+      }
+      await this.show(this.view);
+    } catch (error) {
+      showAlert('Moderation Failed', error.message);
+    }
+  }
+
+  async actOnUser(action, user, row) {
+    try {
+      if (action === 'reset') {
+        const link = await call(`/api/admin/users/${encodeURIComponent(user.key)}/reset-link`, { method: 'POST' });
+        const field = el('input', { class: 'reset-link', type: 'text', readonly: true, value: link.url, 'aria-label': 'Reset link' });
+        row.querySelector('.reset-link')?.remove();
+        row.append(field);
+        field.select();
+        return;
+      }
+      await this.setDisabled(user.key, action === 'disable');
+      await this.show(this.view);
+    } catch (error) {
+      showAlert('Moderation Failed', error.message);
+    }
+  }
+
+  async setDisabled(key, disable) {
+    if (disable) {
+      const sure = await confirmAction('Disable This Account?',
+        'Its sessions end now, it cannot log in, and its posts are hidden until you enable it again.', 'Disable');
+      if (!sure) return;
+    }
+    await call(`/api/admin/users/${encodeURIComponent(key)}/${disable ? 'disable' : 'enable'}`, { method: 'POST' });
+  }
+}
+
+let checkedFor = null;
+let dialog = null;
+
+/** Call whenever the signed-in scene shows: once per account, learns the role and notices. */
+export async function moderationSignedIn() {
+  const account = state.account;
+  if (!account || checkedFor === account.key) return;
+  checkedFor = account.key;
+  $('moderation-button')?.remove();
+  try {
+    const me = await call('/api/account');
+    showNewNotices(me.account, me.notices || []);
+    if (!me.account.is_admin) return;
+    const button = el('button', { id: 'moderation-button', class: 'bar-button text-button', type: 'button', text: 'Moderate' });
+    button.addEventListener('click', () => {
+      dialog ??= new ModerationDialog();
+      dialog.open();
+    });
+    $('account-button').before(button);
+  } catch {
+    checkedFor = null;  // try again next time the scene shows
+  }
+}
+
+/** Report buttons live on list rows (`data-report-id`); one listener serves them all. */
+export function setUpReporting() {
+  document.addEventListener('click', (event) => {
+    const button = event.target.closest('[data-report-id]');
+    if (!button) return;
+    event.preventDefault();
+    event.stopPropagation();
+    report(button.dataset.reportId);
+  });
+}
