@@ -18,7 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PYTHON=${PYTHON:-python3}
-if ! $PYTHON -c "import selenium, pytest" 2>/dev/null || \
+if ! $PYTHON -c "import selenium, pytest, axe_playwright_python" 2>/dev/null || \
    [ "$($PYTHON -c 'import selenium; print(selenium.__version__)')" != "$(sed -n 's/^selenium==//p' Tests/E2E/requirements.txt)" ]; then
     $PYTHON -m pip install -q --disable-pip-version-check -r Tests/E2E/requirements.txt
 fi
@@ -29,4 +29,9 @@ if [ ! -x "$ONTHEMAP_BIN" ]; then
     exit 2
 fi
 mkdir -p test-output/screenshots
-exec $PYTHON -m pytest Tests/E2E -p no:cacheprovider --junitxml=test-output/e2e-junit.xml "$@"
+# Test files named on the command line run alone; otherwise the whole suite.
+targets=(Tests/E2E)
+for argument in "$@"; do
+    case "$argument" in Tests/E2E/*) targets=() ;; esac
+done
+exec $PYTHON -m pytest "${targets[@]}" -p no:cacheprovider --junitxml=test-output/e2e-junit.xml "$@"

@@ -80,7 +80,7 @@ export class StudentMap {
     this.icon = pinIcon();
     this.ownIcon = pinIcon('own');
     // Markers share their defaults through the prototype, so building 100,000 stays cheap.
-    this.Marker = L.Marker.extend({ options: { icon: this.icon, keyboard: true } });
+    this.Marker = L.Marker.extend({ options: { icon: this.icon, keyboard: true }, onAdd: labelledOnAdd });
     this.markersByObjectId = new Map();
     this.markerCount = 0;
     this.clusters.on('click', (event) => this.openPopup(event.layer));
@@ -178,6 +178,27 @@ export class StudentMap {
   }
 }
 
+/** Leaflet gives a focusable marker a title but no role: screen readers would hear
+ *  "group". Named buttons say who is there (the name is set when a marker is drawn). */
+function labelledOnAdd(map) {
+  L.Marker.prototype.onAdd.call(this, map);
+  nameMarker(this.getElement(), this.options.title);
+}
+
+export function nameMarker(element, name) {
+  if (!element) return;
+  element.setAttribute('role', 'button');
+  element.setAttribute('aria-label', name);
+}
+
+const ClusterIcon = L.DivIcon.extend({
+  createIcon(oldIcon) {
+    const element = L.DivIcon.prototype.createIcon.call(this, oldIcon);
+    nameMarker(element, this.options.label);
+    return element;
+  },
+});
+
 function afterPaint(value) {
   return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(value))));
 }
@@ -193,9 +214,10 @@ function clusterIcon(cluster) {
   const size = count < 10 ? 'small' : count < 100 ? 'medium' : count < 1000 ? 'large' : 'huge';
   const label = count < 10000 ? String(count) : `${Math.round(count / 1000)}k`;
   const dimension = { small: 34, medium: 40, large: 46, huge: 54 }[size];
-  return L.divIcon({
-    html: `<span>${label}</span>`,
+  return new ClusterIcon({
+    html: `<span aria-hidden="true">${label}</span>`,
     className: `cluster cluster-${size}`,
     iconSize: [dimension, dimension],
+    label: `${count.toLocaleString()} students here; zoom in`,
   });
 }

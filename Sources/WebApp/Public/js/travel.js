@@ -2,7 +2,7 @@
 // a pin that follows the pointer until released; clicking a pin opens its photo album.
 import * as api from './api.js';
 import { el, showAlert, describeFailure } from './ui.js';
-import { addBaseLayers, mapOptions } from './map.js';
+import { addBaseLayers, mapOptions, nameMarker } from './map.js';
 import { AlbumPanel, formatCoordinates } from './album.js';
 
 const L = window.L;
@@ -178,7 +178,7 @@ export class TravelTab {
     if (!element) return;
     element.dataset.pinId = marker.pinId || '';
     const pin = this.pins.get(marker.pinId);
-    element.setAttribute('aria-label', pin ? `Open the album of ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}` : 'New pin');
+    nameMarker(element, pin ? `Open the album of ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}` : 'New pin');
     element.classList.toggle('selected', Boolean(marker.pinId) && marker.pinId === this.album.pinId && this.album.isOpen);
   }
 
