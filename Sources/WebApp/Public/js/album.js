@@ -39,8 +39,8 @@ function plural(count, one, many = `${one}s`) {
 }
 
 export class AlbumPanel {
-  /** onPinDeleted(id) is called when the pin is deleted here or elsewhere; onClose() when
-   *  the panel closes. */
+  /** onPinDeleted(id) is called when the pin is deleted here or elsewhere; onClose(pinId,
+   *  hadFocus) when the panel closes (hadFocus: the focus was inside it). */
   constructor({ onPinDeleted, onClose }) {
     this.onPinDeleted = onPinDeleted;
     this.onClose = onClose;
@@ -71,11 +71,12 @@ export class AlbumPanel {
       const button = event.target.closest('.photo-button');
       if (button) this.removePhoto(button.closest('.photo').dataset.id);
     });
-    this.panel.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape' && !document.querySelector('dialog[open]')) {
-        event.stopPropagation();
-        this.close();
-      }
+    // On the document: a button that is busy (disabled) has dropped the focus to the body.
+    document.addEventListener('keydown', (event) => {
+      if (event.key !== 'Escape' || !this.isOpen || document.querySelector('dialog[open]')) return;
+      if (!this.panel.contains(document.activeElement) && document.activeElement !== document.body) return;
+      event.stopPropagation();
+      this.close();
     });
   }
 
@@ -134,12 +135,15 @@ export class AlbumPanel {
 
   close() {
     if (!this.isOpen) return;
+    const active = document.activeElement;
+    const hadFocus = this.panel.contains(active) || !active || active === document.body;
+    const pinId = this.pinId;
     this.generation += 1;
     this.stopStream();
     this.panel.hidden = true;
     delete this.panel.dataset.pinId;
     const onClose = this.onClose;
-    if (onClose) onClose();
+    if (onClose) onClose(pinId, hadFocus);
   }
 
   /** Forgets everything (logging out). */
@@ -526,7 +530,14 @@ export class AlbumPanel {
         return;
       }
     }
+    // The focus was on the removed photo: it moves to the one that takes its place.
+    const hadFocus = tile.contains(document.activeElement);
+    const index = this.photos.findIndex((p) => p.id === id);
     this.dropPhoto(id);
+    if (hadFocus) {
+      const next = this.grid.children[Math.min(index, this.grid.children.length - 1)];
+      (next ? next.firstElementChild : this.newButton).focus();
+    }
   }
 
   async retryPhoto(id) {

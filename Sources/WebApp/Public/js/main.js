@@ -12,6 +12,9 @@ import { logOut } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 const TABS = ['map', 'list', 'search', 'travel'];
+/** A pointer chose the Search tab: its field takes the focus. From the keyboard the focus
+ *  stays on the tabs, so the arrow keys keep moving between them. */
+let focusSearchField = true;
 
 function route() {
   const path = location.hash.replace(/^#\/?/, '');
@@ -44,7 +47,8 @@ function selectTab(tab) {
   if (state.search) state.search.active = tab === 'search';
   if (tab === 'map' && state.map) state.map.invalidateSize();
   if (tab === 'list' && state.list) state.list.fillIfVisible();
-  if (tab === 'search') $('search-input').focus({ preventScroll: true });
+  if (tab === 'search' && focusSearchField) $('search-input').focus({ preventScroll: true });
+  focusSearchField = true;
   $('main-scene').dataset.tab = tab;
   if (tab === 'travel') ensureTravel().show();
   else if (state.travel) state.travel.hide();
@@ -75,12 +79,15 @@ function setUpTabs() {
   const tabs = $('tabs');
   tabs.addEventListener('click', (event) => {
     const button = event.target.closest('[data-tab]');
-    if (button) go(button.dataset.tab);
+    if (!button) return;
+    focusSearchField = event.detail > 0;
+    go(button.dataset.tab);
   });
   tabs.addEventListener('keydown', (event) => {
     if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
     const index = TABS.indexOf(state.tab);
     const next = TABS[(index + (event.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
+    focusSearchField = false;
     go(next);
     $(`tab-${next}`).focus();
   });

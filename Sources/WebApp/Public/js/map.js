@@ -83,11 +83,18 @@ export class StudentMap {
     this.Marker = L.Marker.extend({ options: { icon: this.icon, keyboard: true }, onAdd: labelledOnAdd });
     this.markersByObjectId = new Map();
     this.markerCount = 0;
-    this.clusters.on('click', (event) => this.openPopup(event.layer));
+    this.clusters.on('click', (event) => {
+      this.openPopup(event.layer);
+      // Opened with Enter: the link gets the focus, or Tab would walk every other pin first.
+      const key = event.originalEvent && event.originalEvent.detail === 0;
+      const card = key && this.popup.getElement() && this.popup.getElement().querySelector('.popup-card');
+      if (card) card.focus();
+    });
     const showZoom = () => { container.dataset.zoom = String(this.map.getZoom()); };
     this.map.on('zoomend', showZoom);
     showZoom();
     this.map.addLayer(this.clusters);
+    clickMarkersWithKeys(container);
     this.popup = L.popup({ maxWidth: 280, minWidth: 180, autoPanPadding: [24, 24] });
   }
 
@@ -176,6 +183,17 @@ export class StudentMap {
   invalidateSize() {
     this.map.invalidateSize();
   }
+}
+
+/** Enter or Space on a focused marker clicks it, as on a button (Leaflet itself only opens
+ *  a popup bound to the marker). */
+export function clickMarkersWithKeys(container) {
+  container.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' && event.key !== ' ') return;
+    if (!event.target.classList.contains('leaflet-marker-icon')) return;
+    event.preventDefault();
+    event.target.click();
+  });
 }
 
 /** Leaflet gives a focusable marker a title but no role: screen readers would hear

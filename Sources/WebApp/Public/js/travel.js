@@ -2,7 +2,7 @@
 // a pin that follows the pointer until released; clicking a pin opens its photo album.
 import * as api from './api.js';
 import { el, showAlert, describeFailure } from './ui.js';
-import { addBaseLayers, mapOptions, nameMarker } from './map.js';
+import { addBaseLayers, mapOptions, nameMarker, clickMarkersWithKeys } from './map.js';
 import { AlbumPanel, formatCoordinates } from './album.js';
 
 const L = window.L;
@@ -39,7 +39,14 @@ export class TravelTab {
     this.toastTimer = null;
     this.album = new AlbumPanel({
       onPinDeleted: (id, message) => this.forgetPin(id, message),
-      onClose: () => this.select(null),
+      onClose: (pinId, hadFocus) => {
+        this.select(null);
+        // A keyboard user goes back to the pin the album belongs to (or the map).
+        if (hadFocus) {
+          const marker = this.markers.get(pinId);
+          ((marker && marker.getElement()) || this.container).focus({ preventScroll: true });
+        }
+      },
     });
   }
 
@@ -95,6 +102,7 @@ export class TravelTab {
           this.container.dataset.basemap = 'ready';
         });
         this.listenForHolds(map);
+        clickMarkersWithKeys(this.container);
         return map;
       })();
     }
@@ -261,6 +269,12 @@ export class TravelTab {
   listenForHolds(map) {
     const container = this.container;
     container.addEventListener('pointerdown', (event) => this.onPointerDown(event), true);
+    // The keyboard's press and hold: Enter (or Space) on the map drops a pin at its centre.
+    container.addEventListener('keydown', (event) => {
+      if (event.target !== container || (event.key !== 'Enter' && event.key !== ' ')) return;
+      event.preventDefault();
+      this.dropAtCentre();
+    });
     container.addEventListener('contextmenu', (event) => {
       // A long touch opens the browser's menu; here it drops a pin instead.
       if (this.hold || this.drag || event.pointerType === 'touch') event.preventDefault();
@@ -380,6 +394,13 @@ export class TravelTab {
     this.container.classList.remove('dropping');
     if (drag.pinId) this.movePin(drag, cancelled);
     else this.savePin(drag.marker);
+  }
+
+  dropAtCentre() {
+    if (!this.map || this.drag || this.hold) return;
+    const marker = L.marker(this.map.getCenter(), { icon: travelIcon(), keyboard: false, interactive: false, zIndexOffset: 2000 });
+    marker.addTo(this.map);
+    this.savePin(marker);
   }
 
   /** A picked-up pin was let go: PATCH its new place (the server fetches its album again). */
