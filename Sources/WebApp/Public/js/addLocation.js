@@ -6,6 +6,7 @@ import { el, safeURL, setBusy, showAlert, confirmAction, describeFailure } from 
 import { addBaseLayers, mapOptions, pinIcon } from './map.js';
 import { state, loadWorld } from './state.js';
 import { refreshAll } from './students.js';
+import { refuseWhileOffline } from './connection.js';
 
 const L = window.L;
 const $ = (id) => document.getElementById(id);
@@ -17,6 +18,7 @@ let sheet = null;
 export async function addLocation() {
   const button = $('add-location-button');
   if (button.disabled) return;
+  if (await refuseWhileOffline('Posting your location')) return;
   button.disabled = true;
   let existing = null;
   try {
@@ -260,6 +262,7 @@ class AddLocationSheet {
       latitude: Number(result.latitude),
       longitude: Number(result.longitude),
     };
+    if (await refuseWhileOffline('Posting your location')) return;
     setBusy(this.finishButton, true, 'Saving…');
     try {
       let objectId;

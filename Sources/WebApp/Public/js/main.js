@@ -9,6 +9,7 @@ import { TravelTab } from './travel.js';
 import { addLocation } from './addLocation.js';
 import { AccountDialog } from './account.js';
 import { logOut } from './session.js';
+import { onConnectionChange } from './connection.js';
 
 const $ = (id) => document.getElementById(id);
 const TABS = ['map', 'list', 'search', 'travel'];
@@ -109,6 +110,26 @@ function start() {
   $('refresh-button').addEventListener('click', () => refresh());
   $('add-location-button').addEventListener('click', addLocation);
   startRouting(route);
+  startServiceWorker();
+  // Back online: show what changed meanwhile.
+  onConnectionChange((offline) => {
+    if (!offline && state.account && !$('main-scene').hidden) refreshAll();
+  });
+}
+
+/** Registers sw.js, which keeps the app and the last data for offline use. */
+function startServiceWorker() {
+  if (!('serviceWorker' in navigator)) return;
+  const controlled = Boolean(navigator.serviceWorker.controller);
+  navigator.serviceWorker.register('/sw.js').catch(() => {
+    // No offline copy (a plain-http host that is not localhost, say); the app works as before.
+  });
+  // On the very first visit the data was loaded before the worker could keep it: load it
+  // again through the worker so that the next visit opens offline too.
+  navigator.serviceWorker.addEventListener('controllerchange', () => {
+    if (controlled || !state.account || $('main-scene').hidden) return;
+    (state.refreshing || Promise.resolve()).then(() => refreshAll());
+  });
 }
 
 start();

@@ -21,6 +21,10 @@ export async function logOut() {
 /** Forgets the account and everything shown for it, then shows the login scene. */
 export function leaveSession() {
   saveAccount(null);
+  // The service worker forgets the data it kept for this account (sw.js).
+  if (navigator.serviceWorker && navigator.serviceWorker.controller) {
+    navigator.serviceWorker.controller.postMessage({ type: 'logged-out' });
+  }
   clearStudents();
   if (state.travel) state.travel.reset();
   go('login');

@@ -4,6 +4,7 @@ import * as api from './api.js';
 import { el, showAlert, describeFailure } from './ui.js';
 import { addBaseLayers, mapOptions, nameMarker, clickMarkersWithKeys } from './map.js';
 import { AlbumPanel, formatCoordinates } from './album.js';
+import { refuseWhileOffline } from './connection.js';
 
 const L = window.L;
 const $ = (id) => document.getElementById(id);
@@ -450,6 +451,10 @@ export class TravelTab {
     const at = marker.getLatLng();
     const wrapped = at.wrap();
     const generation = this.generation || 0;
+    if (await refuseWhileOffline('Dropping a pin')) {
+      marker.remove();
+      return;
+    }
     let pin;
     try {
       pin = await api.createPin(Number(wrapped.lat.toFixed(6)), Number(wrapped.lng.toFixed(6)));
