@@ -243,7 +243,7 @@ class AddLocationSheet {
     const dLat = Math.max(Number(span.latitudeDelta) || 0, 0.02);
     const dLng = Math.max(Number(span.longitudeDelta) || 0, 0.02);
     const bounds = L.latLngBounds([lat - dLat / 2, lng - dLng / 2], [lat + dLat / 2, lng + dLng / 2]);
-    this.previewMap.fitBounds(bounds, { maxZoom: this.config.tileURL ? 14 : 6, animate: false, padding: [16, 16] });
+    this.previewMap.fitBounds(bounds, { maxZoom: this.config.tileURL ? 14 : 10, animate: false, padding: [16, 16] });
     const container = $('preview-map');
     container.dataset.zoom = String(this.previewMap.getZoom());
     container.dataset.center = `${lat},${lng}`;

@@ -179,6 +179,16 @@ export async function fetchWorld() {
   }
 }
 
+/** Region and city names for the offline basemap's labels, or null when they cannot be had. */
+export async function fetchPlaces() {
+  try {
+    const response = await fetch('/places.json');
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function fetchConfig() {
   try {
     return (await call('/config.json')) || {};

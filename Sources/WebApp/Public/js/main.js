@@ -2,7 +2,7 @@
 import { state, loadWorld } from './state.js';
 import { startRouting, go } from './router.js';
 import { showLogin, setUpAuthForms } from './auth.js';
-import { loadStudentsOnce, mapTabLeft, refreshAll } from './students.js';
+import { loadStudentsOnce, mapTabLeft, refreshAll, showOnMap } from './students.js';
 import { LocationList } from './list.js';
 import { SearchTab } from './search.js';
 import { TravelTab } from './travel.js';
@@ -23,7 +23,10 @@ function route() {
     showLogin(path === 'signup' ? 'signup' : 'login');
     return;
   }
-  showMain(TABS.includes(path) ? path : 'map');
+  // `#/map@6.45,3.39,10`: a spot on the map (latitude, longitude, zoom), as a link can share.
+  const spot = /^map@(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?),(\d+(?:\.\d+)?)$/.exec(path);
+  showMain(spot ? 'map' : TABS.includes(path) ? path : 'map');
+  if (spot) showOnMap(Number(spot[1]), Number(spot[2]), Number(spot[3]));
 }
 
 function showMain(tab) {

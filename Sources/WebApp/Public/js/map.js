@@ -1,11 +1,13 @@
 // The map tab: an offline vector basemap (Natural Earth countries), an optional
 // OSM-style tile layer, and one clustered marker per student location.
 import { el, fullName, safeURL } from './ui.js';
+import { PlaceLabels } from './placeLabels.js';
 
 const L = window.L;
 
-/** Zoom limits: the 1:110m basemap has nothing to show past ~zoom 10; street tiles do. */
-const BASEMAP_MAX_ZOOM = 8;
+/** Zoom limits: past zoom 12 the offline basemap's outlines and city names show nothing
+ *  new; street tiles do. */
+const BASEMAP_MAX_ZOOM = 12;
 const TILES_MAX_ZOOM = 18;
 
 export function pinIcon(extraClass = '') {
@@ -31,7 +33,8 @@ export function addBaseLayers(map, config, world) {
       interactive: false,
       style: { color: '#b9c7b0', weight: 0.8, fillColor: '#eef2e6', fillOpacity: 1 },
     }).addTo(map);
-    map.attributionControl.addAttribution('Basemap: Natural Earth');
+    new PlaceLabels().addTo(map);
+    map.attributionControl.addAttribution('Basemap: Natural Earth; place names: GeoNames');
   }
 }
 

@@ -51,6 +51,13 @@ async function ensureMap() {
   return mapPromise;
 }
 
+/** Centres the student map on a spot (an address such as `#/map@6.45,3.39,10`). */
+export async function showOnMap(latitude, longitude, zoom) {
+  if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return;
+  const map = await ensureMap();
+  map.map.setView([latitude, longitude], zoom, { animate: false });
+}
+
 function setMapStatus(text, stateName) {
   const status = $('map-status');
   status.textContent = text;
