@@ -57,12 +57,21 @@ function render() {
     `You are offline. Showing what this device saved${when}. Posting needs a connection.`;
 }
 
-/** Before a write: offline, says plainly that it cannot be done now and returns true. */
+/** Before a write: when the device has no network, says plainly that it cannot be done
+ *  now and returns true. (A server that did not answer is tried again: that may pass.) */
 export async function refuseWhileOffline(what) {
-  if (!connection.offline) return false;
+  if (navigator.onLine) return false;
   await showAlert('You Are Offline',
     `${what} needs a connection to the server, so nothing was sent. Try again when you are back online.`);
   return true;
+}
+
+/** Tells the service worker to forget the answers it kept for the account (sw.js): on
+ *  logout, and on login in case the last student never logged out on this device. */
+export function forgetKeptData() {
+  if (navigator.serviceWorker && navigator.serviceWorker.controller) {
+    navigator.serviceWorker.controller.postMessage({ type: 'logged-out' });
+  }
 }
 
 window.addEventListener('online', () => set(false));

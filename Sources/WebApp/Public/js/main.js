@@ -1,21 +1,16 @@
-// On the Map in the browser: which scene each address shows, the tabs, and start-up.
-import { state, loadWorld } from './state.js';
-import { startRouting, go } from './router.js';
+// On the Map in the browser: which scene each address shows, and start-up (tabs.js has the
+// tabs, connection.js and sw.js the offline side).
+import { state } from './state.js';
+import { startRouting } from './router.js';
 import { showLogin, setUpAuthForms } from './auth.js';
-import { loadStudentsOnce, mapTabLeft, refreshAll, showOnMap } from './students.js';
-import { LocationList } from './list.js';
-import { SearchTab } from './search.js';
-import { TravelTab } from './travel.js';
+import { loadStudentsOnce, refreshAll, showOnMap } from './students.js';
+import { TABS, selectTab, setUpTabs, refresh } from './tabs.js';
 import { addLocation } from './addLocation.js';
 import { AccountDialog } from './account.js';
 import { logOut } from './session.js';
 import { onConnectionChange } from './connection.js';
 
 const $ = (id) => document.getElementById(id);
-const TABS = ['map', 'list', 'search', 'travel'];
-/** A pointer chose the Search tab: its field takes the focus. From the keyboard the focus
- *  stays on the tabs, so the arrow keys keep moving between them. */
-let focusSearchField = true;
 
 function route() {
   const path = location.hash.replace(/^#\/?/, '');
@@ -34,74 +29,6 @@ function showMain(tab) {
   $('main-scene').hidden = false;
   selectTab(tab);
   loadStudentsOnce();
-}
-
-function selectTab(tab) {
-  state.tab = tab;
-  if (tab !== 'map') mapTabLeft();
-  for (const name of TABS) {
-    const active = name === tab;
-    $(`${name}-view`).hidden = !active;
-    const button = $(`tab-${name}`);
-    button.setAttribute('aria-selected', String(active));
-    button.tabIndex = active ? 0 : -1;
-  }
-  document.title = `${tab[0].toUpperCase()}${tab.slice(1)} · On the Map`;
-  if (state.list) state.list.active = tab === 'list';
-  if (state.search) state.search.active = tab === 'search';
-  if (tab === 'map' && state.map) state.map.invalidateSize();
-  if (tab === 'list' && state.list) state.list.fillIfVisible();
-  if (tab === 'search' && focusSearchField) $('search-input').focus({ preventScroll: true });
-  focusSearchField = true;
-  $('main-scene').dataset.tab = tab;
-  if (tab === 'travel') ensureTravel().show();
-  else if (state.travel) state.travel.hide();
-}
-
-function ensureTravel() {
-  if (!state.travel) state.travel = new TravelTab({ configPromise: state.configPromise, loadWorld });
-  return state.travel;
-}
-
-/** The refresh button: the Travel tab reloads pins; the others reload student locations. */
-async function refresh() {
-  if (state.tab !== 'travel') return refreshAll();
-  const button = $('refresh-button');
-  button.classList.add('spinning');
-  button.disabled = true;
-  try {
-    await ensureTravel().refresh();
-  } finally {
-    if (!state.refreshing) {
-      button.classList.remove('spinning');
-      button.disabled = false;
-    }
-  }
-}
-
-function setUpTabs() {
-  const tabs = $('tabs');
-  tabs.addEventListener('click', (event) => {
-    const button = event.target.closest('[data-tab]');
-    if (!button) return;
-    focusSearchField = event.detail > 0;
-    go(button.dataset.tab);
-  });
-  tabs.addEventListener('keydown', (event) => {
-    if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
-    const index = TABS.indexOf(state.tab);
-    const next = TABS[(index + (event.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
-    focusSearchField = false;
-    go(next);
-    $(`tab-${next}`).focus();
-  });
-  state.list = new LocationList($('student-list'), $('list-footer'), $('list-view'));
-  state.search = new SearchTab({
-    input: $('search-input'),
-    list: $('search-results'),
-    footer: $('search-footer'),
-    scroller: $('search-view'),
-  });
 }
 
 function start() {

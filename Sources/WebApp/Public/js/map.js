@@ -1,7 +1,7 @@
 // The map tab: an offline vector basemap (Natural Earth countries), an optional
 // OSM-style tile layer, and one clustered marker per student location.
 import { el, fullName, safeURL } from './ui.js';
-import { PlaceLabels } from './placeLabels.js';
+import { placeLabels } from './placeLabels.js';
 
 const L = window.L;
 
@@ -33,7 +33,7 @@ export function addBaseLayers(map, config, world) {
       interactive: false,
       style: { color: '#b9c7b0', weight: 0.8, fillColor: '#eef2e6', fillOpacity: 1 },
     }).addTo(map);
-    new PlaceLabels().addTo(map);
+    placeLabels().addTo(map);
     map.attributionControl.addAttribution('Basemap: Natural Earth; place names: GeoNames');
   }
 }
@@ -212,13 +212,21 @@ export function nameMarker(element, name) {
   element.setAttribute('aria-label', name);
 }
 
-const ClusterIcon = L.DivIcon.extend({
-  createIcon(oldIcon) {
-    const element = L.DivIcon.prototype.createIcon.call(this, oldIcon);
-    nameMarker(element, this.options.label);
-    return element;
-  },
-});
+/** A cluster's icon, named like a marker (made on first use: without Leaflet, importing
+ *  this module must not fail). */
+let ClusterIcon = null;
+function clusterIconClass() {
+  if (!ClusterIcon) {
+    ClusterIcon = L.DivIcon.extend({
+      createIcon(oldIcon) {
+        const element = L.DivIcon.prototype.createIcon.call(this, oldIcon);
+        nameMarker(element, this.options.label);
+        return element;
+      },
+    });
+  }
+  return ClusterIcon;
+}
 
 function afterPaint(value) {
   return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(value))));
@@ -235,6 +243,7 @@ function clusterIcon(cluster) {
   const size = count < 10 ? 'small' : count < 100 ? 'medium' : count < 1000 ? 'large' : 'huge';
   const label = count < 10000 ? String(count) : `${Math.round(count / 1000)}k`;
   const dimension = { small: 34, medium: 40, large: 46, huge: 54 }[size];
+  const ClusterIcon = clusterIconClass();
   return new ClusterIcon({
     html: `<span aria-hidden="true">${label}</span>`,
     className: `cluster cluster-${size}`,

@@ -4,8 +4,6 @@
 // readers (the pins carry the names that matter to them).
 import { fetchPlaces } from './api.js';
 
-const L = window.L;
-
 /** The smallest population labelled at each zoom (below MIN_ZOOM nothing is). */
 const MIN_ZOOM = 4;
 function minimumPopulation(zoom) {
@@ -26,7 +24,16 @@ function loadPlaces() {
   return placesPromise;
 }
 
-export const PlaceLabels = L.Layer.extend({
+let PlaceLabels = null;
+
+/** The labels layer for a map (the class is made on first use: without Leaflet, importing
+ *  this module must not fail). */
+export function placeLabels() {
+  if (!PlaceLabels) PlaceLabels = window.L.Layer.extend(placeLabelsLayer);
+  return new PlaceLabels();
+}
+
+const placeLabelsLayer = {
   onAdd(map) {
     if (!map.getPane('labels')) {
       const pane = map.createPane('labels');
@@ -35,7 +42,7 @@ export const PlaceLabels = L.Layer.extend({
       pane.setAttribute('aria-hidden', 'true');
     }
     this.pane = map.getPane('labels');
-    this.group = L.DomUtil.create('div', 'place-labels leaflet-zoom-hide', this.pane);
+    this.group = window.L.DomUtil.create('div', 'place-labels leaflet-zoom-hide', this.pane);
     map.on('moveend', this.draw, this);
     this.draw();
   },
@@ -88,13 +95,13 @@ export const PlaceLabels = L.Layer.extend({
 
   show(labels) {
     const nodes = labels.map(({ name, kind, at }) => {
-      const node = L.DomUtil.create('span', `place-label place-${kind}`);
+      const node = window.L.DomUtil.create('span', `place-label place-${kind}`);
       node.textContent = name;
-      L.DomUtil.setPosition(node, at);
+      window.L.DomUtil.setPosition(node, at);
       return node;
     });
     this.group.replaceChildren(...nodes);
     const container = this._map && this._map.getContainer();
     if (container) container.dataset.placeLabels = String(labels.length);
   },
-});
+};
