@@ -72,6 +72,7 @@ def test_offline_the_app_reopens_on_the_last_map_and_list(page, photo_stub):
         assert page.marker_count() == markers
         banner = page.visible("#offline-banner")
         assert "offline" in banner.text.lower() and "Posting needs a connection" in banner.text
+        assert " as of " in banner.text, banner.text  # when the kept copy was fetched
         page.screenshot("offline-map")
         page.tab("list")
         page.until(lambda d: len(page.list_rows()) >= 100, 15, "the kept list did not show")

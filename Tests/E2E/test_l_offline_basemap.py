@@ -1,13 +1,30 @@
 """The offline basemap is worth dropping a pin on: as the map zooms in, region and city
-names from the bundled gazetteer appear, the largest first, without tiles or a network."""
+names from the bundled gazetteer appear, the largest first, without tiles, network or server."""
+import os
+
+import pytest
+
+from conftest import ServerProcess
+from helpers import Api
+
+pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")), reason="stops a server of its own")
 
 
 def labels(page):
     return page.js("return Array.from(document.querySelectorAll('#map .place-label')).map((l) => l.textContent)")
 
 
-def test_a_named_city_is_visible_at_zoom_10_offline(page, api):
-    user = api.create_user("Base", "Map")
+def test_a_named_city_is_visible_at_zoom_10_offline(page, photo_stub):
+    own = ServerProcess(photo_stub, log_name="e2e-server-basemap.log")
+    try:
+        page.base = own.base
+        check_labels(page, own, Api(own.base).create_user("Base", "Map"))
+    finally:
+        page.offline(False)
+        own.stop()
+
+
+def check_labels(page, own, user):
     page.log_in(user)
     page.until(lambda d: d.execute_script("return Boolean(navigator.serviceWorker.controller)"), 20,
                "the service worker never took control")
@@ -16,7 +33,9 @@ def test_a_named_city_is_visible_at_zoom_10_offline(page, api):
     # The whole world: no city names crowd it.
     assert labels(page) == []
 
+    # No network (the browser's emulation) and no server (stopped).
     page.offline(True)
+    own.stop()
     page.open("/#/map@6.45,3.39,10")  # Lagos
     page.driver.refresh()
     page.visible("#main-scene", 20)

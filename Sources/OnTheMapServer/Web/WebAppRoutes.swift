@@ -73,15 +73,16 @@ public struct WebAppRoutes: Sendable {
 
         if let leafletDirectory {
             let cache = CacheControl([(MediaType(type: .any), [.public, .maxAge(86400)])])
-            // An npm-style folder: the names the page asks for, answered from npm's files.
+            // An npm-style folder: the names the page asks for, answered from npm's files
+            // (read once here, so no request blocks on the disk).
             for (debian, npm) in Self.scriptNames where !FileManager.default.fileExists(atPath: leafletDirectory + "/" + debian) {
-                let path = leafletDirectory + "/" + npm
+                guard let data = FileManager.default.contents(atPath: leafletDirectory + "/" + npm) else { continue }
+                let script = ByteBuffer(bytes: data)
                 router.get("vendor/leaflet/\(debian)") { _, _ -> Response in
-                    guard let data = FileManager.default.contents(atPath: path) else { throw HTTPError(.notFound) }
-                    return Response(
+                    Response(
                         status: .ok,
                         headers: [.contentType: "application/javascript", .cacheControl: "public, max-age=86400"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data))
+                        body: .init(byteBuffer: script)
                     )
                 }
             }

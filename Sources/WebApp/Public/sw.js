@@ -10,8 +10,10 @@ const DATA = 'onthemap-data-v1';
 /** Files the page does not name in index.html but needs offline. */
 const EXTRA_SHELL = ['/', '/config.json', '/world.geojson', '/places.json', '/manifest.webmanifest',
   '/img/icon.svg', '/img/icon-192.png', '/img/icon-512.png'];
-/** Marks an answer that came from this cache, so the page can say it is offline. */
+/** Marks an answer that came from this cache (its value: when it was kept), so the page can
+ *  say it is offline and as of when. */
 const FROM_CACHE = 'X-OnTheMap-Offline';
+const KEPT_AT = 'X-OnTheMap-Kept-At';
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
@@ -69,7 +71,7 @@ async function networkFirst(cacheName, key, request) {
     const response = await fetch(request);
     if (response.ok) {
       const cache = await caches.open(cacheName);
-      await cache.put(key, response.clone());
+      await cache.put(key, await stamped(response.clone()));
     }
     return response;
   } catch (error) {
@@ -91,8 +93,15 @@ async function cacheFirst(cacheName, key, request) {
   return response;
 }
 
+/** The response with the time it was kept. */
+async function stamped(response) {
+  const headers = new Headers(response.headers);
+  headers.set(KEPT_AT, new Date().toISOString());
+  return new Response(await response.blob(), { status: response.status, statusText: response.statusText, headers });
+}
+
 function marked(response) {
   const headers = new Headers(response.headers);
-  headers.set(FROM_CACHE, response.headers.get('Date') || 'unknown');
+  headers.set(FROM_CACHE, response.headers.get(KEPT_AT) || 'unknown');
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
