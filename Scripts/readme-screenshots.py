@@ -79,6 +79,29 @@ def shoot(driver, base):
             path = OUT / f"{scene}-{width}x{height}.png"
             driver.save_screenshot(str(path))
             print("wrote", path.relative_to(ROOT))
+    installed_offline(driver, base, wait)
+
+
+def installed_offline(driver, base, wait):
+    """The app as installed on a phone (display-mode standalone: no browser bar), opened
+    with no connection on Lagos at zoom 9, from what its service worker kept."""
+    width, height = SIZES[1]
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "display-mode", "value": "standalone"}]})
+    wait.until(lambda d: d.execute_script("return Boolean(navigator.serviceWorker.controller)"))
+    wait.until(lambda d: d.execute_script("return caches.match('/places.json').then((r) => Boolean(r))"))
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    driver.get(f"{base}/#/map@6.55,3.35,9")
+    driver.refresh()
+    wait.until(lambda d: d.execute_script("return document.getElementById('map').dataset.state === 'ready'"))
+    wait.until(lambda d: d.find_element("css selector", "#offline-banner").is_displayed())
+    time.sleep(0.8)
+    path = OUT / f"installed-offline-{width}x{height}.png"
+    driver.save_screenshot(str(path))
+    print("wrote", path.relative_to(ROOT))
 
 
 if __name__ == "__main__":

@@ -35,8 +35,9 @@ public struct Configuration: Sendable {
     public var bcryptCost: UInt8 = 12
     /// Serve the web app from this folder instead of the bundled copy (for live editing).
     public var publicDirectory: String?
-    /// Where the browser loads Leaflet from when Debian's copy is not installed.
-    public var leafletCDN = "https://unpkg.com"
+    /// A folder holding Leaflet and Leaflet.markercluster (Debian's or npm's `dist` file
+    /// names); nil uses Debian's `libjs-leaflet` packages. Browsers never load it elsewhere.
+    public var leafletDirectory: String?
     /// An OpenStreetMap-style tile URL template; nil keeps the offline vector basemap only.
     public var tileURL: String?
     /// A Nominatim-compatible geocoder asked only when the offline gazetteer has no

@@ -39,8 +39,8 @@ struct ServeCommand: AsyncParsableCommand {
     var publicDir: String?
     @Option(help: "Tile URL template for street maps, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png. [env: ONTHEMAP_TILE_URL] (default: offline basemap only)")
     var tileURL: String?
-    @Option(help: "Where browsers load Leaflet from when Debian's libjs-leaflet is not installed. [env: ONTHEMAP_LEAFLET_CDN]")
-    var leafletCDN: String?
+    @Option(help: "A folder with Leaflet 1.x and Leaflet.markercluster (leaflet.js or leaflet.min.js, leaflet.css, leaflet.markercluster.js, MarkerCluster*.css), served from this server. [env: ONTHEMAP_LEAFLET_DIR] (default: Debian's libjs-leaflet, /usr/share/javascript/leaflet)")
+    var leafletDir: String?
     @Option(help: "A Nominatim-compatible geocoder asked only when the offline gazetteer is unsure (street addresses). [env: ONTHEMAP_GEOCODER_UPSTREAM_URL] (default: none, fully offline)")
     var geocoderUpstreamURL: String?
     @Flag(help: "Do not cache StudentLocation list answers between writes (on PostgreSQL the cache hears other servers' writes through LISTEN/NOTIFY). [env: ONTHEMAP_NO_LIST_CACHE=1]")
@@ -124,7 +124,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.publicDirectory = setting(publicDir, "ONTHEMAP_PUBLIC_DIR")
         configuration.tileURL = setting(tileURL, "ONTHEMAP_TILE_URL")
-        configuration.leafletCDN = setting(leafletCDN, "ONTHEMAP_LEAFLET_CDN") ?? configuration.leafletCDN
+        if let folder = setting(leafletDir, "ONTHEMAP_LEAFLET_DIR") {
+            if let problem = WebAppRoutes.leafletProblem(in: folder) { throw ValidationError(problem) }
+            configuration.leafletDirectory = folder
+        }
         configuration.geocoderUpstreamURL = setting(geocoderUpstreamURL, "ONTHEMAP_GEOCODER_UPSTREAM_URL")
         // The key only from the environment, so it never shows in `ps`.
         configuration.flickrAPIKey = setting(nil, "FLICKR_API_KEY")

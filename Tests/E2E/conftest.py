@@ -64,47 +64,61 @@ def photo_stub():
     stub.stop()
 
 
+class ServerProcess:
+    """`onthemap serve --demo` on a free port with a fresh data directory; `stop()` ends it."""
+
+    def __init__(self, photo_stub, extra=(), log_name="e2e-server.log"):
+        binary = Path(os.environ.get("ONTHEMAP_BIN", ROOT / ".build" / "debug" / "onthemap"))
+        if not binary.is_absolute():
+            binary = ROOT / binary
+        if not binary.exists():
+            pytest.exit(f"server binary {binary} not found: run `swift build` first or set ONTHEMAP_BIN", returncode=2)
+        OUTPUT.mkdir(exist_ok=True)
+        self.data_dir = tempfile.mkdtemp(prefix="onthemap-e2e-")
+        self.base = f"http://127.0.0.1:{free_port()}"
+        self.log = open(OUTPUT / log_name, "w")
+        # --demo seeds a few hundred realistic locations (for the screenshots and for scrolling)
+        # into the fresh SQLite file; every test adds its own users and locations on top.
+        # Travel photos come from the local Wikimedia stub (Flickr is used only with a key).
+        environment = {name: value for name, value in os.environ.items() if name != "FLICKR_API_KEY"}
+        self.process = subprocess.Popen(
+            [str(binary), "serve", "--host", "127.0.0.1", "--port", self.base.rsplit(":", 1)[1],
+             "--data-dir", self.data_dir, "--demo", "--wikimedia-api-url", photo_stub.api_url, *extra],
+            stdout=self.log, stderr=subprocess.STDOUT, cwd=self.data_dir, env=environment,
+        )
+        try:
+            wait_for_health(self.base, self.process)
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def server(photo_stub):
     existing = os.environ.get("ONTHEMAP_E2E_BASE")
     if existing:  # an already running server (it must have been started with --demo)
         yield existing.rstrip("/")
         return
-    binary = Path(os.environ.get("ONTHEMAP_BIN", ROOT / ".build" / "debug" / "onthemap"))
-    if not binary.is_absolute():
-        binary = ROOT / binary
-    if not binary.exists():
-        pytest.exit(f"server binary {binary} not found: run `swift build` first or set ONTHEMAP_BIN", returncode=2)
-    OUTPUT.mkdir(exist_ok=True)
-    data_dir = tempfile.mkdtemp(prefix="onthemap-e2e-")
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = open(OUTPUT / "e2e-server.log", "w")
-    # --demo seeds a few hundred realistic locations (for the screenshots and for scrolling)
-    # into the fresh SQLite file; every test adds its own users and locations on top.
-    # Travel photos come from the local Wikimedia stub (Flickr is used only with a key).
-    environment = {name: value for name, value in os.environ.items() if name != "FLICKR_API_KEY"}
-    process = subprocess.Popen(
-        [str(binary), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir, "--demo",
-         "--wikimedia-api-url", photo_stub.api_url],
-        stdout=log, stderr=subprocess.STDOUT, cwd=data_dir, env=environment,
-    )
+    process = ServerProcess(photo_stub)
     try:
-        wait_for_health(base, process)
-        with urllib.request.urlopen(base + "/", timeout=5) as response:
+        with urllib.request.urlopen(process.base + "/", timeout=5) as response:
             page = response.read().decode()
         if "login-scene" not in page:
             pytest.exit("the server does not serve the web app at / (is WebApp registered?)", returncode=2)
-        yield base
+        yield process.base
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
-        shutil.rmtree(data_dir, ignore_errors=True)
+        process.stop()
 
 
 @pytest.fixture(scope="session")
@@ -119,7 +133,8 @@ def browser():
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--hide-scrollbars",
                      f"--window-size={DESKTOP[0]},{DESKTOP[1]}", "--lang=en-US", "--disable-gpu"):
         options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # The performance log records every request Chromium makes (test_j_own_origin.py).
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")),
                               options=options)
     driver.set_script_timeout(30)
@@ -276,5 +291,6 @@ def page(browser, server, api):
     driver.delete_all_cookies()
     driver.execute_script("localStorage.clear(); sessionStorage.clear();")
     driver.get_log("browser")  # drop earlier messages
+    driver.get_log("performance")
     yield page
     page.offline(False)

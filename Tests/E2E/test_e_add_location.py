@@ -155,12 +155,23 @@ def test_failed_post_says_why_and_keeps_the_input(page, api):
     fill(page, "Lagos", "https://example.com/post-fails")
     page.find("#add-find").click()
     page.visible("#add-finish")
+    # Offline, the post is refused before anything is sent (never queued).
     page.offline(True)
+    page.find("#add-finish").click()
+    title, message = page.alert()
+    assert title == "You Are Offline" and "nothing was sent" in message
+    page.dismiss_alert()
+    page.offline(False)
+    # Online but the request gets no answer: a network error, said as such.
+    page.js("""
+        window.__realFetch = window.__realFetch || window.fetch;
+        window.fetch = (url, init) => init && init.method === 'POST'
+            ? Promise.reject(new TypeError('Failed to fetch')) : window.__realFetch(url, init);
+    """)
     page.find("#add-finish").click()
     title, message = page.alert()
     assert title == "Network Error" and "saving your location" in message
     page.dismiss_alert()
-    page.offline(False)
     assert page.find("#add-preview").is_displayed()
     page.find("#add-back").click()
     assert page.find("#add-place").get_attribute("value") == "Lagos"

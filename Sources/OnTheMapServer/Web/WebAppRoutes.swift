@@ -4,34 +4,53 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// The browser app: static files from `Public/`, Leaflet from Debian's packages (or a CDN),
-/// a tiny `/config.json` for the page, and security headers on everything it serves.
+/// The browser app: static files from `Public/`, Leaflet from a folder on this machine
+/// (Debian's packages or `--leaflet-dir`), a tiny `/config.json` for the page, and security
+/// headers on everything it serves. Browsers load nothing from another origin unless the
+/// host asks for street tiles (`--tile-url`).
 public struct WebAppRoutes: Sendable {
     /// Where Debian's `libjs-leaflet` and `libjs-leaflet.markercluster` install their files.
     public static let debianLeafletDirectory = "/usr/share/javascript/leaflet"
-    /// Versions asked of the CDN when Debian's copy is missing (npm package layout, `dist/`).
-    static let cdnLeafletVersion = "1.9.4"
-    static let cdnMarkerClusterVersion = "1.5.3"
+    /// The page asks for Debian's names; npm's `dist` folders call the same minified
+    /// builds `leaflet.js` and `leaflet.markercluster.js`.
+    static let scriptNames = [
+        "leaflet.min.js": "leaflet.js",
+        "leaflet.markercluster.min.js": "leaflet.markercluster.js",
+    ]
+    static let requiredFiles = ["leaflet.css", "MarkerCluster.css", "MarkerCluster.Default.css"]
 
     let configuration: Configuration
     let logger: Logger
     /// Folder holding index.html and the rest of the web app.
     public let publicDirectory: String
-    /// Debian's Leaflet folder when both packages are installed; nil means redirect to the CDN.
+    /// The Leaflet folder served at `/vendor/leaflet`; nil when this machine has none.
     public let leafletDirectory: String?
 
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         self.publicDirectory = configuration.publicDirectory.flatMap { $0.isEmpty ? nil : $0 } ?? WebAppFiles.bundledDirectory()
-        let fileManager = FileManager.default
-        let debian = Self.debianLeafletDirectory
-        if fileManager.fileExists(atPath: debian + "/leaflet.min.js"),
-           fileManager.fileExists(atPath: debian + "/leaflet.markercluster.min.js") {
-            self.leafletDirectory = debian
+        if let folder = configuration.leafletDirectory, Self.leafletProblem(in: folder) == nil {
+            self.leafletDirectory = folder
+        } else if Self.leafletProblem(in: Self.debianLeafletDirectory) == nil {
+            self.leafletDirectory = Self.debianLeafletDirectory
         } else {
             self.leafletDirectory = nil
         }
+    }
+
+    /// Why `folder` cannot serve Leaflet (a sentence for the host), or nil when it can.
+    public static func leafletProblem(in folder: String) -> String? {
+        let fileManager = FileManager.default
+        var missing: [String] = []
+        for (debian, npm) in scriptNames.sorted(by: { $0.key < $1.key })
+        where !fileManager.fileExists(atPath: folder + "/" + debian) && !fileManager.fileExists(atPath: folder + "/" + npm) {
+            missing.append("\(debian) (or \(npm))")
+        }
+        for file in requiredFiles where !fileManager.fileExists(atPath: folder + "/" + file) {
+            missing.append(file)
+        }
+        return missing.isEmpty ? nil : "The Leaflet folder \(folder) lacks \(missing.joined(separator: ", "))."
     }
 
     /// Adds the web app to the router. Call it after the API routes: its middleware only
@@ -40,7 +59,7 @@ public struct WebAppRoutes: Sendable {
         if let leafletDirectory {
             logger.info("web app", metadata: ["public": "\(publicDirectory)", "leaflet": "\(leafletDirectory)"])
         } else {
-            logger.info("web app", metadata: ["public": "\(publicDirectory)", "leaflet": "redirect to \(configuration.leafletCDN)"])
+            logger.warning("web app without maps: no Leaflet on this machine; install Debian's libjs-leaflet and libjs-leaflet.markercluster or pass --leaflet-dir")
         }
         router.add(middleware: SecurityHeadersMiddleware(contentSecurityPolicy: contentSecurityPolicy))
         let revalidate = CacheControl([(MediaType(type: .any), [.noCache])])
@@ -49,20 +68,27 @@ public struct WebAppRoutes: Sendable {
         ).withAdditionalMediaTypes(forFileExtensions: [
             "geojson": MediaType(type: .application, subType: "geo+json"),
             "mjs": MediaType(type: .application, subType: "javascript"),
+            "webmanifest": MediaType(type: .application, subType: "manifest+json"),
         ]))
 
         if let leafletDirectory {
-            router.add(middleware: FileMiddleware<AppRequestContext, LocalFileSystem>(
-                leafletDirectory, urlBasePath: "/vendor/leaflet",
-                cacheControl: CacheControl([(MediaType(type: .any), [.public, .maxAge(86400)])]),
-                logger: logger
-            ))
-        } else {
-            let cdn = configuration.leafletCDN
-            router.get("vendor/leaflet/**") { request, _ -> Response in
-                guard let target = Self.cdnURL(for: request.uri.path, cdn: cdn) else { throw HTTPError(.notFound) }
-                return Response(status: .found, headers: [.location: target, .cacheControl: "public, max-age=3600"])
+            let cache = CacheControl([(MediaType(type: .any), [.public, .maxAge(86400)])])
+            // An npm-style folder: the names the page asks for, answered from npm's files
+            // (read once here, so no request blocks on the disk).
+            for (debian, npm) in Self.scriptNames where !FileManager.default.fileExists(atPath: leafletDirectory + "/" + debian) {
+                guard let data = FileManager.default.contents(atPath: leafletDirectory + "/" + npm) else { continue }
+                let script = ByteBuffer(bytes: data)
+                router.get("vendor/leaflet/\(debian)") { _, _ -> Response in
+                    Response(
+                        status: .ok,
+                        headers: [.contentType: "application/javascript", .cacheControl: "public, max-age=86400"],
+                        body: .init(byteBuffer: script)
+                    )
+                }
             }
+            router.add(middleware: FileMiddleware<AppRequestContext, LocalFileSystem>(
+                leafletDirectory, urlBasePath: "/vendor/leaflet", cacheControl: cache, logger: logger
+            ))
         }
 
         let pageConfig = PageConfig(tileURL: configuration.tileURL.flatMap { $0.isEmpty ? nil : $0 })
@@ -89,25 +115,22 @@ public struct WebAppRoutes: Sendable {
 
     // MARK: - Content-Security-Policy
 
-    /// No inline script anywhere; scripts and styles from this origin (and the CDN when
-    /// Leaflet comes from there); map tiles from the configured tile host.
+    /// No inline script anywhere; scripts, styles, connections and workers from this origin
+    /// only; images from this origin, plus the tile host when `--tile-url` names one.
     public var contentSecurityPolicy: String {
-        var scriptSources = ["'self'"]
         var imageSources = ["'self'", "data:"]
-        if leafletDirectory == nil, let cdn = Self.origin(of: configuration.leafletCDN) {
-            scriptSources.append(cdn)
-            imageSources.append(cdn)
-        }
         if let tileURL = configuration.tileURL, let tiles = Self.origin(of: tileURL) {
             imageSources.append(tiles)
         }
         return [
             "default-src 'self'",
-            "script-src \(scriptSources.joined(separator: " "))",
-            "style-src \(scriptSources.joined(separator: " "))",
+            "script-src 'self'",
+            "style-src 'self'",
             "img-src \(imageSources.joined(separator: " "))",
             "connect-src 'self'",
             "font-src 'self'",
+            "worker-src 'self'",
+            "manifest-src 'self'",
             "object-src 'none'",
             "base-uri 'none'",
             "form-action 'self'",
@@ -126,28 +149,6 @@ public struct WebAppRoutes: Sendable {
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:*[]")
         guard !host.isEmpty, host.unicodeScalars.allSatisfy({ allowed.contains($0) }) else { return "\(scheme):" }
         return "\(scheme)://\(host)"
-    }
-
-    // MARK: - CDN fallback
-
-    /// `/vendor/leaflet/leaflet.css` -> `<cdn>/leaflet@1.9.4/dist/leaflet.css`;
-    /// markercluster files -> `<cdn>/leaflet.markercluster@1.5.3/dist/<file>`. Debian's
-    /// `*.min.js` names map to the npm packages' `*.js`, which are the minified builds.
-    static func cdnURL(for path: String, cdn: String) -> String? {
-        let prefix = "/vendor/leaflet/"
-        guard path.hasPrefix(prefix) else { return nil }
-        var file = String(path.dropFirst(prefix.count))
-        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/")
-        guard !file.isEmpty, !file.contains(".."), !file.hasPrefix("/"),
-              file.unicodeScalars.allSatisfy({ allowed.contains($0) })
-        else { return nil }
-        if file.hasSuffix(".min.js") { file = String(file.dropLast(".min.js".count)) + ".js" }
-        var base = cdn
-        while base.hasSuffix("/") { base.removeLast() }
-        if file.lowercased().contains("markercluster") {
-            return "\(base)/leaflet.markercluster@\(cdnMarkerClusterVersion)/dist/\(file)"
-        }
-        return "\(base)/leaflet@\(cdnLeafletVersion)/dist/\(file)"
     }
 }
 

@@ -6,6 +6,7 @@ import { el, safeURL, setBusy, showAlert, confirmAction, describeFailure } from 
 import { addBaseLayers, mapOptions, pinIcon } from './map.js';
 import { state, loadWorld } from './state.js';
 import { refreshAll } from './students.js';
+import { refuseWhileOffline } from './connection.js';
 
 const L = window.L;
 const $ = (id) => document.getElementById(id);
@@ -17,6 +18,7 @@ let sheet = null;
 export async function addLocation() {
   const button = $('add-location-button');
   if (button.disabled) return;
+  if (await refuseWhileOffline('Posting your location')) return;
   button.disabled = true;
   let existing = null;
   try {
@@ -241,7 +243,7 @@ class AddLocationSheet {
     const dLat = Math.max(Number(span.latitudeDelta) || 0, 0.02);
     const dLng = Math.max(Number(span.longitudeDelta) || 0, 0.02);
     const bounds = L.latLngBounds([lat - dLat / 2, lng - dLng / 2], [lat + dLat / 2, lng + dLng / 2]);
-    this.previewMap.fitBounds(bounds, { maxZoom: this.config.tileURL ? 14 : 6, animate: false, padding: [16, 16] });
+    this.previewMap.fitBounds(bounds, { maxZoom: this.config.tileURL ? 14 : 10, animate: false, padding: [16, 16] });
     const container = $('preview-map');
     container.dataset.zoom = String(this.previewMap.getZoom());
     container.dataset.center = `${lat},${lng}`;
@@ -260,6 +262,7 @@ class AddLocationSheet {
       latitude: Number(result.latitude),
       longitude: Number(result.longitude),
     };
+    if (await refuseWhileOffline('Posting your location')) return;
     setBusy(this.finishButton, true, 'Saving…');
     try {
       let objectId;

@@ -5,6 +5,8 @@ const PARSE_HEADERS = {
   'X-Parse-Application-Id': 'QrX47CA9cyuGewLdsL7o5Eb8iug6Em8ye0dnAbIr',
   'X-Parse-REST-API-Key': 'QuWThTdiRmTux3YaDseUSEpUKo7aBYM737yKd4gY',
 };
+import { FROM_CACHE_HEADER, noteAnswer, noteNoAnswer } from './connection.js';
+
 const LOCATIONS = '/parse/classes/StudentLocation';
 const UDACITY_PREFIX = ")]}'";
 
@@ -60,8 +62,10 @@ async function call(path, { method = 'GET', body, headers = {}, udacity = false,
     response = await fetch(path, init);
   } catch (error) {
     if (error && error.name === 'AbortError') throw error;
+    noteNoAnswer();
     throw new ApiError('network', 'Cannot reach the server. Check your connection and try again.');
   }
+  noteAnswer(response.headers.get(FROM_CACHE_HEADER));
   let text;
   try {
     text = await response.text();
@@ -169,6 +173,16 @@ export async function geocode(query, { signal } = {}) {
 export async function fetchWorld() {
   try {
     const response = await fetch('/world.geojson');
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Region and city names for the offline basemap's labels, or null when they cannot be had. */
+export async function fetchPlaces() {
+  try {
+    const response = await fetch('/places.json');
     return response.ok ? await response.json() : null;
   } catch {
     return null;

@@ -3,6 +3,7 @@ import * as api from './api.js';
 import { state, saveAccount } from './state.js';
 import { go } from './router.js';
 import { setBusy, formFailureMessage, showFormMessage } from './ui.js';
+import { forgetKeptData } from './connection.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -25,6 +26,7 @@ function loginFailureMessage(error) {
 
 async function completeLogin(email, password) {
   const key = await api.logIn(email, password);
+  forgetKeptData();
   let user = { key, firstName: '', lastName: '' };
   try {
     user = await api.fetchUser(key);

@@ -17,6 +17,7 @@ export function studentRow(location, now = Date.now()) {
   const main = el('span', { class: 'row-main' }, [
     el('span', { class: 'row-top' }, [el('span', { class: 'row-name', text: fullName(location) }), time]),
     el('span', { class: 'row-meta' }, metaParts),
+    href ? el('span', { class: 'visually-hidden', text: '(opens in a new tab)' }) : null,
   ]);
   const body = href
     ? el('a', { class: 'row', href, target: '_blank', rel: 'noopener noreferrer', title: `Open ${href}` }, [avatar, main])

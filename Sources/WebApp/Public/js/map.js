@@ -1,11 +1,13 @@
 // The map tab: an offline vector basemap (Natural Earth countries), an optional
 // OSM-style tile layer, and one clustered marker per student location.
 import { el, fullName, safeURL } from './ui.js';
+import { placeLabels } from './placeLabels.js';
 
 const L = window.L;
 
-/** Zoom limits: the 1:110m basemap has nothing to show past ~zoom 10; street tiles do. */
-const BASEMAP_MAX_ZOOM = 8;
+/** Zoom limits: past zoom 12 the offline basemap's outlines and city names show nothing
+ *  new; street tiles do. */
+const BASEMAP_MAX_ZOOM = 12;
 const TILES_MAX_ZOOM = 18;
 
 export function pinIcon(extraClass = '') {
@@ -31,7 +33,8 @@ export function addBaseLayers(map, config, world) {
       interactive: false,
       style: { color: '#b9c7b0', weight: 0.8, fillColor: '#eef2e6', fillOpacity: 1 },
     }).addTo(map);
-    map.attributionControl.addAttribution('Basemap: Natural Earth');
+    placeLabels().addTo(map);
+    map.attributionControl.addAttribution('Basemap: Natural Earth; place names: GeoNames');
   }
 }
 
@@ -80,14 +83,21 @@ export class StudentMap {
     this.icon = pinIcon();
     this.ownIcon = pinIcon('own');
     // Markers share their defaults through the prototype, so building 100,000 stays cheap.
-    this.Marker = L.Marker.extend({ options: { icon: this.icon, keyboard: true } });
+    this.Marker = L.Marker.extend({ options: { icon: this.icon, keyboard: true }, onAdd: labelledOnAdd });
     this.markersByObjectId = new Map();
     this.markerCount = 0;
-    this.clusters.on('click', (event) => this.openPopup(event.layer));
+    this.clusters.on('click', (event) => {
+      this.openPopup(event.layer);
+      // Opened with Enter: the link gets the focus, or Tab would walk every other pin first.
+      const key = event.originalEvent && event.originalEvent.detail === 0;
+      const card = key && this.popup.getElement() && this.popup.getElement().querySelector('.popup-card');
+      if (card) card.focus();
+    });
     const showZoom = () => { container.dataset.zoom = String(this.map.getZoom()); };
     this.map.on('zoomend', showZoom);
     showZoom();
     this.map.addLayer(this.clusters);
+    clickMarkersWithKeys(container);
     this.popup = L.popup({ maxWidth: 280, minWidth: 180, autoPanPadding: [24, 24] });
   }
 
@@ -202,6 +212,46 @@ export class StudentMap {
   }
 }
 
+/** Enter or Space on a focused marker clicks it, as on a button (Leaflet itself only opens
+ *  a popup bound to the marker). */
+export function clickMarkersWithKeys(container) {
+  container.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' && event.key !== ' ') return;
+    if (!event.target.classList.contains('leaflet-marker-icon')) return;
+    event.preventDefault();
+    event.target.click();
+  });
+}
+
+/** Leaflet gives a focusable marker a title but no role: screen readers would hear
+ *  "group". Named buttons say who is there (the name is set when a marker is drawn). */
+function labelledOnAdd(map) {
+  L.Marker.prototype.onAdd.call(this, map);
+  nameMarker(this.getElement(), this.options.title);
+}
+
+export function nameMarker(element, name) {
+  if (!element) return;
+  element.setAttribute('role', 'button');
+  element.setAttribute('aria-label', name);
+}
+
+/** A cluster's icon, named like a marker (made on first use: without Leaflet, importing
+ *  this module must not fail). */
+let ClusterIcon = null;
+function clusterIconClass() {
+  if (!ClusterIcon) {
+    ClusterIcon = L.DivIcon.extend({
+      createIcon(oldIcon) {
+        const element = L.DivIcon.prototype.createIcon.call(this, oldIcon);
+        nameMarker(element, this.options.label);
+        return element;
+      },
+    });
+  }
+  return ClusterIcon;
+}
+
 function afterPaint(value) {
   return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(value))));
 }
@@ -217,9 +267,11 @@ function clusterIcon(cluster) {
   const size = count < 10 ? 'small' : count < 100 ? 'medium' : count < 1000 ? 'large' : 'huge';
   const label = count < 10000 ? String(count) : `${Math.round(count / 1000)}k`;
   const dimension = { small: 34, medium: 40, large: 46, huge: 54 }[size];
-  return L.divIcon({
-    html: `<span>${label}</span>`,
+  const ClusterIcon = clusterIconClass();
+  return new ClusterIcon({
+    html: `<span aria-hidden="true">${label}</span>`,
     className: `cluster cluster-${size}`,
     iconSize: [dimension, dimension],
+    label: `${count.toLocaleString()} students here; zoom in`,
   });
 }

@@ -4,6 +4,7 @@ import * as api from './api.js';
 import { state, saveAccount } from './state.js';
 import { go } from './router.js';
 import { clearStudents } from './students.js';
+import { forgetKeptData } from './connection.js';
 
 export async function logOut() {
   const button = document.getElementById('logout-button');
@@ -21,6 +22,7 @@ export async function logOut() {
 /** Forgets the account and everything shown for it, then shows the login scene. */
 export function leaveSession() {
   saveAccount(null);
+  forgetKeptData();
   clearStudents();
   if (state.travel) state.travel.reset();
   go('login');

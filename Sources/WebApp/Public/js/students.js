@@ -4,6 +4,8 @@ import { state, loadWorld } from './state.js';
 import { fetchAllLocations, snapshotVersion } from './mapData.js';
 import { StudentMap } from './map.js';
 import { showAlert, describeFailure } from './ui.js';
+import { ApiError } from './api.js';
+import { isOffline } from './connection.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -38,6 +40,7 @@ function leftMapTab() {
 async function ensureMap() {
   if (!mapPromise) {
     mapPromise = (async () => {
+      if (!window.L) throw new Error('this server has no copy of the map library (Leaflet), so no map can be drawn; the list and search work');
       const config = await state.configPromise;
       const map = new StudentMap($('map'), config);
       state.map = map;
@@ -49,6 +52,13 @@ async function ensureMap() {
     })();
   }
   return mapPromise;
+}
+
+/** Centres the student map on a spot (an address such as `#/map@6.45,3.39,10`). */
+export async function showOnMap(latitude, longitude, zoom) {
+  if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return;
+  const map = await ensureMap();
+  map.map.setView([latitude, longitude], zoom, { animate: false });
 }
 
 function setMapStatus(text, stateName) {
@@ -131,6 +141,8 @@ export function refreshAll({ initial = false } = {}) {
     lists.forEach((list, index) => {
       if (!error && outcomes[index + 1].value === false && list.lastError) error = list.lastError;
     });
+    // Offline the service worker answered with what it kept: nothing new was downloaded.
+    if (!error && !initial && isOffline()) error = new ApiError('network', 'Offline: showing what this device kept.');
     button.classList.remove('spinning');
     button.disabled = false;
     $('progress').hidden = true;

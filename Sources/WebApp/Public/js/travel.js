@@ -1,25 +1,15 @@
-// The Travel tab: a map of the signed-in user's pins. Press and hold (or long-click) drops
-// a pin that follows the pointer until released; clicking a pin opens its photo album.
+// The Travel tab: a map of the signed-in user's pins, kept in step with the server (load,
+// drop, move); clicking a pin opens its photo album (album.js). The gestures that drop and
+// move pins are travelGestures.js.
 import * as api from './api.js';
-import { el, showAlert, describeFailure } from './ui.js';
-import { addBaseLayers, mapOptions } from './map.js';
-import { AlbumPanel, formatCoordinates } from './album.js';
+import { showAlert, describeFailure, formatCoordinates } from './ui.js';
+import { PinGestures, travelIcon } from './travelGestures.js';
+import { addBaseLayers, mapOptions, nameMarker, clickMarkersWithKeys } from './map.js';
+import { AlbumPanel } from './album.js';
+import { refuseWhileOffline } from './connection.js';
 
 const L = window.L;
 const $ = (id) => document.getElementById(id);
-
-/** How long a press must last to drop a pin, and how far it may wander meanwhile. */
-export const HOLD_MS = 500;
-const HOLD_TOLERANCE_PX = 8;
-
-function travelIcon(extraClass = '') {
-  return L.divIcon({
-    className: `student-pin travel-pin ${extraClass}`.trim(),
-    html: '<span class="pin-head"></span>',
-    iconSize: [28, 36],
-    iconAnchor: [14, 36],
-  });
-}
 
 export class TravelTab {
   constructor({ configPromise, loadWorld }) {
@@ -34,12 +24,18 @@ export class TravelTab {
     this.loaded = false;
     this.loading = null;
     this.active = false;
-    this.hold = null;
-    this.drag = null;
+    this.gestures = new PinGestures(this);
     this.toastTimer = null;
     this.album = new AlbumPanel({
       onPinDeleted: (id, message) => this.forgetPin(id, message),
-      onClose: () => this.select(null),
+      onClose: (pinId, hadFocus) => {
+        this.select(null);
+        // A keyboard user goes back to the pin the album belongs to (or the map).
+        if (hadFocus) {
+          const marker = this.markers.get(pinId);
+          ((marker && marker.getElement()) || this.container).focus({ preventScroll: true });
+        }
+      },
     });
   }
 
@@ -55,13 +51,13 @@ export class TravelTab {
 
   hide() {
     this.active = false;
-    this.cancelHold();
+    this.gestures.cancelHold();
   }
 
   /** Logging out: no pins, no album, no live stream. */
   reset() {
     this.album.reset();
-    this.cancelHold();
+    this.gestures.cancelHold();
     for (const marker of this.markers.values()) marker.remove();
     this.markers.clear();
     this.pins.clear();
@@ -94,7 +90,8 @@ export class TravelTab {
           addBaseLayers(map, config, world);
           this.container.dataset.basemap = 'ready';
         });
-        this.listenForHolds(map);
+        this.gestures.listen(map);
+        clickMarkersWithKeys(this.container);
         return map;
       })();
     }
@@ -178,7 +175,7 @@ export class TravelTab {
     if (!element) return;
     element.dataset.pinId = marker.pinId || '';
     const pin = this.pins.get(marker.pinId);
-    element.setAttribute('aria-label', pin ? `Open the album of ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}` : 'New pin');
+    nameMarker(element, pin ? `Open the album of ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}` : 'New pin');
     element.classList.toggle('selected', Boolean(marker.pinId) && marker.pinId === this.album.pinId && this.album.isOpen);
   }
 
@@ -197,7 +194,7 @@ export class TravelTab {
 
   openAlbum(id) {
     const pin = this.pins.get(id);
-    if (!pin || this.drag) return;
+    if (!pin || this.gestures.drag) return;
     this.album.open(pin);
     this.select(id);
     this.keepInView(this.markers.get(id));
@@ -256,132 +253,6 @@ export class TravelTab {
     }, 3500);
   }
 
-  // ---- press and hold to drop, drag until released ----
-
-  listenForHolds(map) {
-    const container = this.container;
-    container.addEventListener('pointerdown', (event) => this.onPointerDown(event), true);
-    container.addEventListener('contextmenu', (event) => {
-      // A long touch opens the browser's menu; here it drops a pin instead.
-      if (this.hold || this.drag || event.pointerType === 'touch') event.preventDefault();
-    });
-    // A pan or zoom means the press was not a hold.
-    map.on('dragstart zoomstart movestart', () => { if (this.hold) this.cancelHold(); });
-    // While a new pin is dragged, the map must not see the pointer moving (it would pan).
-    const swallow = (event) => {
-      if (!this.drag) return;
-      if (event.type === 'pointermove') this.onDragMove(event);
-      if (event.cancelable && event.type === 'touchmove') event.preventDefault();
-      event.stopPropagation();
-    };
-    for (const type of ['pointermove', 'mousemove', 'touchmove']) {
-      window.addEventListener(type, swallow, { capture: true, passive: false });
-    }
-    window.addEventListener('pointermove', (event) => this.onHoldMove(event), true);
-    window.addEventListener('pointerup', (event) => this.onPointerUp(event), true);
-    window.addEventListener('pointercancel', (event) => this.onPointerUp(event, true), true);
-  }
-
-  onPointerDown(event) {
-    if (this.hold) {
-      // A second finger: pinching, not holding.
-      this.cancelHold();
-      return;
-    }
-    if (this.drag || !event.isPrimary || event.button !== 0 || !this.map) return;
-    // Holding a pin picks it up to move it; controls keep their own meaning.
-    const icon = event.target.closest('.leaflet-marker-icon');
-    const pinId = icon && icon.dataset.pinId;
-    if (icon && !(pinId && this.markers.has(pinId))) return;
-    if (event.target.closest('.leaflet-control-container, .leaflet-popup')) return;
-    const rect = this.container.getBoundingClientRect();
-    const point = [event.clientX - rect.left, event.clientY - rect.top];
-    const ring = el('span', { class: 'hold-ring', 'aria-hidden': 'true' });
-    ring.style.left = `${point[0]}px`;
-    ring.style.top = `${point[1]}px`;
-    this.container.append(ring);
-    this.hold = {
-      pinId: pinId || null,
-      pointerId: event.pointerId,
-      x: event.clientX,
-      y: event.clientY,
-      ring,
-      timer: setTimeout(() => this.startDrop(event.clientX, event.clientY), HOLD_MS),
-    };
-  }
-
-  onHoldMove(event) {
-    const hold = this.hold;
-    if (!hold || event.pointerId !== hold.pointerId) return;
-    if (Math.hypot(event.clientX - hold.x, event.clientY - hold.y) > HOLD_TOLERANCE_PX) this.cancelHold();
-  }
-
-  cancelHold() {
-    const hold = this.hold;
-    if (!hold) return;
-    clearTimeout(hold.timer);
-    hold.ring.remove();
-    this.hold = null;
-  }
-
-  /** Where the pin's tip goes for a pointer at client x, y (minus the grab offset). */
-  latLngAt(clientX, clientY, offset = [0, 0]) {
-    const rect = this.container.getBoundingClientRect();
-    return this.map.containerPointToLatLng([clientX - rect.left - offset[0], clientY - rect.top - offset[1]]);
-  }
-
-  startDrop(clientX, clientY) {
-    const hold = this.hold;
-    if (!hold || !this.map) return;
-    hold.ring.remove();
-    this.hold = null;
-    if (hold.pinId) {
-      // Picks up an existing pin, keeping the spot where the pointer holds it.
-      const marker = this.markers.get(hold.pinId);
-      if (!marker) return;
-      const rect = this.container.getBoundingClientRect();
-      const tip = this.map.latLngToContainerPoint(marker.getLatLng());
-      const offset = [clientX - rect.left - tip.x, clientY - rect.top - tip.y];
-      this.drag = { pointerId: hold.pointerId, marker, pinId: hold.pinId, from: marker.getLatLng(), offset, moved: false };
-      const element = marker.getElement();
-      if (element) element.classList.add('dragging');
-      this.container.classList.add('dropping');
-      return;
-    }
-    const latlng = this.latLngAt(clientX, clientY);
-    const marker = L.marker(latlng, { icon: travelIcon('dragging'), keyboard: false, interactive: false, zIndexOffset: 2000 });
-    marker.addTo(this.map);
-    this.drag = { pointerId: hold.pointerId, marker, pinId: null, offset: [0, 0] };
-    this.container.classList.add('dropping');
-    if (navigator.vibrate) {
-      try { navigator.vibrate(15); } catch { /* not allowed without a gesture: fine */ }
-    }
-  }
-
-  onDragMove(event) {
-    const drag = this.drag;
-    if (!drag || event.pointerId !== drag.pointerId) return;
-    drag.marker.setLatLng(this.latLngAt(event.clientX, event.clientY, drag.offset));
-  }
-
-  onPointerUp(event, cancelled = false) {
-    if (this.hold && event.pointerId === this.hold.pointerId) {
-      this.cancelHold();
-      return;
-    }
-    const drag = this.drag;
-    if (!drag || event.pointerId !== drag.pointerId) return;
-    if (!cancelled) drag.marker.setLatLng(this.latLngAt(event.clientX, event.clientY, drag.offset));
-    // The click that follows the release must not reach the map or a marker.
-    const swallowClick = (click) => { click.stopPropagation(); click.preventDefault(); };
-    window.addEventListener('click', swallowClick, { capture: true, once: true });
-    setTimeout(() => window.removeEventListener('click', swallowClick, { capture: true }), 0);
-    this.drag = null;
-    this.container.classList.remove('dropping');
-    if (drag.pinId) this.movePin(drag, cancelled);
-    else this.savePin(drag.marker);
-  }
-
   /** A picked-up pin was let go: PATCH its new place (the server fetches its album again). */
   async movePin(drag, cancelled) {
     const { marker, pinId, from } = drag;
@@ -429,6 +300,10 @@ export class TravelTab {
     const at = marker.getLatLng();
     const wrapped = at.wrap();
     const generation = this.generation || 0;
+    if (await refuseWhileOffline('Dropping a pin')) {
+      marker.remove();
+      return;
+    }
     let pin;
     try {
       pin = await api.createPin(Number(wrapped.lat.toFixed(6)), Number(wrapped.lng.toFixed(6)));

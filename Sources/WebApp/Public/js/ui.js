@@ -61,6 +61,14 @@ export function timeAgo(value, now = Date.now()) {
   return 'on ' + date.toLocaleDateString(undefined, sameYear ? { month: 'short', day: 'numeric' } : { month: 'short', day: 'numeric', year: 'numeric' });
 }
 
+/** "48.8584° N, 2.2945° E". */
+export function formatCoordinates(latitude, longitude) {
+  const lat = Number(latitude);
+  const lng = Number(longitude);
+  if (!Number.isFinite(lat) || !Number.isFinite(lng)) return '';
+  return `${Math.abs(lat).toFixed(4)}° ${lat >= 0 ? 'N' : 'S'}, ${Math.abs(lng).toFixed(4)}° ${lng >= 0 ? 'E' : 'W'}`;
+}
+
 export function fullName(location) {
   const name = `${location.firstName || ''} ${location.lastName || ''}`.trim();
   return name || 'Anonymous student';

@@ -1,0 +1,79 @@
+// Whether the server can be reached, and the banner that says so. Offline, the service
+// worker (sw.js) answers from the copies it kept and marks them; api.js reports each answer
+// here. Writes are refused while offline, never queued (see refuseWhileOffline).
+import { showAlert } from './ui.js';
+
+export const FROM_CACHE_HEADER = 'X-OnTheMap-Offline';
+
+const connection = {
+  /** The last answer came from the kept copy, or the browser says it has no network. */
+  offline: !navigator.onLine,
+  /** When the kept copy shown was fetched (a Date), if known. */
+  keptAt: null,
+};
+const listeners = new Set();
+
+export function isOffline() {
+  return connection.offline;
+}
+
+/** Calls `listener(offline)` whenever the connection comes or goes. */
+export function onConnectionChange(listener) {
+  listeners.add(listener);
+}
+
+function set(offline, keptAt = null) {
+  const changed = offline !== connection.offline;
+  connection.offline = offline;
+  if (keptAt) connection.keptAt = keptAt;
+  render();
+  if (changed) for (const listener of listeners) listener(offline);
+}
+
+/** api.js: an answer arrived; `cachedAt` is the kept copy's date header, or null when live. */
+export function noteAnswer(cachedAt) {
+  if (cachedAt === null) {
+    set(!navigator.onLine);
+    return;
+  }
+  const date = new Date(cachedAt);
+  set(true, Number.isNaN(date.getTime()) ? null : date);
+}
+
+/** api.js: the request got no answer at all (no network, no kept copy). */
+export function noteNoAnswer() {
+  set(true);
+}
+
+function render() {
+  const banner = document.getElementById('offline-banner');
+  if (!banner) return;
+  banner.hidden = !connection.offline;
+  if (!connection.offline) return;
+  const when = connection.keptAt
+    ? ` as of ${connection.keptAt.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`
+    : '';
+  document.getElementById('offline-text').textContent =
+    `You are offline. Showing what this device saved${when}. Posting needs a connection.`;
+}
+
+/** Before a write: when the device has no network, says plainly that it cannot be done
+ *  now and returns true. (A server that did not answer is tried again: that may pass.) */
+export async function refuseWhileOffline(what) {
+  if (navigator.onLine) return false;
+  await showAlert('You Are Offline',
+    `${what} needs a connection to the server, so nothing was sent. Try again when you are back online.`);
+  return true;
+}
+
+/** Tells the service worker to forget the answers it kept for the account (sw.js): on
+ *  logout, and on login in case the last student never logged out on this device. */
+export function forgetKeptData() {
+  if (navigator.serviceWorker && navigator.serviceWorker.controller) {
+    navigator.serviceWorker.controller.postMessage({ type: 'logged-out' });
+  }
+}
+
+window.addEventListener('online', () => set(false));
+window.addEventListener('offline', () => set(true));
+document.addEventListener('DOMContentLoaded', render);

@@ -1,0 +1,82 @@
+// The four tabs (Map, List, Search, Travel): which view shows, the tab bar's keyboard
+// behaviour, and the refresh button, which reloads what the current tab shows.
+import { state, loadWorld } from './state.js';
+import { go } from './router.js';
+import { mapTabLeft, refreshAll } from './students.js';
+import { LocationList } from './list.js';
+import { SearchTab } from './search.js';
+import { TravelTab } from './travel.js';
+
+const $ = (id) => document.getElementById(id);
+export const TABS = ['map', 'list', 'search', 'travel'];
+/** A pointer chose the Search tab: its field takes the focus. From the keyboard the focus
+ *  stays on the tabs, so the arrow keys keep moving between them. */
+let focusSearchField = true;
+
+export function selectTab(tab) {
+  state.tab = tab;
+  if (tab !== 'map') mapTabLeft();
+  for (const name of TABS) {
+    const active = name === tab;
+    $(`${name}-view`).hidden = !active;
+    const button = $(`tab-${name}`);
+    button.setAttribute('aria-selected', String(active));
+    button.tabIndex = active ? 0 : -1;
+  }
+  document.title = `${tab[0].toUpperCase()}${tab.slice(1)} · On the Map`;
+  if (state.list) state.list.active = tab === 'list';
+  if (state.search) state.search.active = tab === 'search';
+  if (tab === 'map' && state.map) state.map.invalidateSize();
+  if (tab === 'list' && state.list) state.list.fillIfVisible();
+  if (tab === 'search' && focusSearchField) $('search-input').focus({ preventScroll: true });
+  focusSearchField = true;
+  $('main-scene').dataset.tab = tab;
+  if (tab === 'travel') ensureTravel().show();
+  else if (state.travel) state.travel.hide();
+}
+
+function ensureTravel() {
+  if (!state.travel) state.travel = new TravelTab({ configPromise: state.configPromise, loadWorld });
+  return state.travel;
+}
+
+/** The refresh button: the Travel tab reloads pins; the others reload student locations. */
+export async function refresh() {
+  if (state.tab !== 'travel') return refreshAll();
+  const button = $('refresh-button');
+  button.classList.add('spinning');
+  button.disabled = true;
+  try {
+    await ensureTravel().refresh();
+  } finally {
+    if (!state.refreshing) {
+      button.classList.remove('spinning');
+      button.disabled = false;
+    }
+  }
+}
+
+export function setUpTabs() {
+  const tabs = $('tabs');
+  tabs.addEventListener('click', (event) => {
+    const button = event.target.closest('[data-tab]');
+    if (!button) return;
+    focusSearchField = event.detail > 0;
+    go(button.dataset.tab);
+  });
+  tabs.addEventListener('keydown', (event) => {
+    if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+    const index = TABS.indexOf(state.tab);
+    const next = TABS[(index + (event.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
+    focusSearchField = false;
+    go(next);
+    $(`tab-${next}`).focus();
+  });
+  state.list = new LocationList($('student-list'), $('list-footer'), $('list-view'));
+  state.search = new SearchTab({
+    input: $('search-input'),
+    list: $('search-results'),
+    footer: $('search-footer'),
+    scroller: $('search-view'),
+  });
+}

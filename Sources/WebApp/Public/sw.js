@@ -1,0 +1,108 @@
+// The service worker: the app opens without a connection. Every same-origin GET goes to the
+// network first (so a connected student always sees the server's current files and data)
+// and falls back to the copy kept here. Kept: the app shell, the last answers for the map,
+// list and Travel pins and albums, and every album photo shown. Writes are never kept or
+// replayed: the page refuses them while offline.
+
+const SHELL = 'onthemap-shell-v1';
+/** Answers that belong to the signed-in account; the page deletes this cache on logout. */
+const DATA = 'onthemap-data-v1';
+/** Files the page does not name in index.html but needs offline. */
+const EXTRA_SHELL = ['/', '/config.json', '/world.geojson', '/places.json', '/manifest.webmanifest',
+  '/img/icon.svg', '/img/icon-192.png', '/img/icon-512.png'];
+/** Marks an answer that came from this cache (its value: when it was kept), so the page can
+ *  say it is offline and as of when. */
+const FROM_CACHE = 'X-OnTheMap-Offline';
+const KEPT_AT = 'X-OnTheMap-Kept-At';
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(SHELL);
+    // index.html names every script, style sheet and module it loads: keep them all.
+    const page = await fetch('/', { cache: 'no-store' });
+    const html = await page.clone().text();
+    const named = Array.from(html.matchAll(/(?:href|src)="(\/[^"#?]*)"/g), (match) => match[1]);
+    await cache.put('/', page);
+    await cache.addAll(Array.from(new Set([...EXTRA_SHELL.slice(1), ...named])));
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    const keep = new Set([SHELL, DATA]);
+    for (const name of await caches.keys()) if (!keep.has(name)) await caches.delete(name);
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener('message', (event) => {
+  if (event.data && event.data.type === 'logged-out') event.waitUntil(caches.delete(DATA));
+});
+
+/** Which cache keeps the answer to `url` (same origin, GET), or null for none. */
+function cacheFor(url) {
+  const path = url.pathname;
+  if (path === '/parse/classes/StudentLocation' || path === '/api/pins' ||
+      /^\/api\/pins\/[^/]+\/photos$/.test(path) || /^\/api\/photos\/[^/]+\/image$/.test(path)) return DATA;
+  if (path.startsWith('/api/') || path.startsWith('/parse/') || path.startsWith('/v1/') ||
+      path === '/health' || path === '/sw.js') return null;
+  return SHELL;
+}
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  // Tiles from --tile-url and every write go straight to the network.
+  if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+  const cacheName = cacheFor(url);
+  if (!cacheName) return;
+  // The app is one page, kept as '/'; other pages (reset.html) are never kept in its place.
+  if (request.mode === 'navigate' && url.pathname !== '/' && url.pathname !== '/index.html') return;
+  const key = request.mode === 'navigate' ? '/' : request;
+  if (/^\/api\/photos\/[^/]+\/image$/.test(url.pathname)) {
+    event.respondWith(cacheFirst(cacheName, key, request));
+  } else {
+    event.respondWith(networkFirst(cacheName, key, request));
+  }
+});
+
+async function networkFirst(cacheName, key, request) {
+  try {
+    const response = await fetch(request);
+    if (response.ok) {
+      const cache = await caches.open(cacheName);
+      await cache.put(key, await stamped(response.clone()));
+    }
+    return response;
+  } catch (error) {
+    const cached = await caches.match(key, { ignoreVary: true });
+    if (!cached) throw error;
+    return marked(cached);
+  }
+}
+
+/** Album photos never change once kept (the server gives each its own URL). */
+async function cacheFirst(cacheName, key, request) {
+  const cached = await caches.match(key);
+  if (cached) return cached;
+  const response = await fetch(request);
+  if (response.ok) {
+    const cache = await caches.open(cacheName);
+    await cache.put(key, response.clone());
+  }
+  return response;
+}
+
+/** The response with the time it was kept. */
+async function stamped(response) {
+  const headers = new Headers(response.headers);
+  headers.set(KEPT_AT, new Date().toISOString());
+  return new Response(await response.blob(), { status: response.status, statusText: response.statusText, headers });
+}
+
+function marked(response) {
+  const headers = new Headers(response.headers);
+  headers.set(FROM_CACHE, response.headers.get(KEPT_AT) || 'unknown');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
