@@ -20,19 +20,18 @@ struct ServerSQLiteSource: ConnectionPoolSource {
     }
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
-        base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
-            connection.eventLoop.makeFutureWithTask { [synchronous] in
-                do {
-                    for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA synchronous = \(synchronous.rawValue.uppercased())"] {
-                        _ = try await connection.query(pragma)
-                    }
-                    try await connection.install(customFunction: RegexFunction.sqliteFunction)
-                    return connection
-                } catch {
-                    // An unclosed connection traps when released: close it before giving up.
-                    try? await connection.close().get()
-                    throw error
-                }
+        // Futures only, no Task: set-up must not wait for the cooperative thread pool, which
+        // CPU-bound work elsewhere in the process may hold.
+        let pragmas = ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA synchronous = \(synchronous.rawValue.uppercased())"]
+        return base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
+            pragmas.reduce(connection.eventLoop.makeSucceededVoidFuture()) { previous, pragma in
+                previous.flatMap { connection.query(pragma).map { _ in } }
+            }
+            .flatMap { connection.install(customFunction: RegexFunction.sqliteFunction) }
+            .map { connection }
+            .flatMapError { error in
+                // An unclosed connection traps when released: close it before giving up.
+                connection.close().flatMapThrowing { throw error }
             }
         }
     }
