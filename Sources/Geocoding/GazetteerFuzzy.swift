@@ -18,82 +18,136 @@ extension Gazetteer {
     /// with something that close. The sorted keys are walked as a trie: one row of the
     /// edit-distance table per byte, shared by keys with a common prefix, and a whole range
     /// of keys skipped as soon as its prefix is out of reach. Distances count UTF-8 bytes.
-    func fuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool = false) -> [FuzzyKey] {
+    /// With `prefix`, at most `limit` keys are returned (the first ones in key order).
+    func fuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool = false, limit: Int = Int.max) -> [FuzzyKey] {
         let q = Array(query.utf8)
         let n = q.count
-        guard n > 0, maxDistance > 0, !keyStart.isEmpty else { return [] }
+        let k = maxDistance
+        guard n > 0, k > 0, !keyStart.isEmpty else { return [] }
         let width = n + 1
-        let maxDepth = n + maxDistance
-        var rows = [Int](repeating: 0, count: width * (maxDepth + 1))
-        for j in 0...n { rows[j] = j }
-        var path: [UInt8] = []
-        path.reserveCapacity(maxDepth)
+        let maxDepth = n + k
+        // Cells are clamped at `cap`: past the budget only "out of reach" matters. Only the
+        // band |row - column| <= k is computed (anything outside it is more than k edits),
+        // so the rest keeps `cap` from here on.
+        let cap = k + 1
+        let rows = UnsafeMutableBufferPointer<Int>.allocate(capacity: width * (maxDepth + 1))
+        rows.initialize(repeating: cap)
+        defer { rows.deallocate() }
+        for j in 0...min(n, k) { rows[j] = j }
+        let rowMins = UnsafeMutableBufferPointer<Int>.allocate(capacity: maxDepth + 1)
+        rowMins.initialize(repeating: 0)
+        defer { rowMins.deallocate() }
+        let path = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: maxDepth)
+        path.initialize(repeating: 0)
+        defer { path.deallocate() }
+        var depth = 0
+        var pathHead: UInt64 = 0 // the first 8 bytes of the path, packed like `keyHead`
         var found: [FuzzyKey] = []
         let keyCount = keyStart.count
 
         bytes.withUnsafeBufferPointer { buf in
+        keyStart.withUnsafeBufferPointer { starts in
+        keyLength.withUnsafeBufferPointer { lengths in
+        keyHead.withUnsafeBufferPointer { heads in
             q.withUnsafeBufferPointer { qb in
-                var k = 0
-                keys: while k < keyCount {
-                    let start = Int(keyStart[k]), length = Int(keyLength[k])
-                    var common = 0
-                    while common < min(length, path.count) && buf[start + common] == path[common] { common += 1 }
-                    path.removeLast(path.count - common)
-                    while path.count < min(length, maxDepth) {
-                        let c = buf[start + path.count]
-                        let d = path.count + 1
+                var key = 0
+                keys: while key < keyCount {
+                    let start = Int(starts[key]), length = Int(lengths[key])
+                    let head = heads[key]
+                    let reach = min(length, depth)
+                    var common = min(reach, 8, (head ^ pathHead).leadingZeroBitCount / 8)
+                    if common == 8 {
+                        while common < reach && buf[start + common] == path[common] { common += 1 }
+                    }
+                    depth = common
+                    pathHead &= Gazetteer.headMask(depth)
+                    while depth < min(length, maxDepth) {
+                        let c = depth < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * depth)) : buf[start + depth]
+                        let d = depth + 1
                         let row = d * width, above = row - width
-                        rows[row] = d
-                        var rowMin = d
-                        for j in 1...n {
-                            var v = min(rows[above + j] + 1, rows[row + j - 1] + 1,
-                                        rows[above + j - 1] + (c == qb[j - 1] ? 0 : 1))
-                            if d > 1 && j > 1 && c == qb[j - 2] && path[d - 2] == qb[j - 1] {
-                                v = min(v, rows[above - width + j - 2] + 1)
+                        var rowMin = cap
+                        if d <= k { rows[row] = d; rowMin = d }
+                        let lo = max(1, d - k), hi = min(n, d + k)
+                        if lo <= hi {
+                            for j in lo...hi {
+                                var v = min(rows[above + j] + 1, rows[row + j - 1] + 1,
+                                            rows[above + j - 1] + (c == qb[j - 1] ? 0 : 1))
+                                if d > 1 && j > 1 && c == qb[j - 2] && path[d - 2] == qb[j - 1] {
+                                    v = min(v, rows[above - width + j - 2] + 1)
+                                }
+                                v = min(v, cap)
+                                rows[row + j] = v
+                                rowMin = min(rowMin, v)
                             }
-                            rows[row + j] = v
-                            rowMin = min(rowMin, v)
                         }
-                        path.append(c)
-                        if prefix && rows[row + n] <= maxDistance {
+                        rowMins[d] = rowMin
+                        path[depth] = c
+                        if depth < 8 { pathHead |= UInt64(c) << (56 - 8 * depth) }
+                        depth = d
+                        if prefix && rows[row + n] <= k {
                             // Everything under this prefix completes a close enough start.
-                            let end = prefixEnd(path, from: k, buf)
-                            for key in k..<end { found.append(FuzzyKey(key: key, distance: rows[row + n])) }
-                            k = end
+                            let end = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads)
+                            for each in key..<end {
+                                if found.count == limit { break keys }
+                                found.append(FuzzyKey(key: each, distance: rows[row + n]))
+                            }
+                            key = end
                             continue keys
                         }
                         // Out of reach, also through a later swap of two neighbours.
-                        if rowMin > maxDistance && (d < 2 || minimum(rows, from: above, count: width) >= maxDistance) {
-                            k = prefixEnd(path, from: k, buf)
+                        if rowMin > k && (d < 2 || rowMins[d - 1] >= k) {
+                            key = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads)
                             continue keys
                         }
                     }
                     if length <= maxDepth && !prefix {
                         let distance = rows[length * width + n]
-                        if distance <= maxDistance { found.append(FuzzyKey(key: k, distance: distance)) }
+                        if distance <= k { found.append(FuzzyKey(key: key, distance: distance)) }
                     }
-                    k += 1
+                    // Longer keys under a prefix of the deepest reachable length are out of reach.
+                    key = !prefix && depth == maxDepth ? prefixEnd(path, depth, from: key + 1, pathHead, buf, starts, lengths, heads) : key + 1
                 }
             }
+        }
+        }
+        }
         }
         return found
     }
 
-    private func minimum(_ values: [Int], from start: Int, count: Int) -> Int {
-        var m = Int.max
-        for i in start..<(start + count) { m = min(m, values[i]) }
-        return m
+    /// Mask of the first `count` bytes of a packed key head.
+    static func headMask(_ count: Int) -> UInt64 {
+        count >= 8 ? ~0 : count <= 0 ? 0 : ~0 << UInt64(64 - 8 * count)
     }
 
-    /// First key index at or after `from` that does not start with `path`.
-    private func prefixEnd(_ path: [UInt8], from: Int, _ buf: UnsafeBufferPointer<UInt8>) -> Int {
-        path.withUnsafeBufferPointer { p in
-            var lo = from, hi = keyStart.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if compareKey(mid, p, prefix: true, buf) <= 0 { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
+    /// First key index at or after `from` that does not start with the first `count` bytes
+    /// of `path`. Galloping from `from`: most ranges skipped by the walk are a few keys long,
+    /// and a binary search over all the keys each time was most of the walk's cost.
+    private func prefixEnd(_ path: UnsafeMutableBufferPointer<UInt8>, _ count: Int, from: Int, _ pathHead: UInt64,
+                           _ buf: UnsafeBufferPointer<UInt8>, _ starts: UnsafeBufferPointer<Int32>,
+                           _ lengths: UnsafeBufferPointer<UInt16>, _ heads: UnsafeBufferPointer<UInt64>) -> Int {
+        let mask = Gazetteer.headMask(count)
+        // Whether key `i` starts with the path (keys before the end all do).
+        func under(_ i: Int) -> Bool {
+            guard Int(lengths[i]) >= count, (heads[i] ^ pathHead) & mask == 0 else { return false }
+            guard count > 8 else { return true }
+            let start = Int(starts[i])
+            for b in 8..<count where buf[start + b] != path[b] { return false }
+            return true
         }
+        let total = starts.count
+        var lo = from, step = 1
+        var hi = from
+        while hi < total && under(hi) {
+            lo = hi + 1
+            hi = from + step
+            step *= 2
+        }
+        hi = min(hi, total)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if under(mid) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
     }
 }

@@ -63,7 +63,8 @@ extension Gazetteer {
     /// "Minneap" typed as "Mineap": names starting with a close spelling.
     private func typoSuggestions(_ key: String, limit: Int) -> [GeocodeResult] {
         var best = TopK(capacity: limit)
-        let keys = fuzzyKeys(key, maxDistance: Gazetteer.typoBudget(key.utf8.count), prefix: true)
+        let keys = fuzzyKeys(key, maxDistance: Gazetteer.typoBudget(key.utf8.count), prefix: true,
+                             limit: Gazetteer.typoPrefixKeys)
         for fuzzy in keys.prefix(Gazetteer.typoPrefixKeys) {
             scan(fuzzy.key, exact: false, penalty: Double(fuzzy.distance) * Weight.typo, into: &best)
         }
