@@ -34,6 +34,8 @@ public final class Gazetteer: Geocoder, Sendable {
     /// Key indices (ascending) whose entries include a big place, a region or a country:
     /// what type-ahead scans when a prefix is too short to scan everything.
     let majorKeys: [Int32]
+    /// `keyHead` of each of `majorKeys`, contiguous for the same reason.
+    let majorKeyHead: [UInt64]
 
     let qualifiers: [String: [QualifierRef]]
     /// Places at least this big are "major" for type-ahead on short prefixes.
@@ -249,6 +251,7 @@ public final class Gazetteer: Geocoder, Sendable {
         self.postingStart = postingStart
         self.postings = postings
         self.majorKeys = majorKeys
+        self.majorKeyHead = majorKeys.map { keyHead[Int($0)] }
         self.qualifiers = qualifiers
         self.postcodes = postcodes
         self.cellStart = cellCount

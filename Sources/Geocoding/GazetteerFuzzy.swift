@@ -19,11 +19,33 @@ extension Gazetteer {
     /// edit-distance table per byte, shared by keys with a common prefix, and a whole range
     /// of keys skipped as soon as its prefix is out of reach. Distances count UTF-8 bytes.
     /// With `prefix`, at most `limit` keys are returned (the first ones in key order).
-    func fuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool = false, limit: Int = Int.max) -> [FuzzyKey] {
+    /// With `majorPastOneEdit`, keys more than one edit away are looked for only among
+    /// `majorKeys` (a third of the keys), for callers that keep nothing else that far.
+    func fuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool = false, limit: Int = Int.max,
+                   majorPastOneEdit: Bool = false) -> [FuzzyKey] {
         let q = Array(query.utf8)
         let n = q.count
         let k = maxDistance
         guard n > 0, k > 0, !keyStart.isEmpty else { return [] }
+        if k > 1 && majorPastOneEdit {
+            let near = fuzzyKeys(query, maxDistance: 1, prefix: prefix, limit: limit)
+            if !near.isEmpty { return near }
+            return majorKeys.withUnsafeBufferPointer { walk(q, k, prefix, limit, only: $0) }
+        }
+        // Most typos are one edit, and a one-edit walk prunes far sooner: the wider walk
+        // runs only when the narrower one finds nothing.
+        if k > 1 {
+            let near = fuzzyKeys(query, maxDistance: k - 1, prefix: prefix, limit: limit)
+            if !near.isEmpty { return near }
+        }
+        return walk(q, k, prefix, limit, only: nil)
+    }
+
+    /// The trie walk of `fuzzyKeys` at one budget, over all keys or the sorted subset `only`
+    /// (which must be `majorKeys`: `heads` is indexed by position in the walked list).
+    private func walk(_ q: [UInt8], _ k: Int, _ prefix: Bool, _ limit: Int,
+                      only: UnsafeBufferPointer<Int32>?) -> [FuzzyKey] {
+        let n = q.count
         let width = n + 1
         let maxDepth = n + k
         // Cells are clamped at `cap`: past the budget only "out of reach" matters. Only the
@@ -34,25 +56,24 @@ extension Gazetteer {
         rows.initialize(repeating: cap)
         defer { rows.deallocate() }
         for j in 0...min(n, k) { rows[j] = j }
-        let rowMins = UnsafeMutableBufferPointer<Int>.allocate(capacity: maxDepth + 1)
-        rowMins.initialize(repeating: 0)
-        defer { rowMins.deallocate() }
         let path = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: maxDepth)
         path.initialize(repeating: 0)
         defer { path.deallocate() }
         var depth = 0
         var pathHead: UInt64 = 0 // the first 8 bytes of the path, packed like `keyHead`
         var found: [FuzzyKey] = []
-        let keyCount = keyStart.count
+        let keyCount = only?.count ?? keyStart.count
 
         bytes.withUnsafeBufferPointer { buf in
         keyStart.withUnsafeBufferPointer { starts in
         keyLength.withUnsafeBufferPointer { lengths in
-        keyHead.withUnsafeBufferPointer { heads in
+        (only == nil ? keyHead : majorKeyHead).withUnsafeBufferPointer { heads in
             q.withUnsafeBufferPointer { qb in
+                // `key` is a position in the walked list; `id` the key it stands for.
                 var key = 0
                 keys: while key < keyCount {
-                    let start = Int(starts[key]), length = Int(lengths[key])
+                    let id = only.map { Int($0[key]) } ?? key
+                    let start = Int(starts[id]), length = Int(lengths[id])
                     let head = heads[key]
                     let reach = min(length, depth)
                     var common = min(reach, 8, (head ^ pathHead).leadingZeroBitCount / 8)
@@ -80,32 +101,40 @@ extension Gazetteer {
                                 rowMin = min(rowMin, v)
                             }
                         }
-                        rowMins[d] = rowMin
+                        // The one way below this row that bypasses it: swapping `c` with the
+                        // next byte, from the row above where `c` is the query's next byte.
+                        var swapMin = cap
+                        let swapLo = max(2, d + 1 - k), swapHi = min(n, d + 1 + k)
+                        if rowMin > k && swapLo <= swapHi {
+                            for j in swapLo...swapHi where qb[j - 1] == c {
+                                swapMin = min(swapMin, rows[above + j - 2] + 1)
+                            }
+                        }
                         path[depth] = c
                         if depth < 8 { pathHead |= UInt64(c) << (56 - 8 * depth) }
                         depth = d
                         if prefix && rows[row + n] <= k {
                             // Everything under this prefix completes a close enough start.
-                            let end = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads)
+                            let end = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads, only)
                             for each in key..<end {
                                 if found.count == limit { break keys }
-                                found.append(FuzzyKey(key: each, distance: rows[row + n]))
+                                found.append(FuzzyKey(key: only.map { Int($0[each]) } ?? each, distance: rows[row + n]))
                             }
                             key = end
                             continue keys
                         }
                         // Out of reach, also through a later swap of two neighbours.
-                        if rowMin > k && (d < 2 || rowMins[d - 1] >= k) {
-                            key = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads)
+                        if rowMin > k && swapMin > k {
+                            key = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads, only)
                             continue keys
                         }
                     }
                     if length <= maxDepth && !prefix {
                         let distance = rows[length * width + n]
-                        if distance <= k { found.append(FuzzyKey(key: key, distance: distance)) }
+                        if distance <= k { found.append(FuzzyKey(key: id, distance: distance)) }
                     }
                     // Longer keys under a prefix of the deepest reachable length are out of reach.
-                    key = !prefix && depth == maxDepth ? prefixEnd(path, depth, from: key + 1, pathHead, buf, starts, lengths, heads) : key + 1
+                    key = !prefix && depth == maxDepth ? prefixEnd(path, depth, from: key + 1, pathHead, buf, starts, lengths, heads, only) : key + 1
                 }
             }
         }
@@ -125,17 +154,19 @@ extension Gazetteer {
     /// and a binary search over all the keys each time was most of the walk's cost.
     private func prefixEnd(_ path: UnsafeMutableBufferPointer<UInt8>, _ count: Int, from: Int, _ pathHead: UInt64,
                            _ buf: UnsafeBufferPointer<UInt8>, _ starts: UnsafeBufferPointer<Int32>,
-                           _ lengths: UnsafeBufferPointer<UInt16>, _ heads: UnsafeBufferPointer<UInt64>) -> Int {
+                           _ lengths: UnsafeBufferPointer<UInt16>, _ heads: UnsafeBufferPointer<UInt64>,
+                           _ only: UnsafeBufferPointer<Int32>?) -> Int {
         let mask = Gazetteer.headMask(count)
         // Whether key `i` starts with the path (keys before the end all do).
-        func under(_ i: Int) -> Bool {
-            guard Int(lengths[i]) >= count, (heads[i] ^ pathHead) & mask == 0 else { return false }
+        func under(_ position: Int) -> Bool {
+            let i = only.map { Int($0[position]) } ?? position
+            guard Int(lengths[i]) >= count, (heads[position] ^ pathHead) & mask == 0 else { return false }
             guard count > 8 else { return true }
             let start = Int(starts[i])
             for b in 8..<count where buf[start + b] != path[b] { return false }
             return true
         }
-        let total = starts.count
+        let total = only?.count ?? starts.count
         var lo = from, step = 1
         var hi = from
         while hi < total && under(hi) {
