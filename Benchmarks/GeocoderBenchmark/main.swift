@@ -95,6 +95,23 @@ let prefixes = queries.compactMap { q -> String? in
     let t = q.trimmingCharacters(in: .whitespaces)
     return t.count >= 3 ? String(t.prefix(max(1, t.count / 2))) : nil
 } + ["s", "m", "sa", "ber", "new", "lon"]
+// GEOCODER_SLOWEST=1: the slowest queries of each workload, to find the tail.
+if ProcessInfo.processInfo.environment["GEOCODER_SLOWEST"] != nil {
+    func slowest(_ name: String, _ items: [String], _ body: (String) -> Int) {
+        var sink = 0
+        let timed = items.map { q -> (String, UInt64) in
+            var best = UInt64.max
+            for _ in 0..<3 { let t = now(); sink &+= body(q); best = min(best, now() - t) }
+            return (q, best)
+        }.sorted { $0.1 > $1.1 }
+        print("\(name): slowest of \(items.count)")
+        for (q, t) in timed.prefix(25) { print(String(format: "  %9.1f µs  %@", Double(t) / 1000, q)) }
+        if sink == Int.min { print(sink) }
+    }
+    slowest("geocode", queries) { gazetteer.lookup($0, limit: 5).count }
+    slowest("suggest", prefixes) { gazetteer.suggestions(prefix: $0, limit: 5).count }
+    exit(0)
+}
 var rng = SystemRandomNumberGenerator()
 let points: [(Double, Double)] = (0..<2000).map { _ in
     (Double.random(in: -60...70, using: &rng), Double.random(in: -180...180, using: &rng))

@@ -26,11 +26,16 @@ public final class Gazetteer: Geocoder, Sendable {
     // then countries), negative (-(id + 1)) for an alternate name.
     let keyStart: [Int32]
     let keyLength: [UInt16]
+    /// First 8 bytes of each key, big-endian, zero-padded: the typo walk reads these in key
+    /// order instead of chasing each key into the 35 MB file (a cache miss per key).
+    let keyHead: [UInt64]
     let postingStart: [Int32]
     let postings: [Int32]
     /// Key indices (ascending) whose entries include a big place, a region or a country:
     /// what type-ahead scans when a prefix is too short to scan everything.
     let majorKeys: [Int32]
+    /// `keyHead` of each of `majorKeys`, contiguous for the same reason.
+    let majorKeyHead: [UInt64]
 
     let qualifiers: [String: [QualifierRef]]
     /// Places at least this big are "major" for type-ahead on short prefixes.
@@ -169,6 +174,8 @@ public final class Gazetteer: Geocoder, Sendable {
         keyStart.reserveCapacity(keyCount); keyLength.reserveCapacity(keyCount)
         postingStart.reserveCapacity(keyCount + 1); postings.reserveCapacity(keyCount * 3 / 2)
         var majorKeys = [Int32]()
+        var keyHead = [UInt64]()
+        keyHead.reserveCapacity(keyCount)
         let majorPopulation = Gazetteer.majorPopulation
         try bytes.withUnsafeBufferPointer { buf in
             for k in 0..<keyCount {
@@ -178,6 +185,11 @@ public final class Gazetteer: Geocoder, Sendable {
                 guard tab < line.upperBound else { throw GeocodingError.invalidData("bad names line") }
                 keyStart.append(Int32(line.lowerBound))
                 keyLength.append(UInt16(clamping: tab - line.lowerBound))
+                var head: UInt64 = 0
+                for b in 0..<8 where line.lowerBound + b < tab {
+                    head |= UInt64(buf[line.lowerBound + b]) << (56 - 8 * b)
+                }
+                keyHead.append(head)
                 postingStart.append(Int32(postings.count))
                 var i = tab + 1
                 var major = false
@@ -235,9 +247,11 @@ public final class Gazetteer: Geocoder, Sendable {
         self.placeIsCapital = isCapital
         self.keyStart = keyStart
         self.keyLength = keyLength
+        self.keyHead = keyHead
         self.postingStart = postingStart
         self.postings = postings
         self.majorKeys = majorKeys
+        self.majorKeyHead = majorKeys.map { keyHead[Int($0)] }
         self.qualifiers = qualifiers
         self.postcodes = postcodes
         self.cellStart = cellCount

@@ -18,82 +18,167 @@ extension Gazetteer {
     /// with something that close. The sorted keys are walked as a trie: one row of the
     /// edit-distance table per byte, shared by keys with a common prefix, and a whole range
     /// of keys skipped as soon as its prefix is out of reach. Distances count UTF-8 bytes.
-    func fuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool = false) -> [FuzzyKey] {
+    /// With `prefix`, at most `limit` keys are returned (the first ones in key order).
+    /// With `majorPastOneEdit`, keys more than one edit away are looked for only among
+    /// `majorKeys` (a third of the keys), for callers that keep nothing else that far.
+    func fuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool = false, limit: Int = Int.max,
+                   majorPastOneEdit: Bool = false) -> [FuzzyKey] {
         let q = Array(query.utf8)
         let n = q.count
-        guard n > 0, maxDistance > 0, !keyStart.isEmpty else { return [] }
+        let k = maxDistance
+        guard n > 0, k > 0, !keyStart.isEmpty else { return [] }
+        if k > 1 && majorPastOneEdit {
+            let near = fuzzyKeys(query, maxDistance: 1, prefix: prefix, limit: limit)
+            if !near.isEmpty { return near }
+            return majorKeys.withUnsafeBufferPointer { walk(q, k, prefix, limit, only: $0) }
+        }
+        // Most typos are one edit, and a one-edit walk prunes far sooner: the wider walk
+        // runs only when the narrower one finds nothing.
+        if k > 1 {
+            let near = fuzzyKeys(query, maxDistance: k - 1, prefix: prefix, limit: limit)
+            if !near.isEmpty { return near }
+        }
+        return walk(q, k, prefix, limit, only: nil)
+    }
+
+    /// The trie walk of `fuzzyKeys` at one budget, over all keys or the sorted subset `only`
+    /// (which must be `majorKeys`: `heads` is indexed by position in the walked list).
+    private func walk(_ q: [UInt8], _ k: Int, _ prefix: Bool, _ limit: Int,
+                      only: UnsafeBufferPointer<Int32>?) -> [FuzzyKey] {
+        let n = q.count
         let width = n + 1
-        let maxDepth = n + maxDistance
-        var rows = [Int](repeating: 0, count: width * (maxDepth + 1))
-        for j in 0...n { rows[j] = j }
-        var path: [UInt8] = []
-        path.reserveCapacity(maxDepth)
+        let maxDepth = n + k
+        // Cells are clamped at `cap`: past the budget only "out of reach" matters. Only the
+        // band |row - column| <= k is computed (anything outside it is more than k edits),
+        // so the rest keeps `cap` from here on.
+        let cap = k + 1
+        let rows = UnsafeMutableBufferPointer<Int>.allocate(capacity: width * (maxDepth + 1))
+        rows.initialize(repeating: cap)
+        defer { rows.deallocate() }
+        for j in 0...min(n, k) { rows[j] = j }
+        let path = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: maxDepth)
+        path.initialize(repeating: 0)
+        defer { path.deallocate() }
+        var depth = 0
+        var pathHead: UInt64 = 0 // the first 8 bytes of the path, packed like `keyHead`
         var found: [FuzzyKey] = []
-        let keyCount = keyStart.count
+        let keyCount = only?.count ?? keyStart.count
 
         bytes.withUnsafeBufferPointer { buf in
+        keyStart.withUnsafeBufferPointer { starts in
+        keyLength.withUnsafeBufferPointer { lengths in
+        (only == nil ? keyHead : majorKeyHead).withUnsafeBufferPointer { heads in
             q.withUnsafeBufferPointer { qb in
-                var k = 0
-                keys: while k < keyCount {
-                    let start = Int(keyStart[k]), length = Int(keyLength[k])
-                    var common = 0
-                    while common < min(length, path.count) && buf[start + common] == path[common] { common += 1 }
-                    path.removeLast(path.count - common)
-                    while path.count < min(length, maxDepth) {
-                        let c = buf[start + path.count]
-                        let d = path.count + 1
+                // `key` is a position in the walked list; `id` the key it stands for.
+                var key = 0
+                keys: while key < keyCount {
+                    let id = only.map { Int($0[key]) } ?? key
+                    let start = Int(starts[id]), length = Int(lengths[id])
+                    let head = heads[key]
+                    let reach = min(length, depth)
+                    var common = min(reach, 8, (head ^ pathHead).leadingZeroBitCount / 8)
+                    if common == 8 {
+                        while common < reach && buf[start + common] == path[common] { common += 1 }
+                    }
+                    depth = common
+                    pathHead &= Gazetteer.headMask(depth)
+                    while depth < min(length, maxDepth) {
+                        let c = depth < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * depth)) : buf[start + depth]
+                        let d = depth + 1
                         let row = d * width, above = row - width
-                        rows[row] = d
-                        var rowMin = d
-                        for j in 1...n {
-                            var v = min(rows[above + j] + 1, rows[row + j - 1] + 1,
-                                        rows[above + j - 1] + (c == qb[j - 1] ? 0 : 1))
-                            if d > 1 && j > 1 && c == qb[j - 2] && path[d - 2] == qb[j - 1] {
-                                v = min(v, rows[above - width + j - 2] + 1)
+                        var rowMin = cap
+                        if d <= k { rows[row] = d; rowMin = d }
+                        let lo = max(1, d - k), hi = min(n, d + k)
+                        if lo <= hi {
+                            for j in lo...hi {
+                                var v = min(rows[above + j] + 1, rows[row + j - 1] + 1,
+                                            rows[above + j - 1] + (c == qb[j - 1] ? 0 : 1))
+                                if d > 1 && j > 1 && c == qb[j - 2] && path[d - 2] == qb[j - 1] {
+                                    v = min(v, rows[above - width + j - 2] + 1)
+                                }
+                                v = min(v, cap)
+                                rows[row + j] = v
+                                rowMin = min(rowMin, v)
                             }
-                            rows[row + j] = v
-                            rowMin = min(rowMin, v)
                         }
-                        path.append(c)
-                        if prefix && rows[row + n] <= maxDistance {
+                        // The one way below this row that bypasses it: swapping `c` with the
+                        // next byte, from the row above where `c` is the query's next byte.
+                        var swapMin = cap
+                        let swapLo = max(2, d + 1 - k), swapHi = min(n, d + 1 + k)
+                        if rowMin > k && swapLo <= swapHi {
+                            for j in swapLo...swapHi where qb[j - 1] == c {
+                                swapMin = min(swapMin, rows[above + j - 2] + 1)
+                            }
+                        }
+                        path[depth] = c
+                        if depth < 8 { pathHead |= UInt64(c) << (56 - 8 * depth) }
+                        depth = d
+                        if prefix && rows[row + n] <= k {
                             // Everything under this prefix completes a close enough start.
-                            let end = prefixEnd(path, from: k, buf)
-                            for key in k..<end { found.append(FuzzyKey(key: key, distance: rows[row + n])) }
-                            k = end
+                            let end = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads, only)
+                            for each in key..<end {
+                                if found.count == limit { break keys }
+                                found.append(FuzzyKey(key: only.map { Int($0[each]) } ?? each, distance: rows[row + n]))
+                            }
+                            key = end
                             continue keys
                         }
                         // Out of reach, also through a later swap of two neighbours.
-                        if rowMin > maxDistance && (d < 2 || minimum(rows, from: above, count: width) >= maxDistance) {
-                            k = prefixEnd(path, from: k, buf)
+                        if rowMin > k && swapMin > k {
+                            key = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads, only)
                             continue keys
                         }
                     }
                     if length <= maxDepth && !prefix {
                         let distance = rows[length * width + n]
-                        if distance <= maxDistance { found.append(FuzzyKey(key: k, distance: distance)) }
+                        if distance <= k { found.append(FuzzyKey(key: id, distance: distance)) }
                     }
-                    k += 1
+                    // Longer keys under a prefix of the deepest reachable length are out of reach.
+                    key = !prefix && depth == maxDepth ? prefixEnd(path, depth, from: key + 1, pathHead, buf, starts, lengths, heads, only) : key + 1
                 }
             }
+        }
+        }
+        }
         }
         return found
     }
 
-    private func minimum(_ values: [Int], from start: Int, count: Int) -> Int {
-        var m = Int.max
-        for i in start..<(start + count) { m = min(m, values[i]) }
-        return m
+    /// Mask of the first `count` bytes of a packed key head.
+    static func headMask(_ count: Int) -> UInt64 {
+        count >= 8 ? ~0 : count <= 0 ? 0 : ~0 << UInt64(64 - 8 * count)
     }
 
-    /// First key index at or after `from` that does not start with `path`.
-    private func prefixEnd(_ path: [UInt8], from: Int, _ buf: UnsafeBufferPointer<UInt8>) -> Int {
-        path.withUnsafeBufferPointer { p in
-            var lo = from, hi = keyStart.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if compareKey(mid, p, prefix: true, buf) <= 0 { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
+    /// First key index at or after `from` that does not start with the first `count` bytes
+    /// of `path`. Galloping from `from`: most ranges skipped by the walk are a few keys long,
+    /// and a binary search over all the keys each time was most of the walk's cost.
+    private func prefixEnd(_ path: UnsafeMutableBufferPointer<UInt8>, _ count: Int, from: Int, _ pathHead: UInt64,
+                           _ buf: UnsafeBufferPointer<UInt8>, _ starts: UnsafeBufferPointer<Int32>,
+                           _ lengths: UnsafeBufferPointer<UInt16>, _ heads: UnsafeBufferPointer<UInt64>,
+                           _ only: UnsafeBufferPointer<Int32>?) -> Int {
+        let mask = Gazetteer.headMask(count)
+        // Whether key `i` starts with the path (keys before the end all do).
+        func under(_ position: Int) -> Bool {
+            let i = only.map { Int($0[position]) } ?? position
+            guard Int(lengths[i]) >= count, (heads[position] ^ pathHead) & mask == 0 else { return false }
+            guard count > 8 else { return true }
+            let start = Int(starts[i])
+            for b in 8..<count where buf[start + b] != path[b] { return false }
+            return true
         }
+        let total = only?.count ?? starts.count
+        var lo = from, step = 1
+        var hi = from
+        while hi < total && under(hi) {
+            lo = hi + 1
+            hi = from + step
+            step *= 2
+        }
+        hi = min(hi, total)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if under(mid) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
     }
 }

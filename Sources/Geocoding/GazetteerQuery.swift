@@ -45,7 +45,9 @@ extension Gazetteer {
                 drop += 1
             }
         }
-        // A name we do not know beside a postcode we do: the postcode.
+        // A name we do not know beside a postcode we do: the postcode. (No digits, no
+        // postcode: skip reading the parts, which would try to correct every word.)
+        guard parts.contains(where: { $0.contains { $0.contains(where: \.isNumber) } }) else { return ([], 0) }
         var q = Qualification()
         for part in parts { qualify(part, into: &q, typos: false) }
         return (postcodeCandidates(q), 0.5)
@@ -114,7 +116,8 @@ extension Gazetteer {
             keys = [FuzzyKey(key: k, distance: 0)]
         } else {
             guard keyRange(name, prefix: false).isEmpty else { return [] }
-            keys = fuzzyKeys(name, maxDistance: Gazetteer.typoBudget(name.utf8.count))
+            // Two edits are trusted only for well-known places (below): only their keys are walked.
+            keys = fuzzyKeys(name, maxDistance: Gazetteer.typoBudget(name.utf8.count), majorPastOneEdit: true)
         }
         var out: [Candidate] = []
         for fuzzy in keys {
@@ -208,7 +211,8 @@ extension Gazetteer {
 
     /// The qualifier closest in spelling to `text`, if one is within the typo budget.
     func correctedQualifier(_ text: String) -> [QualifierRef]? {
-        let keys = fuzzyKeys(text, maxDistance: Gazetteer.typoBudget(text.utf8.count))
+        // Region and country names are all major keys.
+        let keys = fuzzyKeys(text, maxDistance: Gazetteer.typoBudget(text.utf8.count), majorPastOneEdit: true)
             .sorted { $0.distance < $1.distance }
         for fuzzy in keys {
             if let refs = qualifiers[key(at: fuzzy.key)], refs.contains(where: \.byName) { return refs }

@@ -8,12 +8,21 @@ extension Gazetteer {
 
     /// Synchronous type-ahead: entries with a name starting with `prefix`, best first.
     public func suggestions(prefix: String, limit: Int = 5) -> [GeocodeResult] {
+        suggestions(prefix: prefix, limit: limit, lookedUp: false)
+    }
+
+    /// `lookedUp`: a lookup of `prefix` has already found nothing (it is not repeated).
+    private func suggestions(prefix: String, limit: Int, lookedUp: Bool) -> [GeocodeResult] {
         let limit = min(max(limit, 1), 50)
         guard !prefix.isEmpty, prefix.count <= Gazetteer.maximumQueryLength else { return [] }
         if prefix.contains(",") {
             let exact = lookup(prefix, limit: limit)
             if !exact.isEmpty { return exact }
-            return suggestions(prefix: String(prefix.prefix(while: { $0 != "," })), limit: limit)
+            // "Unter den Linden 77, ": nothing after the comma yet, so the name part alone
+            // reads the same and was just looked up.
+            let rest = prefix.drop(while: { $0 != "," })
+            return suggestions(prefix: String(prefix.prefix(while: { $0 != "," })), limit: limit,
+                               lookedUp: rest.allSatisfy { $0 == "," || $0.isWhitespace })
         }
         let key = Normalizer.key(prefix)
         guard !key.isEmpty else { return [] }
@@ -22,7 +31,7 @@ extension Gazetteer {
             if key.contains(where: \.isNumber) && !key.contains(" ") {
                 return postcodeSuggestions(key, limit: limit)
             }
-            let whole = lookup(prefix, limit: limit)
+            let whole = lookedUp ? [] : lookup(prefix, limit: limit)
             if !whole.isEmpty { return whole }
             return typoSuggestions(key, limit: limit)
         }
@@ -63,7 +72,8 @@ extension Gazetteer {
     /// "Minneap" typed as "Mineap": names starting with a close spelling.
     private func typoSuggestions(_ key: String, limit: Int) -> [GeocodeResult] {
         var best = TopK(capacity: limit)
-        let keys = fuzzyKeys(key, maxDistance: Gazetteer.typoBudget(key.utf8.count), prefix: true)
+        let keys = fuzzyKeys(key, maxDistance: Gazetteer.typoBudget(key.utf8.count), prefix: true,
+                             limit: Gazetteer.typoPrefixKeys)
         for fuzzy in keys.prefix(Gazetteer.typoPrefixKeys) {
             scan(fuzzy.key, exact: false, penalty: Double(fuzzy.distance) * Weight.typo, into: &best)
         }
