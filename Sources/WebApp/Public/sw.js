@@ -43,7 +43,7 @@ self.addEventListener('message', (event) => {
 /** Which cache keeps the answer to `url` (same origin, GET), or null for none. */
 function cacheFor(url) {
   const path = url.pathname;
-  if (path === '/parse/classes/StudentLocation' || path === '/api/pins' ||
+  if (path === '/parse/classes/StudentLocation' || path === '/api/locations/snapshot' || path === '/api/pins' ||
       /^\/api\/pins\/[^/]+\/photos$/.test(path) || /^\/api\/photos\/[^/]+\/image$/.test(path)) return DATA;
   if (path.startsWith('/api/') || path.startsWith('/parse/') || path.startsWith('/v1/') ||
       path === '/health' || path === '/sw.js') return null;
