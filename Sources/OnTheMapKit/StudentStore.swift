@@ -6,6 +6,8 @@ import Foundation
 /// Loading is network-conscious: `loadNextPage()` asks only for records after the ones it
 /// has, concurrent calls share one request, and nothing is fetched again unless `refresh()`
 /// is called. Observe it with `onChange` (a closure) or `updates()` (an `AsyncStream`).
+/// `follow(_:)` (async) or `startFollowing(_:)` (a handle) keep it current from the server's
+/// live map instead: every location at once, then each change as it happens.
 @MainActor
 public final class StudentStore {
     /// What observers receive: a value copy of the store's state.
@@ -16,6 +18,15 @@ public final class StudentStore {
         public var skippedCount: Int
         public var totalCount: Int?
         public var lastError: OnTheMapError?
+        public var liveState: LiveState
+    }
+
+    /// Whether the store follows the live map, and how that goes.
+    public enum LiveState: Sendable, Hashable {
+        case off
+        case connecting
+        case live
+        case reconnecting(OnTheMapError)
     }
 
     public private(set) var students: [StudentInformation] = []
@@ -28,6 +39,7 @@ public final class StudentStore {
     public private(set) var totalCount: Int?
     /// The error of the last load, cleared by the next successful one.
     public private(set) var lastError: OnTheMapError?
+    public private(set) var liveState: LiveState = .off
     public let pageSize: Int
 
     /// Called on the main actor after every change.
@@ -47,7 +59,7 @@ public final class StudentStore {
 
     public var snapshot: Snapshot {
         Snapshot(students: students, isLoading: isLoading, hasMore: hasMore, skippedCount: skippedCount,
-                 totalCount: totalCount, lastError: lastError)
+                 totalCount: totalCount, lastError: lastError, liveState: liveState)
     }
 
     /// A stream of snapshots: the current one first, then one per change. It ends when the
@@ -143,6 +155,83 @@ public final class StudentStore {
         }
     }
 
+    // MARK: Following the live map
+
+    /// Replaces the content with the live map's snapshot, then applies every change until
+    /// the calling task is cancelled (it then returns). `onUpdate` sees each update after it
+    /// was applied. Network trouble only pauses following (`liveState` says so); it throws
+    /// when the server has no live map or refuses the request.
+    public func follow(_ live: LiveLocationClient,
+                       onUpdate: (@MainActor (LiveLocationUpdate) -> Void)? = nil) async throws(OnTheMapError) {
+        inFlight?.cancel()
+        inFlight = nil
+        generation += 1
+        defer {
+            liveState = .off
+            notify()
+        }
+        do {
+            for try await update in live.follow() {
+                apply(update)
+                onUpdate?(update)
+            }
+        } catch let error as OnTheMapError {
+            if error == .cancelled { return }
+            lastError = error
+            throw error
+        } catch {
+            return
+        }
+    }
+
+    /// `follow(_:)` started from synchronous code; cancel the handle to stop.
+    /// `completion` runs once following ends for good (not after a cancel).
+    @discardableResult
+    public func startFollowing(_ live: LiveLocationClient,
+                               onUpdate: (@MainActor (LiveLocationUpdate) -> Void)? = nil,
+                               completion: (@MainActor (OnTheMapError) -> Void)? = nil) -> RequestHandle {
+        let handle = RequestHandle()
+        let task = Task { @MainActor in
+            do throws(OnTheMapError) {
+                try await self.follow(live, onUpdate: onUpdate)
+            } catch {
+                if !handle.cancelled { completion?(error) }
+            }
+        }
+        handle.attach(onCancel: { task.cancel() })
+        return handle
+    }
+
+    private func apply(_ update: LiveLocationUpdate) {
+        switch update {
+        case .snapshot(let all, _):
+            students = []
+            merge(all)
+            loaded = true
+            hasMore = false
+            nextSkip = all.count
+            totalCount = all.count
+            skippedCount = 0
+            isLoading = false
+            lastError = nil
+        case .created(let student, _), .updated(let student, _):
+            let before = students.count
+            place(student)
+            if students.count > before, let total = totalCount { totalCount = total + 1 }
+        case .deleted(let objectId, _):
+            let before = students.count
+            students.removeAll { $0.objectId == objectId }
+            if students.count != before, let total = totalCount { totalCount = max(0, total - 1) }
+        case .connection(let state):
+            switch state {
+            case .connecting: liveState = .connecting
+            case .live: liveState = .live
+            case .reconnecting(let error): liveState = .reconnecting(error)
+            }
+        }
+        notify()
+    }
+
     // MARK: Local edits
 
     /// Adds or replaces one record (e.g. after posting), keeping the order.
@@ -176,6 +265,21 @@ public final class StudentStore {
 
     public func student(objectId: String) -> StudentInformation? {
         students.first { $0.objectId == objectId }
+    }
+
+    /// Puts one changed record where the order says (usually the top) without re-sorting
+    /// everything: a live change on a store of 100,000 costs one scan, not a sort.
+    private func place(_ student: StudentInformation) {
+        students.removeAll { $0.objectId == student.objectId }
+        let key = Self.sortKey(student)
+        var low = 0, high = students.count
+        while low < high {
+            let middle = (low + high) / 2
+            let other = Self.sortKey(students[middle])
+            let before = other != key ? other > key : students[middle].objectId < student.objectId
+            if before { low = middle + 1 } else { high = middle }
+        }
+        students.insert(student, at: low)
     }
 
     /// Merges by objectId (the more recently updated version wins) and re-sorts.

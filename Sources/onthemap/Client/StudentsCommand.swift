@@ -27,46 +27,146 @@ struct StudentsCommand: AsyncParsableCommand {
     @Option(help: "Only students whose name, place or link contains this text (searches everyone).")
     var search: String?
 
+    @Flag(help: "After the list, keep running and print each change as it happens (Ctrl-C stops). With --json, one JSON object per line.")
+    var follow = false
+
     func run() async throws {
         try await runClient {
             if let limit, limit < 1 { throw ClientFailure.user("--limit must be at least 1.") }
             let server = try serverOptions.resolve(saved: try? SessionFile.load())
+            if follow { return try await followChanges(server: server) }
             let everything = all || search != nil
             let loaded = try await StudentLoader.load(server: server, count: everything ? nil : (limit ?? 100),
                                                        showProgress: true)
-            // Rows keep their position in the full list, so `open N` finds them.
-            var rows = Array(loaded.enumerated())
-            if let search {
-                let needle = search.trimmingCharacters(in: .whitespaces)
-                rows = rows.filter { _, student in
-                    [student.fullName, student.mapString, student.mediaURL].contains {
-                        $0.range(of: needle, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+            printList(loaded)
+        }
+    }
+
+    /// Rows keep their position in the full list, so `open N` finds them.
+    private func printList(_ loaded: [StudentInformation]) {
+        var rows = Array(loaded.enumerated())
+        if search != nil { rows = rows.filter { matches($0.element) } }
+        rows = Array(rows.prefix(limit ?? (all || search != nil ? Int.max : 100)))
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            Console.out(String(decoding: (try? encoder.encode(rows.map(\.element))) ?? Data("[]".utf8), as: UTF8.self))
+            return
+        }
+        guard !rows.isEmpty else {
+            Console.out(search.map { "No student matches “\($0)”." } ?? "No students have posted a location yet.")
+            return
+        }
+        let now = Date()
+        let table = TextTable(
+            headers: ["#", "NAME", "PLACE", "LINK", "UPDATED"],
+            rows: rows.map { index, student in
+                [String(index + 1), student.fullName.isEmpty ? "(no name)" : student.fullName,
+                 student.mapString, student.mediaURL,
+                 RelativeTime.describe(parseDate: student.updatedAt, now: now)]
+            },
+            shrinkable: [1: 12, 2: 12, 3: 16]
+        )
+        Console.out(table.render(maxWidth: Console.terminalWidth))
+    }
+
+    private func matches(_ student: StudentInformation) -> Bool {
+        guard let search else { return true }
+        let needle = search.trimmingCharacters(in: .whitespaces)
+        return [student.fullName, student.mapString, student.mediaURL].contains {
+            $0.range(of: needle, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+        }
+    }
+
+    /// `--follow`: the live map's snapshot as the list, then a line per change until stopped.
+    private func followChanges(server: URL) async throws {
+        let live = LiveLocationClient(configuration: OnTheMapConfiguration(server: server))
+        var names: [String: String] = [:]
+        var listed = false
+        var interrupted = false
+        do {
+            for try await update in live.follow() {
+                switch update {
+                case .snapshot(let all, let version):
+                    names = Dictionary(all.map { ($0.objectId, $0.fullName) }, uniquingKeysWith: { first, _ in first })
+                    if json {
+                        FollowOutput.json(["event": "snapshot", "version": version,
+                                           "locations": all.filter(matches).map(FollowOutput.object)])
+                    } else if !listed {
+                        printList(all)
+                        Console.writeErr("onthemap: following changes (Ctrl-C stops)\n")
+                    } else {
+                        Console.writeErr("onthemap: too far behind; reloaded the map (\(all.count) students)\n")
                     }
+                    listed = true
+                case .created(let student, let version), .updated(let student, let version):
+                    let created = if case .created = update { true } else { false }
+                    names[student.objectId] = student.fullName
+                    guard matches(student) else { continue }
+                    if json {
+                        FollowOutput.json(["event": created ? "created" : "updated", "version": version,
+                                           "location": FollowOutput.object(student)])
+                    } else {
+                        FollowOutput.line(created ? "new" : "moved", student.fullName, student.mapString, student.mediaURL)
+                    }
+                case .deleted(let objectId, let version):
+                    let name = names.removeValue(forKey: objectId)
+                    if json {
+                        FollowOutput.json(["event": "deleted", "version": version, "objectId": objectId])
+                    } else if search == nil || name.map({ matches(StudentInformation.named($0)) }) == true {
+                        FollowOutput.line("removed", name ?? objectId, "", "")
+                    }
+                case .connection(.reconnecting(let error)):
+                    // Before the first list a failure is the answer (a wrong address should
+                    // not hang); once following, it is a pause.
+                    if !listed { throw error }
+                    if !interrupted {
+                        Console.writeErr("onthemap: live updates interrupted (\(error.localizedDescription)); reconnecting…\n")
+                    }
+                    interrupted = true
+                case .connection(.live):
+                    if interrupted { Console.writeErr("onthemap: live again\n") }
+                    interrupted = false
+                case .connection(.connecting):
+                    break
                 }
             }
-            if let limit { rows = Array(rows.prefix(limit)) }
-            if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                Console.out(String(decoding: try encoder.encode(rows.map(\.element)), as: UTF8.self))
-                return
-            }
-            guard !rows.isEmpty else {
-                Console.out(search.map { "No student matches “\($0)”." } ?? "No students have posted a location yet.")
-                return
-            }
-            let now = Date()
-            let table = TextTable(
-                headers: ["#", "NAME", "PLACE", "LINK", "UPDATED"],
-                rows: rows.map { index, student in
-                    [String(index + 1), student.fullName.isEmpty ? "(no name)" : student.fullName,
-                     student.mapString, student.mediaURL,
-                     RelativeTime.describe(parseDate: student.updatedAt, now: now)]
-                },
-                shrinkable: [1: 12, 2: 12, 3: 16]
-            )
-            Console.out(table.render(maxWidth: Console.terminalWidth))
+        } catch OnTheMapError.unavailable {
+            throw ClientFailure.user("This server has no live map (it predates live updates); run without --follow.")
         }
+    }
+}
+
+/// Lines `students --follow` prints, flushed at once so a pipe sees each as it happens.
+private enum FollowOutput {
+    static func line(_ what: String, _ name: String, _ place: String, _ link: String) {
+        let time = Date().formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits))
+        let fields = [time, what.padding(toLength: 7, withPad: " ", startingAt: 0),
+                      TextCleaning.printable(name.isEmpty ? "(no name)" : name),
+                      TextCleaning.printable(place), TextCleaning.printable(link)]
+        Console.out(fields.filter { !$0.isEmpty }.joined(separator: "  "))
+        fflush(nil)  // every stream: naming stdout is not concurrency-safe
+    }
+
+    static func json(_ object: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
+        Console.out(String(decoding: data, as: UTF8.self))
+        fflush(nil)  // every stream: naming stdout is not concurrency-safe
+    }
+
+    static func object(_ student: StudentInformation) -> [String: Any] {
+        ["objectId": student.objectId, "uniqueKey": student.uniqueKey, "firstName": student.firstName,
+         "lastName": student.lastName, "mapString": student.mapString, "mediaURL": student.mediaURL,
+         "latitude": student.latitude, "longitude": student.longitude, "updatedAt": student.updatedAt]
+    }
+}
+
+private extension StudentInformation {
+    /// A record with only a name, to run the search filter on a removed student's name.
+    static func named(_ name: String) -> StudentInformation {
+        StudentInformation(objectId: "", uniqueKey: "", firstName: name, lastName: "", mapString: "", mediaURL: "",
+                           latitude: 0, longitude: 0, createdAt: "", updatedAt: "")
     }
 }
 
