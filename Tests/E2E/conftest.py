@@ -126,8 +126,8 @@ def api(server):
     return Api(server)
 
 
-@pytest.fixture(scope="session")
-def browser():
+def make_driver():
+    """A headless Chromium of its own (its own cookies, storage and network conditions)."""
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--hide-scrollbars",
@@ -139,6 +139,12 @@ def browser():
                               options=options)
     driver.set_script_timeout(30)
     driver.execute_cdp_cmd("Network.enable", {})
+    return driver
+
+
+@pytest.fixture(scope="session")
+def browser():
+    driver = make_driver()
     yield driver
     driver.quit()
 

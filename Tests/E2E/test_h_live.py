@@ -77,3 +77,71 @@ def test_live_resumes_after_a_network_drop(page, api):
     page.until(lambda d: page.marker_count() == markers + 1, 15, "the change made while offline never arrived")
     page.until(lambda d: page.find("#live-indicator").get_attribute("data-state") == "live", 15)
     _edit(poster, object_id, "DELETE")
+
+
+def test_two_windows_one_posts_the_other_sees_it(page, api, server):
+    """Two browsers, two students: one posts through the add-location sheet, the other's map
+    and list show the new pin and row without a refresh."""
+    from conftest import Page, make_driver
+
+    viewer = api.create_user("Window", "Viewer")
+    page.log_in(viewer)
+    page.until(lambda d: page.find("#live-indicator").get_attribute("data-state") == "live", 10, "stream not live")
+    markers = page.marker_count()
+
+    second = make_driver()
+    try:
+        poster_page = Page(second, server, api)
+        poster = api.create_user("Window", "Poster")
+        poster_page.open("/")
+        poster_page.log_in(poster)
+        poster_page.clickable("#add-location-button").click()
+        poster_page.visible("#add-place")
+        poster_page.type_into("#add-place", "Hanoi, Vietnam")
+        poster_page.type_into("#add-link", "https://example.com/window")
+        poster_page.find("#add-find").click()
+        poster_page.clickable("#add-finish", 20).click()
+        poster_page.gone("#add-location")
+        # The poster's own map has it (its own write), and so, within a second, has the viewer's.
+        mine = api.locations({"uniqueKey": poster.key})["results"]
+        assert len(mine) == 1
+        object_id = mine[0]["objectId"]
+        page.until(lambda d: page.marker_count() == markers + 1, LIVE_SECONDS, "the viewer's map did not get the pin")
+        page.tab("list")
+        page.until(lambda d: page.list_rows()[0].get_attribute("data-object-id") == object_id, LIVE_SECONDS,
+                   "the viewer's list did not get the row")
+        assert "Window Poster" in page.list_rows()[0].text
+        assert "Hanoi" in page.list_rows()[0].text
+        page.screenshot("live-two-windows")
+    finally:
+        second.quit()
+
+
+def test_an_open_live_map_does_not_keep_the_server_from_stopping(photo_stub):
+    """SIGTERM with a viewer connected: the stream ends and the process exits by itself
+    (Hummingbird stops its server first and waits for open responses)."""
+    import signal
+    import socket
+    import subprocess
+    from conftest import ServerProcess
+
+    server = ServerProcess(photo_stub, log_name="e2e-server-stop.log")
+    try:
+        host, port = server.base.split("//")[1].split(":")
+        viewer = socket.create_connection((host, int(port)), timeout=10)
+        viewer.sendall(b"GET /api/locations/changes HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        assert b"200" in viewer.recv(4096).split(b"\r\n", 1)[0]
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            code = server.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the server did not stop within 15 s of SIGTERM with a viewer connected")
+        assert code == 0
+        # The viewer's stream was ended, not left hanging.
+        viewer.settimeout(5)
+        rest = b""
+        while chunk := viewer.recv(4096):
+            rest += chunk
+        viewer.close()
+    finally:
+        server.stop()

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 import Storage
 
 /// The live map: `GET /api/locations/snapshot` (every location, one request, usually no
@@ -81,9 +82,15 @@ struct LiveMapController: Sendable {
                 live.unsubscribe(id)
             }
             try await writer.write(retry)
-            for await frame in stream {
-                try await writer.write(frame.bytes)
-                if frame.ends { break }
+            // Hummingbird stops its server first and waits for open responses: without
+            // this, one open map would keep the process from ever stopping.
+            try await withGracefulShutdownHandler {
+                for await frame in stream {
+                    try await writer.write(frame.bytes)
+                    if frame.ends { break }
+                }
+            } onGracefulShutdown: {
+                live.unsubscribe(id)
             }
             try await writer.finish(nil)
         }
