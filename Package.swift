@@ -70,6 +70,7 @@ let package = Package(
                 "Storage",
                 "Geocoding",
                 "PhotoAlbums",
+                "ObjectStorage",
                 "WebApp",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -148,6 +149,7 @@ let package = Package(
             name: "TravelTests",
             dependencies: [
                 "OnTheMapServer",
+                "ObjectStorage",
                 "PhotoAlbums",
                 "Storage",
                 "TestDatabases",
