@@ -127,12 +127,14 @@ extension TestClientProtocol {
         }
     }
 
-    /// Polls the album until nothing is pending and no search runs.
+    /// Polls the album until nothing is pending and no search runs (and the state, which
+    /// the last download's own step completes just after, says so too).
     func settledAlbum(_ user: Traveller, _ pinID: String, timeout: Duration = .seconds(15)) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let album = try await album(user, pinID)
-            if (album["album"] as? [String: Any])?["settled"] as? Bool == true { return album }
+            if (album["album"] as? [String: Any])?["settled"] as? Bool == true,
+               (album["album"] as? [String: Any])?["status"] as? String != "downloading" { return album }
             guard ContinuousClock.now < deadline else { throw TravelFailure("album never settled: \(album)") }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -179,6 +181,11 @@ func storedPhotos(in directory: URL, includingPartial: Bool = false) async -> [S
 func storedPhotoExists(_ directory: URL, _ relative: String) async -> Bool {
     guard let client = TestObjectStore.client() else { return fileExists(directory, relative) }
     return (try? await client.headObject(key: TestObjectStore.prefix(for: directory) + "/" + relative)) != nil
+}
+
+func storedPhotoData(_ directory: URL, _ relative: String) async -> Data? {
+    guard let client = TestObjectStore.client() else { return try? Data(contentsOf: directory.appendingPathComponent(relative)) }
+    return try? await client.getObject(key: TestObjectStore.prefix(for: directory) + "/" + relative)?.data
 }
 
 func fileExists(_ directory: URL, _ relative: String) -> Bool {
