@@ -93,6 +93,7 @@ let package = Package(
                 "OnTheMapServer",
                 "OnTheMapKit",
                 "Storage",
+                "ObjectStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

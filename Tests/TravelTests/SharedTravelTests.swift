@@ -204,4 +204,32 @@ struct SharedTravelTests {
             }
         }
     }
+
+    @Test("copy-photos: copies, verifies, resumes, and refuses to overwrite a different object",
+          .enabled(if: TestObjectStore.current != nil))
+    func copyPhotos() async throws {
+        let client = try #require(Self.s3)
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = PhotoFileStore(dataDirectory: directory)
+        let images = (0..<3).map { GeneratedImages.jpeg(seed: "copy\($0)") }
+        for (index, image) in images.enumerated() {
+            _ = try folder.write(image, pinID: "pinCopy001", photoID: "photo\(index)", fileExtension: "jpg")
+        }
+        try Data([1]).write(to: directory.appendingPathComponent("photos/pinCopy001/.photo9.1.partial"))
+        let target = S3PhotoStore(client: client, prefix: "tests/copy-\(UUID().uuidString)")
+        // Already there: one identical object (an earlier, interrupted run), one different.
+        _ = try await target.write(images[0], pinID: "pinCopy001", photoID: "photo0", fileExtension: "jpg", contentType: "image/jpeg")
+        _ = try await target.write(Data("other".utf8), pinID: "pinCopy001", photoID: "photo2", fileExtension: "jpg", contentType: "image/jpeg")
+
+        let report = try await PhotoCopy.copy(from: folder, to: target)
+        #expect(report.copied == 1 && report.alreadyThere == 1 && report.skipped == 1 && report.failures.isEmpty)
+        #expect(report.conflicts == [target.key("photos/pinCopy001/photo2.jpg")!])
+        #expect(try await target.read(relativePath: "photos/pinCopy001/photo1.jpg") == images[1])
+        #expect(try await target.read(relativePath: "photos/pinCopy001/photo2.jpg") == Data("other".utf8), "never overwritten")
+        // Run again: nothing left to copy, the conflict still reported.
+        let again = try await PhotoCopy.copy(from: folder, to: target)
+        #expect(again.copied == 0 && again.alreadyThere == 2 && again.conflicts.count == 1)
+        for entry in try await target.inventory().files { await target.removeEntry(entry) }
+    }
 }
