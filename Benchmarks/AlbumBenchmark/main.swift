@@ -151,7 +151,11 @@ if let endpoint = environment["ONTHEMAP_TEST_S3_ENDPOINT"], let bucket = environ
 let objectStoreServer = objectStoreApp
 let comparesStores = objectStoreApp != nil
 
-let session = URLSession(configuration: .ephemeral)
+// No cookie jar: both servers are on 127.0.0.1, and each request names its own session.
+let sessionConfiguration = URLSessionConfiguration.ephemeral
+sessionConfiguration.httpCookieStorage = nil
+sessionConfiguration.httpShouldSetCookies = false
+let session = URLSession(configuration: sessionConfiguration)
 func call(_ method: String, _ path: String, _ body: [String: Any]? = nil, cookie: String? = nil, port: Int = serverPort) async throws -> (Int, Data) {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
     request.httpMethod = method
