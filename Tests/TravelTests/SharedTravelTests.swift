@@ -98,6 +98,26 @@ struct SharedTravelTests {
         }
     }
 
+    @Test("The Flickr key's hourly quota is counted for every account (and every server) together")
+    func providerQuota() async throws {
+        try await withTravelServer({ $0.flickrSearchesPerHour = 1 }) { context in
+            let first = try await context.client.signUp()
+            let firstPin = try #require(try await context.client.dropPin(first).string("id"))
+            #expect(try await context.client.settledAlbum(first, firstPin).photos.count == 21)
+            // Another account, its own allowance untouched, but the key's hour is used up.
+            let second = try await context.client.signUp()
+            let secondPin = try #require(try await context.client.dropPin(second, latitude: 35.0, longitude: 139.0).string("id"))
+            let album = try await context.client.settledAlbum(second, secondPin)
+            #expect(album.photos.isEmpty)
+            #expect((album.albumStatus["error"] as? [String: Any])?["code"] as? String == "provider_rate_limited")
+            #expect(context.stub.searches.count == 1, "the provider was not asked past the quota")
+            try await context.client.execute(uri: "/api/pins/\(firstPin)/collection", method: .post, headers: first.headers) { response throws in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 && $0 <= 3600 } == true)
+            }
+        }
+    }
+
     // MARK: The object store
 
     static var s3: S3Client? { TestObjectStore.client() }
