@@ -118,6 +118,31 @@ struct SharedTravelTests {
         }
     }
 
+    @Test("--photo-store takes s3://bucket[/prefix] and nothing else; settings are checked at start, secrets never shown")
+    func photoStoreSettings() throws {
+        #expect(PhotoStoreLocation("s3://onthemap-photos") == PhotoStoreLocation("s3://onthemap-photos/"))
+        #expect(PhotoStoreLocation("s3://onthemap-photos//community/a/")?.prefix == "community/a")
+        #expect(PhotoStoreLocation("s3://onthemap-photos")?.prefix == "")
+        for bad in ["onthemap-photos", "http://x/y", "s3://", "s3://Bad_Bucket", "s3://ab", "s3://b.u.c/../x", "s3://bucket/a b", "s3://-bucket"] {
+            #expect(PhotoStoreLocation(bad) == nil, "\(bad)")
+        }
+        var configuration = Configuration()
+        configuration.photoStore = "s3://onthemap-photos/p"
+        configuration.photoStoreEndpoint = "http://127.0.0.1:9/"
+        #expect(throws: ConfigurationError.self) { try TravelFeature.makePhotoStorage(configuration: configuration) }
+        configuration.photoStoreAccessKeyID = "AKIDTEST"
+        configuration.photoStoreSecretAccessKey = "secret-that-must-not-show"
+        let storage = try #require(try TravelFeature.makePhotoStorage(configuration: configuration))
+        #expect(storage.isShared)
+        #expect(!"\(storage)".contains("secret-that-must-not-show"))
+        configuration.photoStoreEndpoint = "http://127.0.0.1:9/some/path"
+        #expect(throws: ConfigurationError.self) { try TravelFeature.makePhotoStorage(configuration: configuration) }
+        configuration.photoStoreEndpoint = "ftp://127.0.0.1:9"
+        #expect(throws: ConfigurationError.self) { try TravelFeature.makePhotoStorage(configuration: configuration) }
+        configuration.photoStore = nil
+        #expect(try TravelFeature.makePhotoStorage(configuration: configuration) == nil)
+    }
+
     // MARK: The object store
 
     static var s3: S3Client? { TestObjectStore.client() }
