@@ -301,6 +301,25 @@ extension SQLStore {
         }
     }
 
+    public func staleSearches(before: Date, limit: Int) async throws -> [AlbumState] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT * FROM album_states WHERE status = 'searching' AND updated_at < \(bind: Self.text(before))
+                ORDER BY updated_at, pin_id LIMIT \(bind: limit)
+                """).all().map(Self.albumState(from:))
+        }
+    }
+
+    public func takeStaleSearch(pinID: String, before: Date, now: Date) async throws -> Bool {
+        try await withDatabase { db in
+            try await !db.raw("""
+                UPDATE album_states SET updated_at = \(bind: Self.text(now))
+                WHERE pin_id = \(bind: pinID) AND status = 'searching' AND updated_at < \(bind: Self.text(before))
+                RETURNING pin_id
+                """).all().isEmpty
+        }
+    }
+
     public func countUse(name: String, windowStart: Date, limit: Int) async throws -> Bool {
         guard limit > 0 else { return false }
         return try await withDatabase { db in

@@ -68,6 +68,11 @@ public protocol TravelRepository: Sendable {
     /// Pending photos nobody is working on: claimed with an expired claim, or never claimed
     /// and last changed before `unclaimedBefore`. Oldest first, at most `limit`.
     func abandonedPhotos(now: Date, unclaimedBefore: Date, limit: Int) async throws -> [Photo]
+    /// Album searches left `searching` since before `before` (their server stopped mid-search).
+    func staleSearches(before: Date, limit: Int) async throws -> [AlbumState]
+    /// Takes over a stale search: one conditional UPDATE touching its time, so of servers
+    /// racing for it exactly one gets true.
+    func takeStaleSearch(pinID: String, before: Date, now: Date) async throws -> Bool
     /// Counts one use against `limit` uses of `name` in the window starting at `windowStart`
     /// (every server together); false, counting nothing, when the window is used up.
     func countUse(name: String, windowStart: Date, limit: Int) async throws -> Bool

@@ -80,6 +80,27 @@ struct SharedTravelTests {
         }
     }
 
+    @Test("A search a stopped server left behind is taken over by exactly one server, and only once old")
+    func staleSearches() async throws {
+        try await withStore { store, _ in
+            _ = try await pendingAlbum(store, count: 1)
+            var state = try #require(try await store.albumState(pinID: "pinAAAAAAA"))
+            state.status = .searching
+            state.updatedAt = Date(timeIntervalSince1970: 1_800_000_000)
+            try await store.saveAlbumState(state)
+            let now = Date(timeIntervalSince1970: 1_800_000_100)
+            #expect(try await store.staleSearches(before: now.addingTimeInterval(-200), limit: 10).isEmpty, "young: may be running elsewhere")
+            let before = now.addingTimeInterval(-60)
+            #expect(try await store.staleSearches(before: before, limit: 10).map(\.pinID) == ["pinAAAAAAA"])
+            let takers = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<6 { group.addTask { try await store.takeStaleSearch(pinID: "pinAAAAAAA", before: before, now: now) } }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(takers == 1)
+            #expect(try await store.staleSearches(before: before, limit: 10).isEmpty)
+        }
+    }
+
     @Test("A shared counter admits exactly its limit, however many servers ask at once")
     func sharedCounter() async throws {
         try await withStore { store, _ in

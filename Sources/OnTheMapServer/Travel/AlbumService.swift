@@ -60,6 +60,10 @@ final class AlbumService: Service, Sendable {
         /// 3,600 a key), counted under `quotaName`; nil: not limited here.
         var providerSearchesPerHour: Int? = nil
         var quotaName = ""
+        /// Other servers may share the database: a search left `searching` is resumed only
+        /// once it is older than `searchAbandonedAfter` (it may be running elsewhere).
+        var sharedDatabase = false
+        var searchAbandonedAfter: TimeInterval = 240
     }
 
     init(store: any TravelRepository, provider: any PhotoProvider, downloader: ImageDownloader, fetcher: HTTPFetcher,
@@ -114,9 +118,21 @@ final class AlbumService: Service, Sendable {
                     logger.info("taking over an abandoned photo download", metadata: ["photo": "\(photo.id)"])
                     enqueue(.download(photo))
                 }
+                if sharing.sharedDatabase { await resumeStaleSearches() }
             } catch {
                 logger.warning("could not renew photo download claims", metadata: ["error": "\(String(reflecting: error))"])
             }
+        }
+    }
+
+    /// Searches a stopped server left `searching`, taken over by exactly one server.
+    private func resumeStaleSearches() async {
+        let now = Date()
+        let before = now.addingTimeInterval(-sharing.searchAbandonedAfter)
+        guard let stale = try? await store.staleSearches(before: before, limit: 50) else { return }
+        for state in stale where (try? await store.takeStaleSearch(pinID: state.pinID, before: before, now: now)) == true {
+            logger.info("taking over an abandoned album search", metadata: ["pin": "\(state.pinID)"])
+            enqueue(.album(pinID: state.pinID, choice: state.collection == 0 ? .first : .another))
         }
     }
 
@@ -197,8 +213,12 @@ final class AlbumService: Service, Sendable {
     /// After a restart: searches that were cut off run again, pending photos download.
     private func resumeInterruptedWork() async {
         do {
-            for state in try await store.albumStates(status: .searching) {
-                enqueue(.album(pinID: state.pinID, choice: state.collection == 0 ? .first : .another))
+            if sharing.sharedDatabase {
+                await resumeStaleSearches()
+            } else {
+                for state in try await store.albumStates(status: .searching) {
+                    enqueue(.album(pinID: state.pinID, choice: state.collection == 0 ? .first : .another))
+                }
             }
             let pending = try await store.pendingPhotos()
             for photo in pending { enqueue(.download(photo)) }

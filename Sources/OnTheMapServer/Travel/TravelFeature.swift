@@ -30,6 +30,9 @@ enum TravelFeature {
         let downloader = ImageDownloader(fetcher: fetcher, concurrency: concurrency, timeout: configuration.photoRequestTimeout)
         var sharing = AlbumService.Sharing()
         sharing.claimDuration = max(1, configuration.photoClaimSeconds)
+        // A search runs at most two provider requests (each with its deadline) before its state changes.
+        sharing.sharedDatabase = sqlStore?.isPostgres ?? false
+        sharing.searchAbandonedAfter = max(4 * sharing.claimDuration, 4 * configuration.photoRequestTimeout + 30)
         if let sqlStore, let feed = sqlStore.albumChangeFeed() {
             sharing.feed = feed
             sharing.announce = { payload in await sqlStore.announceAlbumChange(payload) }
