@@ -22,6 +22,9 @@ enum TravelFeature {
             ])
         }
         logger.info("travel photo store", metadata: ["store": "\(store.photoStorage)"])
+        if sqlStore?.isPostgres == true, !store.photoStorage.isShared {
+            logger.notice("Travel photos are in this server's data directory: to run several servers, give them all one --photo-store s3://bucket/prefix")
+        }
         let concurrency = max(1, configuration.photoDownloadConcurrency)
         let fetcher = HTTPFetcher(userAgent: configuration.photoUserAgent ?? HTTPFetcher.defaultUserAgent,
                                   maximumConnectionsPerHost: concurrency + 2)
