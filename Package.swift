@@ -39,6 +39,7 @@ let package = Package(
             name: "Storage",
             dependencies: [
                 "OnTheMapModels",
+                "ObjectStorage",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
@@ -50,6 +51,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // A small S3 client (SigV4 signing, PUT/GET/HEAD/DELETE/ListObjectsV2, presigned URLs).
+        // Foundation (+FoundationNetworking) and swift-crypto only.
+        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Photo providers (Flickr, Wikimedia Commons) and the bounded-concurrency image downloader.
         // Foundation (+FoundationNetworking) only.
         .target(name: "PhotoAlbums"),
@@ -66,6 +70,7 @@ let package = Package(
                 "Storage",
                 "Geocoding",
                 "PhotoAlbums",
+                "ObjectStorage",
                 "WebApp",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -88,6 +93,7 @@ let package = Package(
                 "OnTheMapServer",
                 "OnTheMapKit",
                 "Storage",
+                "ObjectStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -108,6 +114,7 @@ let package = Package(
             path: "Tests/TestDatabases"
         ),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding"]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"]),
         .testTarget(
             name: "OnTheMapKitTests",
             dependencies: [
@@ -143,6 +150,7 @@ let package = Package(
             name: "TravelTests",
             dependencies: [
                 "OnTheMapServer",
+                "ObjectStorage",
                 "PhotoAlbums",
                 "Storage",
                 "TestDatabases",

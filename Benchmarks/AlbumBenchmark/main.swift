@@ -7,6 +7,11 @@
 // server on loopback, signs up, drops pins over HTTP and watches the photo folder. The
 // reference in the same run makes the same requests straight from URLSession with the same
 // concurrency, without the server, database or disk.
+//
+// With an object store in the environment (ONTHEMAP_TEST_S3_ENDPOINT, ONTHEMAP_TEST_S3_BUCKET,
+// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, as Scripts/with-seaweedfs.sh exports), a second
+// server keeps its photos in the bucket, and both are timed in the same run, alternating
+// pins, to the moment the album API says every photo is ready.
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -126,9 +131,33 @@ configuration.photosPerAlbum = options.photos
 configuration.photoDownloadConcurrency = options.concurrency
 let server = try await buildApplication(configuration: configuration, logger: quiet("onthemap"))
 
-let session = URLSession(configuration: .ephemeral)
-func call(_ method: String, _ path: String, _ body: [String: Any]? = nil, cookie: String? = nil) async throws -> (Int, Data) {
-    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(serverPort)\(path)")!)
+// The same server again with its photos in the object store, when one is configured.
+let environment = ProcessInfo.processInfo.environment
+let objectStorePort = freePort()
+let objectStoreDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("album-benchmark-s3-\(UUID().uuidString)")
+defer { try? FileManager.default.removeItem(at: objectStoreDirectory) }
+var objectStoreApp: (any Service)?
+if let endpoint = environment["ONTHEMAP_TEST_S3_ENDPOINT"], let bucket = environment["ONTHEMAP_TEST_S3_BUCKET"] {
+    var s3 = configuration
+    s3.port = objectStorePort
+    s3.dataDirectory = objectStoreDirectory.path
+    s3.photoStore = "s3://\(bucket)/album-benchmark-\(UUID().uuidString.prefix(8))"
+    s3.photoStoreEndpoint = endpoint
+    s3.photoStoreRegion = environment["ONTHEMAP_TEST_S3_REGION"] ?? "us-east-1"
+    s3.photoStoreAccessKeyID = environment["AWS_ACCESS_KEY_ID"]
+    s3.photoStoreSecretAccessKey = environment["AWS_SECRET_ACCESS_KEY"]
+    objectStoreApp = try await buildApplication(configuration: s3, logger: quiet("onthemap-s3"))
+}
+let objectStoreServer = objectStoreApp
+let comparesStores = objectStoreApp != nil
+
+// No cookie jar: both servers are on 127.0.0.1, and each request names its own session.
+let sessionConfiguration = URLSessionConfiguration.ephemeral
+sessionConfiguration.httpCookieStorage = nil
+sessionConfiguration.httpShouldSetCookies = false
+let session = URLSession(configuration: sessionConfiguration)
+func call(_ method: String, _ path: String, _ body: [String: Any]? = nil, cookie: String? = nil, port: Int = serverPort) async throws -> (Int, Data) {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
     request.httpMethod = method
     if let body {
         request.httpBody = try JSONSerialization.data(withJSONObject: body)
@@ -209,20 +238,67 @@ func measure() async throws -> (album: [(first: Double, all: Double)], reference
     return (album, Array(reference.dropFirst()))
 }
 
+/// Signs up on the server at `port`; returns the session.
+func signUp(port: Int) async throws -> String {
+    for _ in 0..<100 {
+        if (try? await call("GET", "/health", port: port))?.0 == 200 { break }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    let email = "bench-\(UUID().uuidString.prefix(6))@example.com"
+    _ = try await call("POST", "/api/users", ["email": email, "password": "benchmark pass", "first_name": "B", "last_name": "M"], port: port)
+    let (_, login) = try await call("POST", "/api/session", ["udacity": ["username": email, "password": "benchmark pass"]], port: port)
+    let loginObject = try JSONSerialization.jsonObject(with: login.dropFirst(5)) as? [String: Any]
+    guard let cookie = (loginObject?["session"] as? [String: Any])?["id"] as? String else { throw CancellationError() }
+    return cookie
+}
+
+/// Data directory against object store, pins alternating between the two servers: from the
+/// POST to the album API answering every photo ready (stored, and its row updated).
+func compareStores() async throws -> (folder: [Double], objectStore: [Double]) {
+    let servers = [serverPort, objectStorePort]
+    var cookies: [Int: String] = [:]
+    for port in servers { cookies[port] = try await signUp(port: port) }
+    var times: [Int: [Double]] = [:]
+    for run in 0...options.runs {
+        for port in servers {
+            let clock = ContinuousClock()
+            let start = clock.now
+            let (status, data) = try await call("POST", "/api/pins", ["latitude": 10.0 + Double(run), "longitude": 20.0 + Double(port % 7)],
+                                                cookie: cookies[port], port: port)
+            guard status == 201, let pinID = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String else {
+                print("pin drop failed: \(status) \(String(decoding: data, as: UTF8.self))")
+                exit(1)
+            }
+            while true {
+                let (_, body) = try await call("GET", "/api/pins/\(pinID)/photos", cookie: cookies[port], port: port)
+                let album = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["album"] as? [String: Any]
+                if album?["ready"] as? Int == options.photos { break }
+                if clock.now - start > .seconds(30) { print("album did not complete"); exit(1) }
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            if run > 0 { times[port, default: []].append(milliseconds(clock.now - start)) }
+        }
+    }
+    return (times[serverPort] ?? [], times[objectStorePort] ?? [])
+}
+
 actor FirstTimer {
     var value: Duration?
     func mark(_ duration: Duration) { if value == nil { value = duration } }
 }
 
-let group = ServiceGroup(configuration: .init(services: [stub, server], gracefulShutdownSignals: [], logger: quiet("group")))
-let results = try await withThrowingTaskGroup(of: (album: [(first: Double, all: Double)], reference: [(first: Double, all: Double)])?.self) { tasks in
+let services: [any Service] = [stub, server] + (objectStoreServer.map { [$0] } ?? [])
+let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [], logger: quiet("group")))
+typealias Figures = (album: [(first: Double, all: Double)], reference: [(first: Double, all: Double)], stores: (folder: [Double], objectStore: [Double])?)
+let results = try await withThrowingTaskGroup(of: Figures?.self) { tasks in
     tasks.addTask { try await group.run(); return nil }
     tasks.addTask {
         let value = try await measure()
+        let stores = comparesStores ? try await compareStores() : nil
         await group.triggerGracefulShutdown()
-        return value
+        return (value.album, value.reference, stores)
     }
-    var found: (album: [(first: Double, all: Double)], reference: [(first: Double, all: Double)])?
+    var found: Figures?
     for try await value in tasks { if let value { found = value } }
     return found!
 }
@@ -234,3 +310,7 @@ print("server, first image on disk:  " + summary(results.album.map(\.first)))
 print("server, whole album on disk:  " + summary(results.album.map(\.all)))
 print("reference (URLSession only), first image: " + summary(results.reference.map(\.first)))
 print("reference (URLSession only), all images:  " + summary(results.reference.map(\.all)))
+if let stores = results.stores {
+    print("album ready per the API, data directory:  " + summary(stores.folder))
+    print("album ready per the API, object store:    " + summary(stores.objectStore))
+}

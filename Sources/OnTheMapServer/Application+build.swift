@@ -20,7 +20,8 @@ public func buildApplication(
     let trustedProxies = try TrustedProxies(configuration.trustedProxies)
     let limits = QueryLimits(timeout: configuration.queryTimeout, concurrentPatternQueries: configuration.concurrentPatternQueries)
     let store = try await SQLStore.open(
-        url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, limits: limits, logger: logger
+        url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory,
+        photoStorage: try TravelFeature.makePhotoStorage(configuration: configuration), limits: limits, logger: logger
     )
     if configuration.demo {
         try await DemoSeeder.seed(store, bcryptCost: configuration.bcryptCost, logger: logger)
@@ -122,7 +123,7 @@ func buildRouter(
         .addRoutes(to: router.group("api/geocode"))
     TravelController(
         store: store, albums: albums, geocoder: geocoder, configuration: configuration,
-        searchLimiter: RateLimiter(perSecond: configuration.photoSearchesPerMinute / 60, burst: configuration.photoSearchBurst)
+        searchLimiter: SearchAllowance(store: store, perMinute: max(1, Int(configuration.photoSearchBurst.rounded())))
     )
         .addRoutes(to: router.group("api"))
 

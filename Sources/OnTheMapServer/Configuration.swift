@@ -71,6 +71,25 @@ public struct Configuration: Sendable {
     public var photoRequestTimeout: TimeInterval = 15
     /// User-Agent sent to the photo providers; nil uses a descriptive default.
     public var photoUserAgent: String?
+    /// `s3://bucket/prefix`: photo images go to an S3-compatible object store several
+    /// servers share; nil keeps them under `<dataDirectory>/photos`.
+    public var photoStore: String?
+    /// The object store's endpoint (`AWS_ENDPOINT_URL`), e.g. http://127.0.0.1:8333; nil: AWS S3 in `photoStoreRegion`.
+    public var photoStoreEndpoint: String?
+    /// `AWS_REGION`.
+    public var photoStoreRegion = "us-east-1"
+    /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`. Never logged.
+    public var photoStoreAccessKeyID: String?
+    public var photoStoreSecretAccessKey: String?
+    public var photoStoreSessionToken: String?
+    /// With an object store: answer image requests with a redirect to a presigned URL valid
+    /// this many seconds, instead of relaying the bytes; nil relays.
+    public var photoRedirectSeconds: Int?
+    /// Seconds a server's claim on a photo download lasts unless renewed; a crashed
+    /// server's downloads are taken over by another this long after.
+    public var photoClaimSeconds: TimeInterval = 60
+    /// Flickr searches an hour for one API key, every server together (Flickr allows 3,600).
+    public var flickrSearchesPerHour = 3_600
 
     // MARK: Bounds (issue #16): no query or connection pattern lets one client starve the rest.
 

@@ -35,7 +35,7 @@ public enum DatabaseCopy {
             ("remote_url", .text), ("title", .text), ("author", .text), ("license", .optionalText),
             ("attribution_url", .optionalText), ("file_path", .optionalText), ("content_type", .optionalText),
             ("byte_count", .optionalInt), ("content_hash", .optionalText), ("state", .text), ("failure_reason", .optionalText),
-            ("created_at", .text), ("updated_at", .text),
+            ("created_at", .text), ("updated_at", .text), ("claim_owner", .optionalText), ("claim_expires_at", .optionalText),
         ]),
         ("album_states", "pin_id", [
             ("pin_id", .text), ("provider", .text), ("collection", .int), ("page", .int), ("pages", .int), ("total", .int),

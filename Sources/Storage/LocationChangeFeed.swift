@@ -48,4 +48,36 @@ enum PostgresChangeFeed {
             continuation.onTermination = { _ in task.cancel() }
         }
     }
+
+    /// Every notification's payload on `channel`, reconnecting like `events`. What was
+    /// announced while the connection was down is lost; listeners re-read what they show.
+    static func payloads(configuration: SQLPostgresConfiguration, channel: String, logger: Logger) -> AsyncStream<String> {
+        AsyncStream(bufferingPolicy: .bufferingNewest(1024)) { continuation in
+            let task = Task {
+                var delay = Duration.milliseconds(250)
+                while !Task.isCancelled {
+                    do {
+                        let connection = try await PostgresConnection.connect(
+                            configuration: configuration.coreConfiguration, id: 1, logger: logger
+                        )
+                        do {
+                            try await connection.listen(on: channel) { notifications in
+                                delay = .milliseconds(250)
+                                for try await notification in notifications { continuation.yield(notification.payload) }
+                            }
+                        } catch {
+                            logger.warning("album change feed lost", metadata: ["error": "\(String(reflecting: error))"])
+                        }
+                        try? await connection.close()
+                    } catch {
+                        logger.warning("album change feed cannot connect", metadata: ["error": "\(String(reflecting: error))"])
+                    }
+                    try? await Task.sleep(for: delay)
+                    delay = min(delay * 2, .seconds(5))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
 }

@@ -182,6 +182,23 @@ enum Migrations {
             )
             """,
         ]),
+        // Travel on several servers: a pending photo's download is claimed by one server
+        // (`claim_owner`, a per-process id) until `claim_expires_at`, renewed while it runs;
+        // an expired claim is taken over. `usage_counters` counts photo searches per window,
+        // per account and per provider key, for every server together.
+        (8, [
+            "ALTER TABLE photos ADD COLUMN claim_owner TEXT",
+            "ALTER TABLE photos ADD COLUMN claim_expires_at TEXT",
+            "CREATE INDEX photos_claim ON photos (state, claim_expires_at)",
+            """
+            CREATE TABLE usage_counters (
+                name TEXT NOT NULL,
+                window_start TEXT NOT NULL,
+                count INTEGER NOT NULL,
+                PRIMARY KEY (name, window_start)
+            )
+            """,
+        ]),
     ]
 
     /// The columns a change carries besides its version: the record as it is after the
@@ -335,6 +352,8 @@ enum Migrations {
     /// The notification channel for this connection's schema (a channel name may have at
     /// most 63 bytes; a schema name alone may too, so it is hashed).
     static let changeChannelQuery: SQLQueryString = "SELECT 'otm_' || md5(current_schema()) AS channel"
+    /// The channel album changes are announced on, one per schema like the one above.
+    static let albumChannelQuery: SQLQueryString = "SELECT 'otma_' || md5(current_schema()) AS channel"
 
     /// On PostgreSQL text columns get the "C" collation, so ordering and `$lt`/`$gt` compare
     /// by code point as SQLite and Parse do, whatever locale the database was created with.

@@ -7,10 +7,10 @@ import Musl
 import Darwin
 #endif
 
-/// Photo images on disk: `<dataDirectory>/photos/<pin>/<photo>.<ext>`. Paths given to and
+/// Photo images on disk (the default `PhotoStorage`): `<dataDirectory>/photos/<pin>/<photo>.<ext>`. Paths given to and
 /// returned by this type are relative to the data directory (`photos/<pin>/<photo>.jpg`),
 /// which is what a Photo row stores, so the data directory can move.
-public struct PhotoFileStore: Sendable {
+public struct PhotoFileStore: PhotoStorage {
     public let dataDirectory: URL
     static let folder = "photos"
     static let temporarySuffix = ".partial"
@@ -42,6 +42,53 @@ public struct PhotoFileStore: Sendable {
         return photosDirectory.appendingPathComponent(parts[1], isDirectory: true).appendingPathComponent(parts[2])
     }
 
+    public var isShared: Bool { false }
+    public var description: String { "the folder \(photosDirectory.path)" }
+
+    public func write(_ data: Data, pinID: String, photoID: String, fileExtension: String, contentType _: String) async throws -> String {
+        try write(data, pinID: pinID, photoID: photoID, fileExtension: fileExtension)
+    }
+
+    public func read(relativePath: String) async throws -> Data? {
+        guard let url = url(forRelativePath: relativePath), fileSize(relativePath: relativePath) != nil else { return nil }
+        return try Data(contentsOf: url)
+    }
+
+    public func size(relativePath: String) async throws -> Int? {
+        fileSize(relativePath: relativePath)
+    }
+
+    public func removeFile(relativePath: String) async {
+        deleteFile(relativePath: relativePath)
+    }
+
+    public func removePin(pinID: String) async { removeFolder(pinID: pinID) }
+
+    public func removePinIfEmpty(pinID: String) async { removeFolderIfEmpty(pinID: pinID) }
+
+    public func inventory() async throws -> PhotoInventory {
+        let found = listing()
+        let manager = FileManager.default
+        func entry(_ relative: String, folder: Bool = false) -> PhotoInventory.Entry {
+            let attributes = try? manager.attributesOfItem(atPath: dataDirectory.appendingPathComponent(relative).path)
+            return PhotoInventory.Entry(path: relative, size: (attributes?[.size] as? NSNumber)?.intValue,
+                                        modified: attributes?[.modificationDate] as? Date, isFolder: folder)
+        }
+        return PhotoInventory(
+            files: found.files.map { entry($0) } + found.strays.map { entry("\(Self.folder)/\($0.lastPathComponent)") },
+            folders: found.folders.map { entry("\(Self.folder)/\($0)", folder: true) }
+        )
+    }
+
+    public func removeEntry(_ entry: PhotoInventory.Entry) async {
+        let parts = entry.path.split(separator: "/", omittingEmptySubsequences: false)
+        // Only under photos/, and never `..`.
+        guard parts.first == "photos", parts.count >= 2, !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else { return }
+        removeInventoryEntry(entry.path)
+    }
+
+    public func directURL(relativePath _: String, expires _: Int) -> URL? { nil }
+
     /// Writes the image under a temporary name in the pin's folder, then renames it into
     /// place, so the final name only ever holds a whole file. Returns the relative path.
     public func write(_ data: Data, pinID: String, photoID: String, fileExtension: String) throws -> String {
@@ -61,7 +108,7 @@ public struct PhotoFileStore: Sendable {
     }
 
     /// Deletes a stored file; a missing file is not an error.
-    public func removeFile(relativePath: String) {
+    public func deleteFile(relativePath: String) {
         guard let url = url(forRelativePath: relativePath) else { return }
         try? FileManager.default.removeItem(at: url)
     }
@@ -79,7 +126,7 @@ public struct PhotoFileStore: Sendable {
     }
 
     /// The size of a stored file, nil when it does not exist or is not a regular file.
-    public func size(relativePath: String) -> Int? {
+    public func fileSize(relativePath: String) -> Int? {
         guard let url = url(forRelativePath: relativePath),
               let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
               attributes[.type] as? FileAttributeType == .typeRegular
@@ -89,7 +136,7 @@ public struct PhotoFileStore: Sendable {
 
     /// What is on disk under `photos/`: every entry of every pin folder, as relative paths,
     /// plus entries at the top that are not folders.
-    func inventory() -> (folders: [String], files: [String], strays: [URL]) {
+    func listing() -> (folders: [String], files: [String], strays: [URL]) {
         let manager = FileManager.default
         guard let top = try? manager.contentsOfDirectory(atPath: photosDirectory.path) else { return ([], [], []) }
         var folders: [String] = [], files: [String] = [], strays: [URL] = []

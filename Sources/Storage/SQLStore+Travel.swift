@@ -53,7 +53,7 @@ extension SQLStore {
         let deleted = try await withDatabase { db in
             try await !db.raw("DELETE FROM pins WHERE id = \(bind: id) RETURNING id").all().isEmpty
         }
-        if deleted { photoFiles.removeFolder(pinID: id) }
+        if deleted { await photoStorage.removePin(pinID: id) }
         return deleted
     }
 
@@ -86,7 +86,7 @@ extension SQLStore {
         let deleted = try await withDatabase { db in
             try await db.raw("DELETE FROM photos WHERE id = \(bind: id) RETURNING *").first().map(Self.photo(from:))
         }
-        if let path = deleted?.filePath { photoFiles.removeFile(relativePath: path) }
+        if let path = deleted?.filePath { await photoStorage.removeFile(relativePath: path) }
         return deleted
     }
 
@@ -149,7 +149,7 @@ extension SQLStore {
                 """).all().map(Self.photo(from:))
         }
         for photo in removed {
-            if let path = photo.filePath { photoFiles.removeFile(relativePath: path) }
+            if let path = photo.filePath { await photoStorage.removeFile(relativePath: path) }
         }
         return removed
     }
@@ -159,14 +159,18 @@ extension SQLStore {
             try await db.raw("""
                 UPDATE photos SET state = 'ready', file_path = \(bind: image.filePath), content_type = \(bind: image.contentType),
                                   byte_count = \(bind: image.byteCount), content_hash = \(bind: image.contentHash),
-                                  failure_reason = NULL, updated_at = \(bind: Self.text(date))
+                                  failure_reason = NULL, claim_owner = NULL, claim_expires_at = NULL, updated_at = \(bind: Self.text(date))
                 WHERE id = \(bind: id) AND state = 'pending' RETURNING *
                 """).first().map(Self.photo(from:))
         }
         // Deleted or replaced while downloading: the file has no owner.
         if updated == nil {
-            photoFiles.removeFile(relativePath: image.filePath)
-            if let pinID = image.filePath.split(separator: "/").dropFirst().first { photoFiles.removeFolderIfEmpty(pinID: String(pinID)) }
+            // Unless another server took the photo over and stored the same image meanwhile.
+            let taken = try? await photo(id: id)
+            if taken?.filePath != image.filePath {
+                await photoStorage.removeFile(relativePath: image.filePath)
+                if let pinID = image.filePath.split(separator: "/").dropFirst().first { await photoStorage.removePinIfEmpty(pinID: String(pinID)) }
+            }
         }
         return updated
     }
@@ -174,7 +178,8 @@ extension SQLStore {
     public func markPhotoFailed(id: String, reason: String, at date: Date) async throws -> Photo? {
         try await withDatabase { db in
             try await db.raw("""
-                UPDATE photos SET state = 'failed', failure_reason = \(bind: reason), updated_at = \(bind: Self.text(date))
+                UPDATE photos SET state = 'failed', failure_reason = \(bind: reason), claim_owner = NULL, claim_expires_at = NULL,
+                                  updated_at = \(bind: Self.text(date))
                 WHERE id = \(bind: id) AND state = 'pending' RETURNING *
                 """).first().map(Self.photo(from:))
         }
@@ -183,7 +188,8 @@ extension SQLStore {
     public func markPhotoPending(id: String, at date: Date) async throws -> Photo? {
         try await withDatabase { db in
             try await db.raw("""
-                UPDATE photos SET state = 'pending', failure_reason = NULL, updated_at = \(bind: Self.text(date))
+                UPDATE photos SET state = 'pending', failure_reason = NULL, claim_owner = NULL, claim_expires_at = NULL,
+                                  updated_at = \(bind: Self.text(date))
                 WHERE id = \(bind: id) AND state = 'failed' RETURNING *
                 """).first().map(Self.photo(from:))
         }
@@ -191,28 +197,34 @@ extension SQLStore {
 
     // MARK: Sweep
 
-    public func sweepPhotoFiles() async throws -> PhotoSweepReport {
+    public func sweepPhotoFiles(abandonedBefore: Date) async throws -> PhotoSweepReport {
         var report = PhotoSweepReport()
-        // Photos of a collection the album no longer shows: a replacement a crash interrupted.
+        let cutoff = Self.text(abandonedBefore)
+        // Photos of a collection the album no longer shows: a replacement a crash interrupted
+        // (younger ones may be a replacement another server is making right now).
         let stale = try await withDatabase { db in
             try await db.raw("""
                 DELETE FROM photos WHERE collection <> COALESCE(
                     (SELECT collection FROM album_states WHERE album_states.pin_id = photos.pin_id), photos.collection)
+                  AND updated_at < \(bind: cutoff)
                 RETURNING *
                 """).all().map(Self.photo(from:))
         }
         report.staleRowsDeleted = stale.count
+        // Rows first, then the store: an image is always stored before its row says ready,
+        // so a row read here whose image the listing lacks really lost it.
         let kept: [(id: String, path: String, size: Int?)] = try await withDatabase { db in
             try await db.raw("SELECT id, file_path, byte_count FROM photos WHERE file_path IS NOT NULL").all().map {
                 (try $0.decode(column: "id", as: String.self), try $0.decode(column: "file_path", as: String.self),
                  try $0.decode(column: "byte_count", as: Int?.self))
             }
         }
+        let inventory = try await photoStorage.inventory()
+        let sizes = Dictionary(inventory.files.map { ($0.path, $0.size) }, uniquingKeysWith: { first, _ in first })
         var owned = Set<String>()
         let now = Self.text(Date())
         for row in kept {
-            let size = photoFiles.size(relativePath: row.path)
-            if let size, row.size == nil || row.size == size {
+            if let found = sizes[row.path], let size = found, row.size == nil || row.size == size {
                 owned.insert(row.path)
                 continue
             }
@@ -222,26 +234,109 @@ extension SQLStore {
                     UPDATE photos SET state = 'failed', file_path = NULL, content_type = NULL, byte_count = NULL, content_hash = NULL,
                                       failure_reason = 'The kept image file was missing; retry to download it again.',
                                       updated_at = \(bind: now)
-                    WHERE id = \(bind: row.id)
+                    WHERE id = \(bind: row.id) AND file_path = \(bind: row.path)
                     """).run()
             }
             report.rowsMarkedFailed += 1
         }
-        let disk = photoFiles.inventory()
-        for file in disk.files where !owned.contains(file) {
-            photoFiles.removeInventoryEntry(file)
-            report.filesDeleted += 1
+        let shared = photoStorage.isShared
+        func abandoned(_ entry: PhotoInventory.Entry) -> Bool {
+            !shared || (entry.modified.map { $0 < abandonedBefore } ?? false)
         }
-        for stray in disk.strays {
-            try? FileManager.default.removeItem(at: stray)
+        for file in inventory.files where !owned.contains(file.path) && abandoned(file) {
+            await photoStorage.removeEntry(file)
             report.filesDeleted += 1
         }
         let ownerFolders = Set(owned.compactMap { $0.split(separator: "/").dropFirst().first.map(String.init) })
-        for folder in disk.folders where !ownerFolders.contains(folder) {
-            try? FileManager.default.removeItem(at: photoFiles.photosDirectory.appendingPathComponent(folder, isDirectory: true))
+        for folder in inventory.folders where !ownerFolders.contains(folder.pinID ?? "") && abandoned(folder) {
+            await photoStorage.removeEntry(folder)
             report.foldersDeleted += 1
         }
         return report
+    }
+
+    // MARK: Several servers
+
+    public func claimPhoto(id: String, owner: String, until: Date, now: Date) async throws -> Photo? {
+        try await withDatabase { db in
+            try await db.raw("""
+                UPDATE photos SET claim_owner = \(bind: owner), claim_expires_at = \(bind: Self.text(until))
+                WHERE id = \(bind: id) AND state = 'pending'
+                  AND (claim_owner IS NULL OR claim_owner = \(bind: owner) OR claim_expires_at < \(bind: Self.text(now)))
+                RETURNING *
+                """).first().map(Self.photo(from:))
+        }
+    }
+
+    public func renewClaims(ids: [String], owner: String, until: Date) async throws {
+        guard !ids.isEmpty else { return }
+        try await withDatabase { db in
+            for batch in stride(from: 0, to: ids.count, by: 100) {
+                let list = SQLList(ids[batch..<min(batch + 100, ids.count)].map { SQLBind($0) })
+                try await db.raw("""
+                    UPDATE photos SET claim_expires_at = \(bind: Self.text(until))
+                    WHERE id IN (\(list)) AND claim_owner = \(bind: owner) AND state = 'pending'
+                    """).run()
+            }
+        }
+    }
+
+    public func releaseClaim(id: String, owner: String) async throws {
+        try await withDatabase { db in
+            try await db.raw("""
+                UPDATE photos SET claim_owner = NULL, claim_expires_at = NULL
+                WHERE id = \(bind: id) AND claim_owner = \(bind: owner) AND state = 'pending'
+                """).run()
+        }
+    }
+
+    public func abandonedPhotos(now: Date, unclaimedBefore: Date, limit: Int) async throws -> [Photo] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT * FROM photos WHERE state = 'pending'
+                  AND ((claim_owner IS NOT NULL AND claim_expires_at < \(bind: Self.text(now)))
+                       OR (claim_owner IS NULL AND updated_at < \(bind: Self.text(unclaimedBefore))))
+                ORDER BY created_at, pin_id, position LIMIT \(bind: limit)
+                """).all().map(Self.photo(from:))
+        }
+    }
+
+    public func staleSearches(before: Date, limit: Int) async throws -> [AlbumState] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT * FROM album_states WHERE status = 'searching' AND updated_at < \(bind: Self.text(before))
+                ORDER BY updated_at, pin_id LIMIT \(bind: limit)
+                """).all().map(Self.albumState(from:))
+        }
+    }
+
+    public func takeStaleSearch(pinID: String, before: Date, now: Date) async throws -> Bool {
+        try await withDatabase { db in
+            try await !db.raw("""
+                UPDATE album_states SET updated_at = \(bind: Self.text(now))
+                WHERE pin_id = \(bind: pinID) AND status = 'searching' AND updated_at < \(bind: Self.text(before))
+                RETURNING pin_id
+                """).all().isEmpty
+        }
+    }
+
+    public func countUse(name: String, windowStart: Date, limit: Int) async throws -> Bool {
+        guard limit > 0 else { return false }
+        return try await withDatabase { db in
+            // One statement: a new window starts at 1; an existing one grows only below the limit.
+            try await !db.raw("""
+                INSERT INTO usage_counters (name, window_start, count) VALUES (\(bind: name), \(bind: Self.text(windowStart)), 1)
+                ON CONFLICT (name, window_start) DO UPDATE SET count = usage_counters.count + 1
+                WHERE usage_counters.count < \(bind: limit)
+                RETURNING count
+                """).all().isEmpty
+        }
+    }
+
+    public func pruneUsage(before date: Date) async throws {
+        try await withDatabase { db in
+            try await db.raw("DELETE FROM usage_counters WHERE window_start < \(bind: Self.text(date))").run()
+        }
     }
 
     // MARK: Rows

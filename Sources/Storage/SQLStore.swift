@@ -28,14 +28,18 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     private let limits: QueryLimits
     /// `$regex` queries take turns here, so they never hold every pooled connection.
     private let patternGate: PatternQueryGate
-    /// Photo images, under the data directory (see `SQLStore+Travel.swift`).
-    public let photoFiles: PhotoFileStore
+    /// Photo images: under the data directory, or in an object store (see `SQLStore+Travel.swift`).
+    public let photoStorage: any PhotoStorage
+    /// PostgreSQL only: the channel album changes are announced on (set by `open`).
+    private(set) var albumChannel: String? = nil
 
     /// Opens the database named by `url` (see `DatabaseLocation`), creating the SQLite
     /// file or the PostgreSQL schema when missing, and runs pending migrations. Photo
     /// files go under `dataDirectory/photos` (default: the SQLite file's folder, or
     /// `./onthemap-data` with PostgreSQL). `limits` bound every statement (see `QueryLimits`).
-    public static func open(url: String, dataDirectory: String? = nil, limits: QueryLimits = QueryLimits(), logger: Logger) async throws -> SQLStore {
+    /// `photoStorage`, when given, replaces the data directory's photo folder.
+    public static func open(url: String, dataDirectory: String? = nil, photoStorage: (any PhotoStorage)? = nil,
+                            limits: QueryLimits = QueryLimits(), logger: Logger) async throws -> SQLStore {
         let location = try DatabaseLocation(url: url)
         let store: SQLStore
         let schema: String?
@@ -55,7 +59,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                 pool: .sqlite(Self.makePool(
                     ServerSQLiteSource(path: path, synchronous: synchronous, threadPool: threads), perEventLoop: 2, limits: limits, logger: logger),
                     threads),
-                photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
+                photoStorage: photoStorage ?? PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
                 limits: limits, logger: logger
             )
         case .postgres(let configuration, let named):
@@ -65,7 +69,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                     PostgresConnectionSource(sqlConfiguration: PostgresSupport.withStatementTimeout(configuration, limits.timeout)),
                     perEventLoop: 4, limits: limits, logger: logger
                 )),
-                photoFiles: PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? "onthemap-data")),
+                photoStorage: photoStorage ?? PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? "onthemap-data")),
                 limits: limits, logger: logger
             )
         }
@@ -77,6 +81,9 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                 }
                 // Set once here, before the store is shared with anyone.
                 store.changeFeed = channel.map { (configuration, $0) }
+                store.albumChannel = try await store.withDatabase { db in
+                    try await db.raw(Migrations.albumChannelQuery).first()?.decode(column: "channel", as: String.self)
+                }
             }
         } catch let error as PSQLError {
             try? await store.close()
@@ -125,12 +132,12 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         )
     }
 
-    private init(pool: Pool, photoFiles: PhotoFileStore, limits: QueryLimits, logger: Logger) {
+    private init(pool: Pool, photoStorage: any PhotoStorage, limits: QueryLimits, logger: Logger) {
         self.pool = pool
         self.limits = limits
         self.patternGate = PatternQueryGate(limit: limits.concurrentPatternQueries)
         self.logger = logger
-        self.photoFiles = photoFiles
+        self.photoStorage = photoStorage
         switch pool {
         case .sqlite: self.filters = SQLFilterRenderer(regexOperator: RegexFunction.sqliteCondition)
         case .postgres: self.filters = SQLFilterRenderer(regexOperator: PostgresSupport.regexCondition)
@@ -153,6 +160,21 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     /// connection, closed when the stream's consumer stops.
     public func locationChangeFeed() -> AsyncStream<LocationChangeEvent>? {
         changeFeed.map { PostgresChangeFeed.events(configuration: $0.configuration, channel: $0.channel, logger: logger) }
+    }
+
+    /// Album changes any server announced (`announceAlbumChange`), as their payloads; nil on
+    /// SQLite. Like `locationChangeFeed`, each call listens on a connection of its own.
+    public func albumChangeFeed() -> AsyncStream<String>? {
+        guard let feed = changeFeed, let channel = albumChannel else { return nil }
+        return PostgresChangeFeed.payloads(configuration: feed.configuration, channel: channel, logger: logger)
+    }
+
+    /// Tells every server listening on `albumChangeFeed` (this one too); nothing on SQLite.
+    public func announceAlbumChange(_ payload: String) async {
+        guard let channel = albumChannel else { return }
+        _ = try? await withDatabase { db in
+            try await db.raw("SELECT pg_notify(\(bind: channel), \(bind: payload))").run()
+        }
     }
 
     /// Whether this store is on PostgreSQL (backups then use PostgreSQL's own tools).

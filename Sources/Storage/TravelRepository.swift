@@ -5,7 +5,7 @@ import Foundation
 /// repairs what a crash between a row and a file left behind.
 public protocol TravelRepository: Sendable {
     /// Where the images live.
-    var photoFiles: PhotoFileStore { get }
+    var photoStorage: any PhotoStorage { get }
 
     func createPin(_ pin: Pin) async throws
     /// The account's pins, oldest first.
@@ -49,5 +49,33 @@ public protocol TravelRepository: Sendable {
 
     /// Start-up repair, to run before downloads start: ready rows whose file is missing or
     /// the wrong size become failed (retryable); files and folders no row owns are deleted.
-    func sweepPhotoFiles() async throws -> PhotoSweepReport
+    /// With other servers at work (a shared database or store), only what was last touched
+    /// before `abandonedBefore` is judged: a younger row or object may be another server's
+    /// work in progress.
+    func sweepPhotoFiles(abandonedBefore: Date) async throws -> PhotoSweepReport
+
+    // MARK: Several servers
+
+    /// Claims a pending photo's download for `owner` until `until`: one conditional UPDATE,
+    /// so of servers racing for it exactly one wins. Succeeds when the photo is pending and
+    /// unclaimed, claimed by `owner` already, or its claim expired before `now`.
+    func claimPhoto(id: String, owner: String, until: Date, now: Date) async throws -> Photo?
+    /// Extends `owner`'s claims on these photos (a download still running).
+    func renewClaims(ids: [String], owner: String, until: Date) async throws
+    /// Gives up `owner`'s claim on a photo left pending (shutting down), so another server
+    /// may take it at once.
+    func releaseClaim(id: String, owner: String) async throws
+    /// Pending photos nobody is working on: claimed with an expired claim, or never claimed
+    /// and last changed before `unclaimedBefore`. Oldest first, at most `limit`.
+    func abandonedPhotos(now: Date, unclaimedBefore: Date, limit: Int) async throws -> [Photo]
+    /// Album searches left `searching` since before `before` (their server stopped mid-search).
+    func staleSearches(before: Date, limit: Int) async throws -> [AlbumState]
+    /// Takes over a stale search: one conditional UPDATE touching its time, so of servers
+    /// racing for it exactly one gets true.
+    func takeStaleSearch(pinID: String, before: Date, now: Date) async throws -> Bool
+    /// Counts one use against `limit` uses of `name` in the window starting at `windowStart`
+    /// (every server together); false, counting nothing, when the window is used up.
+    func countUse(name: String, windowStart: Date, limit: Int) async throws -> Bool
+    /// Forgets counter windows that started before `date`.
+    func pruneUsage(before date: Date) async throws
 }

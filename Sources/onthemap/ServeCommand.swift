@@ -51,6 +51,16 @@ struct ServeCommand: AsyncParsableCommand {
     var wikimediaAPIURL: String?
     @Option(help: "Photos per Travel album. [env: ONTHEMAP_PHOTOS_PER_ALBUM] (default: 21)")
     var photosPerAlbum: Int?
+    @Option(help: "Keep Travel photos in an S3-compatible object store, s3://bucket/prefix (needed to run several servers with Travel; credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY). [env: ONTHEMAP_PHOTO_STORE] (default: <data-dir>/photos)")
+    var photoStore: String?
+    @Option(help: "The object store's endpoint, e.g. http://127.0.0.1:8333 (path-style addressing). [env: AWS_ENDPOINT_URL] (default: AWS S3 in the region)")
+    var photoStoreEndpoint: String?
+    @Option(help: "The object store's region. [env: AWS_REGION] (default: us-east-1)")
+    var photoStoreRegion: String?
+    @Option(help: "Answer photo image requests with a redirect to a presigned object-store URL valid this many seconds (60 to 604800) instead of relaying the image. [env: ONTHEMAP_PHOTO_REDIRECT_SECONDS] (default: relay)")
+    var photoRedirectSeconds: Int?
+    @Option(help: "Seconds a server's claim on a photo download lasts unless renewed; a crashed server's downloads move to another server after it. [env: ONTHEMAP_PHOTO_CLAIM_SECONDS] (default: 60)")
+    var photoClaimSeconds: Double?
     @Option(help: "Seconds a database query may run before it is cancelled (Parse code 124). [env: ONTHEMAP_QUERY_TIMEOUT] (default: 2)")
     var queryTimeout: Double?
     @Option(help: "$regex queries that may run at once; others wait within the query timeout. [env: ONTHEMAP_REGEX_CONCURRENCY] (default: 2)")
@@ -140,6 +150,19 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.photosPerAlbum = value
         }
         configuration.cacheListResponses = !enabled(noListCache, "ONTHEMAP_NO_LIST_CACHE")
+        configuration.photoStore = setting(photoStore, "ONTHEMAP_PHOTO_STORE")
+        configuration.photoStoreEndpoint = setting(photoStoreEndpoint, "AWS_ENDPOINT_URL")
+        configuration.photoStoreRegion = setting(photoStoreRegion, "AWS_REGION") ?? setting(nil, "AWS_DEFAULT_REGION") ?? configuration.photoStoreRegion
+        // Credentials only from the environment, so they never show in `ps`.
+        configuration.photoStoreAccessKeyID = setting(nil, "AWS_ACCESS_KEY_ID")
+        configuration.photoStoreSecretAccessKey = setting(nil, "AWS_SECRET_ACCESS_KEY")
+        configuration.photoStoreSessionToken = setting(nil, "AWS_SESSION_TOKEN")
+        if let text = setting(photoRedirectSeconds.map(String.init), "ONTHEMAP_PHOTO_REDIRECT_SECONDS") {
+            guard let value = Int(text), (60...604_800).contains(value) else {
+                throw ValidationError("Photo redirect seconds must be a number from 60 to 604800, not '\(text)'.")
+            }
+            configuration.photoRedirectSeconds = value
+        }
         func seconds(_ flag: Double?, _ name: String, _ what: String) throws -> Double? {
             guard let text = setting(flag.map { String($0) }, name) else { return nil }
             guard let value = Double(text), value > 0, value <= 86_400 else {
@@ -173,6 +196,8 @@ struct ServeCommand: AsyncParsableCommand {
             passwordHashingQueue, "ONTHEMAP_PASSWORD_HASHING_QUEUE", "The password hashing queue", minimum: 0
         ) ?? configuration.passwordHashingQueue
         configuration.metricsToken = setting(metricsToken, "ONTHEMAP_METRICS_TOKEN")
+        configuration.photoClaimSeconds = try seconds(photoClaimSeconds, "ONTHEMAP_PHOTO_CLAIM_SECONDS", "The photo claim time")
+            ?? configuration.photoClaimSeconds
         // Let the connection cap, not the kernel's open-file limit, decide when to refuse.
         FileDescriptorLimit.raiseToHardLimit()
         if let text = setting(bcryptCost.map(String.init), "ONTHEMAP_BCRYPT_COST") {
@@ -205,8 +230,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let host = configuration.host
-        let dataLine = configuration.usesPostgreSQL
-            ? "Data in \(configuration.databaseDescription), photos in \(configuration.dataDirectory)"
+        let photosWhere = configuration.photoStore.flatMap { $0.isEmpty ? nil : $0 } ?? configuration.dataDirectory
+        let dataLine = configuration.usesPostgreSQL || configuration.photoStore?.isEmpty == false
+            ? "Data in \(configuration.databaseDescription), photos in \(photosWhere)"
             : "Data in \(configuration.dataDirectory)"
         let demo = configuration.demo
         let app = try await buildApplication(configuration: configuration, logger: logger) { port in

@@ -24,9 +24,10 @@ struct DemoPhotosTests {
             #expect(first.string("author") == "OnTheMap")
             #expect(first.string("license")?.hasPrefix("CC0") == true)
             #expect(first.string("title")?.contains("near 48.86,2.29") == true)
-            let files = photoFiles(in: context.dataDirectory)
+            let files = await storedPhotos(in: context.dataDirectory)
             #expect(files.count == 21 && files.allSatisfy { $0.hasSuffix(".png") })
-            let contents = Set(try files.map { try Data(contentsOf: context.dataDirectory.appendingPathComponent("photos/" + $0)) })
+            var contents = Set<Data>()
+            for file in files { contents.insert(try #require(await storedPhotoData(context.dataDirectory, "photos/" + file))) }
             #expect(contents.count == 21, "every picture differs")
             #expect(context.stub.searches.isEmpty)
 

@@ -16,10 +16,10 @@ struct TravelAPITests {
             #expect(pin.string("placeName")?.contains("Paris") == true)
             // Nobody asks for the album; wait for the files themselves.
             let deadline = ContinuousClock.now + .seconds(15)
-            while photoFiles(in: context.dataDirectory).count < 21, ContinuousClock.now < deadline {
+            while await storedPhotos(in: context.dataDirectory).count < 21, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            let files = photoFiles(in: context.dataDirectory)
+            let files = await storedPhotos(in: context.dataDirectory)
             #expect(files.count == 21)
             #expect(files.allSatisfy { $0.hasPrefix("\(pinID)/") && $0.hasSuffix(".jpg") })
             let album = try await context.client.settledAlbum(user, pinID)
@@ -28,7 +28,7 @@ struct TravelAPITests {
             #expect(album.albumStatus["status"] as? String == "complete")
             #expect(album.albumStatus["provider"] as? String == "flickr")
             // Once settled, no half-written download is left behind.
-            #expect(photoFiles(in: context.dataDirectory, includingPartial: true) == files)
+            #expect(await storedPhotos(in: context.dataDirectory, includingPartial: true) == files)
             #expect(context.stub.searches.count == 1)
             let search = try #require(context.stub.searches.first)
             #expect(search["per_page"] == "21")
@@ -56,7 +56,7 @@ struct TravelAPITests {
             #expect(first.string("title") == "Stub photo 0")
             #expect(first.string("author") == "Artist & 0")
             #expect(first.string("license") == "CC BY-SA 4.0")
-            #expect(photoFiles(in: context.dataDirectory).allSatisfy { $0.hasSuffix(".png") })
+            #expect(await storedPhotos(in: context.dataDirectory).allSatisfy { $0.hasSuffix(".png") })
         }
         try await withTravelServer { context in
             context.stub.update { $0.totalAsNumber = true }
@@ -75,7 +75,7 @@ struct TravelAPITests {
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
             let first = try await context.client.settledAlbum(user, pinID)
             let firstRemote = Set(first.photos.compactMap { $0.string("remoteId") })
-            let firstFiles = Set(photoFiles(in: context.dataDirectory))
+            let firstFiles = Set(await storedPhotos(in: context.dataDirectory))
             let replaced = try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
                 #expect(response.status == .ok)
                 return try response.object
@@ -89,7 +89,7 @@ struct TravelAPITests {
             #expect(second.photos.allSatisfy { $0.string("state") == "ready" })
             let pages = context.stub.searches.compactMap { $0["page"] }
             #expect(pages.count == 2 && pages[0] == "1" && pages[1] != "1")
-            let secondFiles = Set(photoFiles(in: context.dataDirectory))
+            let secondFiles = Set(await storedPhotos(in: context.dataDirectory))
             #expect(secondFiles.count == 21)
             #expect(firstFiles.isDisjoint(with: secondFiles))
         }
@@ -122,7 +122,7 @@ struct TravelAPITests {
             let user = try await context.client.signUp()
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
             let before = try await context.client.settledAlbum(user, pinID)
-            let filesBefore = photoFiles(in: context.dataDirectory)
+            let filesBefore = await storedPhotos(in: context.dataDirectory)
 
             context.stub.update { $0.searchFailure = .statFail }
             try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
@@ -147,7 +147,7 @@ struct TravelAPITests {
             #expect(after.photos.compactMap { $0.string("id") } == before.photos.compactMap { $0.string("id") })
             #expect(after.albumStatus["status"] as? String == "failed")
             #expect((after.albumStatus["error"] as? [String: Any])?["code"] as? String == "provider_bad_response")
-            #expect(photoFiles(in: context.dataDirectory) == filesBefore)
+            #expect(await storedPhotos(in: context.dataDirectory) == filesBefore)
 
             // Slow provider: the deadline turns into the same kind of error.
             context.stub.update { $0.searchFailure = nil; $0.searchDelay = .seconds(8) }
@@ -155,7 +155,7 @@ struct TravelAPITests {
                 #expect(response.status == .badGateway)
                 #expect(try (response.object["error"] as? [String: Any])?["code"] as? String == "provider_unavailable")
             }
-            #expect(photoFiles(in: context.dataDirectory) == filesBefore)
+            #expect(await storedPhotos(in: context.dataDirectory) == filesBefore)
         }
     }
 
@@ -196,7 +196,7 @@ struct TravelAPITests {
             // Transient failures are retried once; a 404 is not.
             #expect(context.stub.imageRequests.filter { $0 == "f1-0" }.count == 2)
             #expect(context.stub.imageRequests.filter { $0 == "f1-1" }.count == 1)
-            #expect(photoFiles(in: context.dataDirectory).count == 19)
+            #expect(await storedPhotos(in: context.dataDirectory).count == 19)
 
             context.stub.update { $0.truncated = []; $0.missing = [] }
             let id = try #require(truncated.string("id"))
@@ -233,11 +233,11 @@ struct TravelAPITests {
             let album = try await context.client.settledAlbum(user, pinID)
             let photo = try #require(album.photos.first)
             let photoID = try #require(photo.string("id"))
-            #expect(fileExists(context.dataDirectory, "photos/\(pinID)/\(photoID).jpg"))
+            #expect(await storedPhotoExists(context.dataDirectory, "photos/\(pinID)/\(photoID).jpg"))
             try await context.client.execute(uri: "/api/photos/\(photoID)", method: .delete, headers: user.headers) { response throws in
                 #expect(response.status == .noContent)
             }
-            #expect(!fileExists(context.dataDirectory, "photos/\(pinID)/\(photoID).jpg"))
+            #expect(!(await storedPhotoExists(context.dataDirectory, "photos/\(pinID)/\(photoID).jpg")))
             #expect(try await context.client.album(user, pinID).photos.count == 20)
             try await context.client.execute(uri: "/api/photos/\(photoID)", method: .get, headers: user.headers) { response throws in
                 #expect(response.status == .notFound)
@@ -261,8 +261,9 @@ struct TravelAPITests {
                 #expect(response.status == .noContent)
             }
             #expect(!FileManager.default.fileExists(atPath: context.dataDirectory.appendingPathComponent("photos/\(pinID)").path))
-            #expect(photoFiles(in: context.dataDirectory).count == 21)
-            #expect(photoFiles(in: context.dataDirectory).allSatisfy { $0.hasPrefix(keep) })
+            #expect(await storedPhotos(in: context.dataDirectory).allSatisfy { !$0.hasPrefix("\(pinID)/") })
+            #expect(await storedPhotos(in: context.dataDirectory).count == 21)
+            #expect(await storedPhotos(in: context.dataDirectory).allSatisfy { $0.hasPrefix(keep) })
             for uri in ["/api/pins/\(pinID)", "/api/pins/\(pinID)/photos", "/api/photos/\(photoID)", "/api/photos/\(photoID)/image"] {
                 try await context.client.execute(uri: uri, method: .get, headers: user.headers) { response throws in
                     #expect(response.status == .notFound, "\(uri)")
@@ -302,7 +303,7 @@ struct TravelAPITests {
             }
             // Nothing changed for the owner.
             #expect(try await context.client.album(owner, pinID).photos.count == 21)
-            #expect(photoFiles(in: context.dataDirectory).count == 21)
+            #expect(await storedPhotos(in: context.dataDirectory).count == 21)
         }
     }
 

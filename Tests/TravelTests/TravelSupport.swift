@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import ObjectStorage
 @testable import OnTheMapServer
 
 enum ProviderChoice: Sendable { case flickr, wikimedia }
@@ -35,6 +36,14 @@ func travelConfiguration(stub: PhotoStub, provider: ProviderChoice, dataDirector
     configuration.flickrAPIURL = stub.flickrURL
     configuration.wikimediaAPIURL = stub.wikimediaURL
     configuration.photoRequestTimeout = 10  // a loaded machine; the deadline tests set their own
+    if let s3 = TestObjectStore.current {
+        // The whole suite again on an object store: a prefix of its own per server.
+        configuration.photoStore = "s3://\(s3.bucket)/\(TestObjectStore.prefix(for: dataDirectory))"
+        configuration.photoStoreEndpoint = s3.endpoint.absoluteString
+        configuration.photoStoreRegion = s3.region
+        configuration.photoStoreAccessKeyID = s3.credentials.accessKeyID
+        configuration.photoStoreSecretAccessKey = s3.credentials.secretAccessKey
+    }
     return configuration
 }
 
@@ -118,12 +127,14 @@ extension TestClientProtocol {
         }
     }
 
-    /// Polls the album until nothing is pending and no search runs.
+    /// Polls the album until nothing is pending and no search runs (and the state, which
+    /// the last download's own step completes just after, says so too).
     func settledAlbum(_ user: Traveller, _ pinID: String, timeout: Duration = .seconds(15)) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let album = try await album(user, pinID)
-            if (album["album"] as? [String: Any])?["settled"] as? Bool == true { return album }
+            if (album["album"] as? [String: Any])?["settled"] as? Bool == true,
+               (album["album"] as? [String: Any])?["status"] as? String != "downloading" { return album }
             guard ContinuousClock.now < deadline else { throw TravelFailure("album never settled: \(album)") }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -134,6 +145,47 @@ extension Dictionary where Key == String, Value == Any {
     var photos: [[String: Any]] { self["photos"] as? [[String: Any]] ?? [] }
     var albumStatus: [String: Any] { self["album"] as? [String: Any] ?? [:] }
     func string(_ key: String) -> String? { self[key] as? String }
+}
+
+/// The S3-compatible store `Scripts/with-seaweedfs.sh` starts, when it did; with
+/// `ONTHEMAP_TEST_REQUIRE_S3=1` its absence fails the run instead of testing the folder store.
+enum TestObjectStore {
+    static let current: S3Configuration? = {
+        let environment = ProcessInfo.processInfo.environment
+        guard let endpoint = environment["ONTHEMAP_TEST_S3_ENDPOINT"].flatMap(URL.init(string:)),
+              let bucket = environment["ONTHEMAP_TEST_S3_BUCKET"],
+              let key = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"]
+        else {
+            precondition(environment["ONTHEMAP_TEST_REQUIRE_S3"] != "1",
+                         "ONTHEMAP_TEST_REQUIRE_S3=1 but no object store: run under Scripts/with-seaweedfs.sh")
+            return nil
+        }
+        return S3Configuration(endpoint: endpoint, region: environment["ONTHEMAP_TEST_S3_REGION"] ?? "us-east-1", bucket: bucket,
+                               credentials: AWSCredentials(accessKeyID: key, secretAccessKey: secret))
+    }()
+
+    static func prefix(for dataDirectory: URL) -> String { "tests/\(dataDirectory.lastPathComponent)" }
+
+    static func client() -> S3Client? { current.map { S3Client(configuration: $0) } }
+}
+
+/// The kept images, as `<pin>/<file>`: in the object store when the suite runs on one,
+/// else under the data directory's `photos/` (see `photoFiles`).
+func storedPhotos(in directory: URL, includingPartial: Bool = false) async -> [String] {
+    guard let client = TestObjectStore.client() else { return photoFiles(in: directory, includingPartial: includingPartial) }
+    let root = TestObjectStore.prefix(for: directory) + "/photos/"
+    let objects = (try? await client.listAllObjects(prefix: root)) ?? []
+    return objects.map { String($0.key.dropFirst(root.count)) }.sorted()
+}
+
+func storedPhotoExists(_ directory: URL, _ relative: String) async -> Bool {
+    guard let client = TestObjectStore.client() else { return fileExists(directory, relative) }
+    return (try? await client.headObject(key: TestObjectStore.prefix(for: directory) + "/" + relative)) != nil
+}
+
+func storedPhotoData(_ directory: URL, _ relative: String) async -> Data? {
+    guard let client = TestObjectStore.client() else { return try? Data(contentsOf: directory.appendingPathComponent(relative)) }
+    return try? await client.getObject(key: TestObjectStore.prefix(for: directory) + "/" + relative)?.data
 }
 
 func fileExists(_ directory: URL, _ relative: String) -> Bool {

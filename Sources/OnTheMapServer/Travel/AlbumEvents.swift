@@ -58,6 +58,10 @@ final class AlbumEvents: @unchecked Sendable {
         for continuation in all { continuation.finish() }
     }
 
+    func hasWatchers(pinID: String) -> Bool {
+        lock.withLock { !(watchers[pinID]?.isEmpty ?? true) }
+    }
+
     var watcherCount: Int {
         lock.withLock { watchers.values.reduce(0) { $0 + $1.count } }
     }

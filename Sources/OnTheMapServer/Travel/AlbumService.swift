@@ -34,6 +34,10 @@ final class AlbumService: Service, Sendable {
     let events: AlbumEvents
     let photosPerAlbum: Int
     let logger: Logger
+    /// Several servers share the work (see `AlbumService.Sharing`).
+    let sharing: Sharing
+    /// Downloads this server holds a claim on (renewed while they run).
+    private let active = Mutex<Set<String>>([])
     /// Counts downloads and failures for `/metrics` (nil in benchmarks).
     var metrics: ServerMetrics? { metricsBox.withLock { $0 } }
     let metricsBox = Mutex<ServerMetrics?>(nil)
@@ -41,8 +45,30 @@ final class AlbumService: Service, Sendable {
     private let queue: AsyncStream<Job>.Continuation
     private let serializer = KeyedSerializer()
 
+    /// How this server works beside others on one database and photo store.
+    struct Sharing: Sendable {
+        /// This process, as the owner of its download claims.
+        var serverID = "server-" + UUID().uuidString.lowercased()
+        /// How long a claim lasts unless renewed (renewed at a third of it, so a live
+        /// server never loses one; a crashed server's claims are taken over this long after).
+        var claimDuration: TimeInterval = 60
+        /// Album changes other servers announce (PostgreSQL LISTEN); nil with one server.
+        var feed: AsyncStream<String>? = nil
+        /// Announces an album change to the other servers.
+        var announce: (@Sendable (String) async -> Void)? = nil
+        /// The provider's searches allowed per hour for every server together (Flickr:
+        /// 3,600 a key), counted under `quotaName`; nil: not limited here.
+        var providerSearchesPerHour: Int? = nil
+        var quotaName = ""
+        /// Other servers may share the database: a search left `searching` is resumed only
+        /// once it is older than `searchAbandonedAfter` (it may be running elsewhere).
+        var sharedDatabase = false
+        var searchAbandonedAfter: TimeInterval = 240
+    }
+
     init(store: any TravelRepository, provider: any PhotoProvider, downloader: ImageDownloader, fetcher: HTTPFetcher,
-         events: AlbumEvents, photosPerAlbum: Int, logger: Logger) {
+         events: AlbumEvents, photosPerAlbum: Int, logger: Logger, sharing: Sharing = Sharing()) {
+        self.sharing = sharing
         self.store = store
         self.provider = provider
         self.downloader = downloader
@@ -59,14 +85,92 @@ final class AlbumService: Service, Sendable {
         await resumeInterruptedWork()
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
+                group.addTask { await self.keepClaims() }
+                if let feed = self.sharing.feed {
+                    group.addTask { await self.relay(feed) }
+                }
                 for await job in self.jobs {
                     group.addTask { await self.perform(job) }
                 }
+                group.cancelAll()
             }
         }
         queue.finish()
         events.finishAll()
         fetcher.shutdown()
+    }
+
+    /// Renews this server's claims while their downloads run, and takes over downloads
+    /// nobody is working on (a crashed server's, once their claims expired).
+    private func keepClaims() async {
+        let period = max(0.2, sharing.claimDuration / 3)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(Int(period * 1000)))
+            if Task.isCancelled { return }
+            let now = Date()
+            let ids = Array(active.withLock { $0 })
+            do {
+                try await store.renewClaims(ids: ids, owner: sharing.serverID, until: now.addingTimeInterval(sharing.claimDuration))
+                let abandoned = try await store.abandonedPhotos(
+                    now: now, unclaimedBefore: now.addingTimeInterval(-2 * sharing.claimDuration), limit: 100
+                )
+                for photo in abandoned where !active.withLock({ $0.contains(photo.id) }) {
+                    logger.info("taking over an abandoned photo download", metadata: ["photo": "\(photo.id)"])
+                    enqueue(.download(photo))
+                }
+                if sharing.sharedDatabase { await resumeStaleSearches() }
+            } catch {
+                logger.warning("could not renew photo download claims", metadata: ["error": "\(String(reflecting: error))"])
+            }
+        }
+    }
+
+    /// Searches a stopped server left `searching`, taken over by exactly one server.
+    private func resumeStaleSearches() async {
+        let now = Date()
+        let before = now.addingTimeInterval(-sharing.searchAbandonedAfter)
+        guard let stale = try? await store.staleSearches(before: before, limit: 50) else { return }
+        for state in stale where (try? await store.takeStaleSearch(pinID: state.pinID, before: before, now: now)) == true {
+            logger.info("taking over an abandoned album search", metadata: ["pin": "\(state.pinID)"])
+            enqueue(.album(pinID: state.pinID, choice: state.collection == 0 ? .first : .another))
+        }
+    }
+
+    /// Passes album changes other servers announce to this server's live watchers, as
+    /// whole albums read afresh (a notification says which pin, not what changed).
+    private func relay(_ feed: AsyncStream<String>) async {
+        for await payload in feed {
+            let parts = payload.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[0] != sharing.serverID, PhotoFileStore.isSafeComponent(parts[1]),
+                  events.hasWatchers(pinID: parts[1]) else { continue }
+            let pinID = parts[1]
+            let found: Pin?
+            do { found = try await store.pin(id: pinID) } catch { continue }
+            guard let pin = found else {
+                events.publish(.pinDeleted(id: pinID), pinID: pinID)
+                continue
+            }
+            guard let snapshot = try? await snapshot(pin: pin) else { continue }
+            events.publish(.album(snapshot), pinID: pinID)
+            if snapshot.isSettled { events.publish(.done(snapshot), pinID: pinID) }
+        }
+    }
+
+    /// Tells this server's watchers, then the other servers' (through the database).
+    func publish(_ event: AlbumEvent, pinID: String) async {
+        events.publish(event, pinID: pinID)
+        if let announce = sharing.announce { await announce("\(sharing.serverID) \(pinID)") }
+    }
+
+    /// Counts one provider search against the quota every server shares; a used-up hour
+    /// answers as the provider itself would (rate limited, retry when the hour turns).
+    private func admitProviderSearch() async throws {
+        guard let perHour = sharing.providerSearchesPerHour else { return }
+        let now = Date()
+        let hour = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 3600).rounded(.down) * 3600)
+        guard try await store.countUse(name: sharing.quotaName, windowStart: hour, limit: perHour) else {
+            throw PhotoProviderError.rateLimited(provider: provider.displayName, retryAfter: max(1, Int(hour.addingTimeInterval(3600).timeIntervalSince(now).rounded(.up))))
+        }
     }
 
     /// Queues work for the background; returns at once.
@@ -109,8 +213,12 @@ final class AlbumService: Service, Sendable {
     /// After a restart: searches that were cut off run again, pending photos download.
     private func resumeInterruptedWork() async {
         do {
-            for state in try await store.albumStates(status: .searching) {
-                enqueue(.album(pinID: state.pinID, choice: state.collection == 0 ? .first : .another))
+            if sharing.sharedDatabase {
+                await resumeStaleSearches()
+            } else {
+                for state in try await store.albumStates(status: .searching) {
+                    enqueue(.album(pinID: state.pinID, choice: state.collection == 0 ? .first : .another))
+                }
             }
             let pending = try await store.pendingPhotos()
             for photo in pending { enqueue(.download(photo)) }
@@ -149,11 +257,13 @@ final class AlbumService: Service, Sendable {
         var page = Self.page(for: choice, previous: previous, provider: provider.name, limit: limit)
         let result: PhotoPage
         do {
+            try await admitProviderSearch()
             var found = try await provider.search(PhotoSearch(latitude: pin.latitude, longitude: pin.longitude, perPage: photosPerAlbum, page: page))
             if found.photos.isEmpty, page > 1 {
                 // Fewer results than last time: pick again within what there is now.
                 let pages = min(found.pages, limit)
                 page = pages > 1 ? Int.random(in: 1...pages) : 1
+                try await admitProviderSearch()
                 found = try await provider.search(PhotoSearch(latitude: pin.latitude, longitude: pin.longitude, perPage: photosPerAlbum, page: page))
             }
             result = found
@@ -186,8 +296,8 @@ final class AlbumService: Service, Sendable {
         guard let removed = try await store.replaceAlbum(pinID: pinID, with: photos, state: state) else { throw Failure.pinGone }
         for photo in photos { enqueue(.download(photo)) }
         let snapshot = AlbumSnapshot(pin: pin, state: state, photos: photos)
-        events.publish(.album(snapshot), pinID: pinID)
-        if snapshot.isSettled { events.publish(.done(snapshot), pinID: pinID) }
+        await publish(.album(snapshot), pinID: pinID)
+        if snapshot.isSettled { await publish(.done(snapshot), pinID: pinID) }
         logger.info("album fetched", metadata: [
             "pin": "\(pinID)", "provider": "\(provider.name)", "page": "\(result.page)", "pages": "\(result.pages)",
             "photos": "\(photos.count)", "replaced": "\(removed.count)",
@@ -221,13 +331,26 @@ final class AlbumService: Service, Sendable {
     /// Queues a failed photo's download again; nil when it is not failed.
     func retry(photoID: String) async throws -> Photo? {
         guard let photo = try await store.markPhotoPending(id: photoID, at: Date()) else { return nil }
-        events.publish(.photo(photo), pinID: photo.pinID)
+        await publish(.photo(photo), pinID: photo.pinID)
         enqueue(.download(photo))
         return photo
     }
 
     private func download(_ photo: Photo) async {
         let store = self.store
+        // One server per photo: the claim is taken here and renewed by `keepClaims`; a
+        // photo claimed by a live server elsewhere (or already done) is not ours to fetch.
+        guard active.withLock({ $0.insert(photo.id).inserted }) else { return }
+        defer { _ = active.withLock { $0.remove(photo.id) } }
+        let claimed: Photo?
+        do {
+            claimed = try await store.claimPhoto(id: photo.id, owner: sharing.serverID,
+                                                 until: Date().addingTimeInterval(sharing.claimDuration), now: Date())
+        } catch {
+            logger.warning("could not claim a photo download", metadata: ["photo": "\(photo.id)", "error": "\(String(reflecting: error))"])
+            return
+        }
+        guard claimed != nil else { return }
         do {
             guard let url = URL(string: photo.remoteURL),
                   ["http", "https", GeneratedPhotoProvider.scheme].contains(url.scheme?.lowercased() ?? "") else {
@@ -238,22 +361,25 @@ final class AlbumService: Service, Sendable {
                 (try? await store.photo(id: photo.id))?.state == .pending
             }
             guard let image else { return }
-            let path = try store.photoFiles.write(image.data, pinID: photo.pinID, photoID: photo.id, fileExtension: image.format.fileExtension)
+            let path = try await store.photoStorage.write(image.data, pinID: photo.pinID, photoID: photo.id,
+                                                          fileExtension: image.format.fileExtension, contentType: image.format.contentType)
             let stored = StoredImage(filePath: path, contentType: image.format.contentType, byteCount: image.data.count,
                                      contentHash: ContentHash.fnv1a(image.data))
             metrics?.photoDownloads.increment()
             if let ready = try await store.markPhotoReady(id: photo.id, image: stored, at: Date()) {
-                events.publish(.photo(ready), pinID: photo.pinID)
+                await publish(.photo(ready), pinID: photo.pinID)
             }
         } catch is CancellationError {
-            // Shutting down: the photo stays pending and downloads after the next start.
+            // Shutting down: the photo stays pending and downloads after the next start, or
+            // at once on another server, free to take it.
+            try? await store.releaseClaim(id: photo.id, owner: sharing.serverID)
             return
         } catch {
             let reason = String(describing: error)
             logger.debug("photo download failed", metadata: ["photo": "\(photo.id)", "reason": "\(reason)"])
             metrics?.photoFailures.increment()
             if let failed = try? await store.markPhotoFailed(id: photo.id, reason: reason, at: Date()) {
-                events.publish(.photo(failed), pinID: photo.pinID)
+                await publish(.photo(failed), pinID: photo.pinID)
             }
         }
         await settle(pinID: photo.pinID)
@@ -265,7 +391,7 @@ final class AlbumService: Service, Sendable {
               let pin = try? await store.pin(id: pinID),
               let photos = try? await store.photos(pinID: pinID)
         else { return }
-        events.publish(.done(AlbumSnapshot(pin: pin, state: state, photos: photos)), pinID: pinID)
+        await publish(.done(AlbumSnapshot(pin: pin, state: state, photos: photos)), pinID: pinID)
     }
 
     // MARK: Reading
@@ -276,7 +402,7 @@ final class AlbumService: Service, Sendable {
 
     private func publishAlbum(pinID: String) async {
         guard let pin = try? await store.pin(id: pinID), let snapshot = try? await snapshot(pin: pin) else { return }
-        events.publish(.album(snapshot), pinID: pinID)
+        await publish(.album(snapshot), pinID: pinID)
     }
 }
 

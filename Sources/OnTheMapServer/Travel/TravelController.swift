@@ -17,8 +17,9 @@ struct TravelController: Sendable {
     let geocoder: any Geocoder
     let configuration: Configuration
     /// Dropping, moving a pin and "New Collection" each cost one provider search, and a
-    /// Flickr key's quota (3,600 an hour) is shared by every user: limit them per account.
-    let searchLimiter: RateLimiter
+    /// Flickr key's quota (3,600 an hour) is shared by every user: limit them per account,
+    /// counted in the database so every server shares one allowance.
+    let searchLimiter: SearchAllowance
 
     static let maximumPinsPerAccount = 500
     static let bodyLimit = 4 * 1024
@@ -94,7 +95,7 @@ struct TravelController: Sendable {
     @Sendable func deletePin(_ request: Request, context: AppRequestContext) async throws -> Response {
         let pin = try await ownedPin(request, context)
         guard try await store.deletePin(id: pin.id) else { throw Self.pinNotFound }
-        albums.events.publish(.pinDeleted(id: pin.id), pinID: pin.id)
+        await albums.publish(.pinDeleted(id: pin.id), pinID: pin.id)
         context.logger.info("pin deleted", metadata: ["pin": "\(pin.id)"])
         return Response(status: .noContent)
     }
@@ -195,7 +196,7 @@ struct TravelController: Sendable {
     @Sendable func deletePhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
         let photo = try await ownedPhoto(request, context)
         guard try await store.deletePhoto(id: photo.id) != nil else { throw Self.photoNotFound }
-        albums.events.publish(.photoRemoved(id: photo.id), pinID: photo.pinID)
+        await albums.publish(.photoRemoved(id: photo.id), pinID: photo.pinID)
         await albums.settle(pinID: photo.pinID)
         return Response(status: .noContent)
     }
@@ -208,11 +209,13 @@ struct TravelController: Sendable {
         return try JSONResponse.make(PhotoView(pending), status: .accepted)
     }
 
-    /// The kept image file. Its bytes never change under one entity tag, so browsers may
-    /// keep it for a year and revalidate with If-None-Match.
+    /// The kept image. Its bytes never change under one entity tag, so browsers may keep it
+    /// for a year and revalidate with If-None-Match. With an object store and
+    /// `photoRedirectSeconds` set, the answer is a redirect to a short-lived presigned URL.
     @Sendable func image(_ request: Request, context: AppRequestContext) async throws -> Response {
         let photo = try await ownedPhoto(request, context)
-        guard photo.state == .ready, let path = photo.filePath, let url = store.photoFiles.url(forRelativePath: path) else {
+        let storage = store.photoStorage
+        guard photo.state == .ready, let path = photo.filePath, PhotoPath.parse(path) != nil else {
             throw APIError(.notFound, "image_not_ready",
                            photo.state == .failed ? "This photo's image could not be downloaded: \(photo.failureReason ?? "unknown reason")"
                                                   : "This photo's image has not arrived yet.")
@@ -226,13 +229,32 @@ struct TravelController: Sendable {
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*" }) {
             return Response(status: .notModified, headers: headers)
         }
-        guard store.photoFiles.size(relativePath: path) != nil else {
-            throw APIError(.notFound, "image_missing", "This photo's image file is missing; it is repaired at the next start.")
+        if let seconds = configuration.photoRedirectSeconds, let url = storage.directURL(relativePath: path, expires: seconds) {
+            var redirect = HTTPFields()
+            redirect[.location] = url.absoluteString
+            // The link expires: a browser may reuse it only while it is valid.
+            redirect[.cacheControl] = "private, max-age=\(max(0, seconds - 30))"
+            return Response(status: .found, headers: redirect)
         }
-        if let count = photo.byteCount { headers[.contentLength] = String(count) }
-        let body = try await FileIO().loadFile(path: url.path, context: context)
-        return Response(status: .ok, headers: headers, body: body)
+        if let files = storage as? PhotoFileStore, let url = files.url(forRelativePath: path) {
+            guard files.fileSize(relativePath: path) != nil else { throw Self.imageMissing }
+            if let count = photo.byteCount { headers[.contentLength] = String(count) }
+            let body = try await FileIO().loadFile(path: url.path, context: context)
+            return Response(status: .ok, headers: headers, body: body)
+        }
+        let data: Data?
+        do {
+            data = try await storage.read(relativePath: path)
+        } catch {
+            context.logger.warning("photo store read failed", metadata: ["photo": "\(photo.id)", "error": "\(error)"])
+            throw APIError(.badGateway, "photo_store_unavailable", "The photo store did not answer; try again shortly.")
+        }
+        guard let data else { throw Self.imageMissing }
+        headers[.contentLength] = String(data.count)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: data)))
     }
+
+    static let imageMissing = APIError(.notFound, "image_missing", "This photo's image file is missing; it is repaired at the next start.")
 
     // MARK: Helpers
 

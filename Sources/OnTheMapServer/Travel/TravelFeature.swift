@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ObjectStorage
 import PhotoAlbums
 import Storage
 
@@ -8,12 +9,21 @@ enum TravelFeature {
     /// Repairs photo files left inconsistent by a crash, then makes the album service
     /// (to be registered with the application's services).
     static func makeAlbumService(store: any OnTheMapStore, configuration: Configuration, logger: Logger) async throws -> AlbumService {
-        let report = try await store.sweepPhotoFiles()
+        // Beside other servers (a shared database or store), the repair judges only what was
+        // left alone long enough to be abandoned: claims expired several times over.
+        let sqlStore = store as? SQLStore
+        let shared = store.photoStorage.isShared || (sqlStore?.isPostgres ?? false)
+        let abandonedBefore = shared ? Date().addingTimeInterval(-max(600, 4 * configuration.photoClaimSeconds)) : Date()
+        let report = try await store.sweepPhotoFiles(abandonedBefore: abandonedBefore)
         if report != PhotoSweepReport() {
             logger.notice("photo files repaired", metadata: [
                 "rowsMarkedFailed": "\(report.rowsMarkedFailed)", "filesDeleted": "\(report.filesDeleted)",
                 "foldersDeleted": "\(report.foldersDeleted)",
             ])
+        }
+        logger.info("travel photo store", metadata: ["store": "\(store.photoStorage)"])
+        if sqlStore?.isPostgres == true, !store.photoStorage.isShared {
+            logger.notice("Travel photos are in this server's data directory: to run several servers, give them all one --photo-store s3://bucket/prefix")
         }
         let concurrency = max(1, configuration.photoDownloadConcurrency)
         let fetcher = HTTPFetcher(userAgent: configuration.photoUserAgent ?? HTTPFetcher.defaultUserAgent,
@@ -21,10 +31,47 @@ enum TravelFeature {
         let provider = try makeProvider(configuration: configuration, fetcher: fetcher)
         logger.info("travel photos", metadata: ["provider": "\(provider.displayName)"])
         let downloader = ImageDownloader(fetcher: fetcher, concurrency: concurrency, timeout: configuration.photoRequestTimeout)
+        var sharing = AlbumService.Sharing()
+        sharing.claimDuration = max(1, configuration.photoClaimSeconds)
+        // A search runs at most two provider requests (each with its deadline) before its state changes.
+        sharing.sharedDatabase = sqlStore?.isPostgres ?? false
+        sharing.searchAbandonedAfter = max(4 * sharing.claimDuration, 4 * configuration.photoRequestTimeout + 30)
+        if let sqlStore, let feed = sqlStore.albumChangeFeed() {
+            sharing.feed = feed
+            sharing.announce = { payload in await sqlStore.announceAlbumChange(payload) }
+        }
+        if provider is FlickrProvider, let key = configuration.flickrAPIKey {
+            // Counted per key (its digest: the key itself never reaches the database).
+            sharing.providerSearchesPerHour = max(1, configuration.flickrSearchesPerHour)
+            sharing.quotaName = "provider:flickr:" + String(SigV4Signer.sha256Hex(Data(key.utf8)).prefix(16))
+        }
         return AlbumService(
             store: store, provider: provider, downloader: downloader, fetcher: fetcher, events: AlbumEvents(),
-            photosPerAlbum: configuration.photosPerAlbum, logger: logger
+            photosPerAlbum: configuration.photosPerAlbum, logger: logger, sharing: sharing
         )
+    }
+
+    /// The object store `photoStore` names, or nil for the data directory's folder.
+    static func makePhotoStorage(configuration: Configuration) throws -> (any PhotoStorage)? {
+        guard let text = configuration.photoStore, !text.isEmpty else { return nil }
+        guard let location = PhotoStoreLocation(text) else {
+            throw ConfigurationError("The photo store must look like s3://bucket or s3://bucket/prefix, not '\(text)'.")
+        }
+        let endpointText = configuration.photoStoreEndpoint ?? "https://s3.\(configuration.photoStoreRegion).amazonaws.com"
+        guard let endpoint = URL(string: endpointText), ["http", "https"].contains(endpoint.scheme?.lowercased() ?? ""),
+              endpoint.host != nil, endpoint.path.isEmpty || endpoint.path == "/", endpoint.query == nil, endpoint.user == nil
+        else {
+            throw ConfigurationError("The photo store endpoint must be an http(s) URL with no path, like http://127.0.0.1:8333, not '\(endpointText)'.")
+        }
+        guard let keyID = configuration.photoStoreAccessKeyID, !keyID.isEmpty,
+              let secret = configuration.photoStoreSecretAccessKey, !secret.isEmpty else {
+            throw ConfigurationError("The photo store needs credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.")
+        }
+        let client = S3Client(configuration: S3Configuration(
+            endpoint: endpoint, region: configuration.photoStoreRegion, bucket: location.bucket,
+            credentials: AWSCredentials(accessKeyID: keyID, secretAccessKey: secret, sessionToken: configuration.photoStoreSessionToken)
+        ), timeout: configuration.photoRequestTimeout, maximumConnections: configuration.photoDownloadConcurrency + 4)
+        return S3PhotoStore(client: client, prefix: location.prefix)
     }
 
     /// Flickr when a key is configured; the demo's own pictures when `--demo` names no photo

@@ -116,11 +116,16 @@ public struct WebAppRoutes: Sendable {
     // MARK: - Content-Security-Policy
 
     /// No inline script anywhere; scripts, styles, connections and workers from this origin
-    /// only; images from this origin, plus the tile host when `--tile-url` names one.
+    /// only; images from this origin, plus the tile host when `--tile-url` names one, plus
+    /// the object store when photos are redirected to presigned URLs there.
     public var contentSecurityPolicy: String {
         var imageSources = ["'self'", "data:"]
         if let tileURL = configuration.tileURL, let tiles = Self.origin(of: tileURL) {
             imageSources.append(tiles)
+        }
+        if configuration.photoRedirectSeconds != nil, configuration.photoStore?.isEmpty == false {
+            let endpoint = configuration.photoStoreEndpoint ?? "https://s3.\(configuration.photoStoreRegion).amazonaws.com"
+            if let store = Self.origin(of: endpoint), !imageSources.contains(store) { imageSources.append(store) }
         }
         return [
             "default-src 'self'",
