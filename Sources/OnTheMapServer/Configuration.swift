@@ -97,6 +97,11 @@ public struct Configuration: Sendable {
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     public var metricsToken: String?
 
+    /// OpenID Connect providers students may sign in with (see `OIDCProviderSettings`).
+    public var oidcProviders: [OIDCProviderSettings] = []
+    /// Facebook Login, for the web app and old clients' `facebook_mobile` logins; nil: off.
+    public var facebook: FacebookSettings?
+
     /// The live map's buffers and timings (see `LiveLocations.Settings`); tests shorten them.
     var liveMap = LiveLocations.Settings()
 
