@@ -23,8 +23,6 @@ struct SignInController: Sendable {
     let providers: SignInProviders
 
     static let browserCookie = "onthemap_signin"
-    /// How long a browser may spend on the provider's pages.
-    static let pendingLifetime: TimeInterval = 600
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("auth/:provider/start", use: start)
@@ -90,10 +88,10 @@ struct SignInController: Sendable {
         try await store.savePendingSignIn(PendingSignIn(
             stateDigest: SessionToken.digest(state), provider: provider.id, nonce: nonce, codeVerifier: verifier,
             returnPath: returnPath, browserDigest: SessionToken.digest(browser), linkAccountKey: linkAccountKey,
-            createdAt: now, expiresAt: now.addingTimeInterval(Self.pendingLifetime)
+            createdAt: now, expiresAt: now.addingTimeInterval(configuration.signInLifetime)
         ))
         context.logger.info("sign-in started", metadata: ["provider": "\(provider.id)", "linking": "\(linkAccountKey != nil)"])
-        let cookie = Cookie(name: Self.browserCookie, value: browser, maxAge: Int(Self.pendingLifetime), path: "/",
+        let cookie = Cookie(name: Self.browserCookie, value: browser, maxAge: max(60, Int(configuration.signInLifetime)), path: "/",
                             secure: context.isHTTPS, httpOnly: true, sameSite: .lax)
         return try answer(url, cookie)
     }
@@ -168,7 +166,7 @@ struct SignInController: Sendable {
                           "This sign-in was started in another browser or for another provider, so it cannot finish here. \(startAgain)")
         }
         guard pending.expiresAt > Date() else {
-            throw Problem(.badRequest, "Sign-in took too long", "More than \(Int(Self.pendingLifetime / 60)) minutes passed. \(startAgain)")
+            throw Problem(.badRequest, "Sign-in took too long", "More than \(Int(configuration.signInLifetime / 60)) minutes passed. \(startAgain)")
         }
         if let error = query.get("error") {
             let denied = error == "access_denied"
@@ -398,7 +396,7 @@ struct SignInController: Sendable {
             case .oidc(let client):
                 if let endpoint = try? await client.metadata().end_session_endpoint, let url = URL(string: endpoint) {
                     var fields = [("client_id", client.settings.clientID),
-                                  ("post_logout_redirect_uri", Self.baseURL(configuration: configuration, request: request, context: context) + "/#/login")]
+                                  ("post_logout_redirect_uri", Self.baseURL(configuration: configuration, request: request, context: context) + "/")]
                     if let hint = signIn?.idToken { fields.insert(("id_token_hint", hint), at: 0) }
                     logoutURL = FormEncoding.url(url, adding: fields).absoluteString
                 }
