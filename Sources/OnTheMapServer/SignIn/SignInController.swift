@@ -29,6 +29,7 @@ struct SignInController: Sendable {
         router.get("auth/:provider/callback", use: callback)
         let api = router.group("api")
         api.get("auth/providers", use: list)
+        api.get("auth/me", use: me)
         api.post("auth/:provider/link", use: link)
         api.post("auth/logout", use: logout)
         api.get("account/identities", use: identities)
@@ -44,6 +45,28 @@ struct SignInController: Sendable {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         try JSONResponse.make(ProviderList(providers: providers.all.map { .init(id: $0.id, name: $0.name, kind: $0.kind) }))
+    }
+
+    // MARK: GET /api/auth/me
+
+    struct Me: Encodable {
+        let key: String
+        let first_name: String
+        let last_name: String
+        let email: String
+        let provider: String?
+    }
+
+    /// Who this session belongs to: how the web app learns it is signed in after coming back
+    /// from a provider (the session cookie is HttpOnly).
+    @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request),
+              let account = try await store.account(key: session.accountKey) else {
+            throw APIError(.unauthorized, "not_logged_in", "Not signed in.")
+        }
+        let provider = try await store.sessionSignIn(sessionID: session.id)?.provider
+        return try JSONResponse.make(Me(key: account.key, first_name: account.firstName, last_name: account.lastName,
+                                        email: account.email, provider: provider))
     }
 
     // MARK: GET /auth/<id>/start
@@ -321,7 +344,7 @@ struct SignInController: Sendable {
         guard let provider = providers.provider(context.parameters.get("provider") ?? "") else {
             throw APIError(.notFound, "unknown_provider", "This server does not offer that way of signing in.")
         }
-        let response = try await begin(provider, returnPath: "/#/account", linkAccountKey: session.accountKey, request: request, context: context) { url, cookie in
+        let response = try await begin(provider, returnPath: "/#/signed-in", linkAccountKey: session.accountKey, request: request, context: context) { url, cookie in
             var response = try JSONResponse.make(LinkStart(location: url.absoluteString))
             response.setCookie(cookie)
             return response
