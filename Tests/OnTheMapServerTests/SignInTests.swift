@@ -350,6 +350,10 @@ struct SignInTests {
                 headers: [.cookie: "onthemap_signin=\(denied.browserCookie)"]
             ) { ($0.status, $0.text, $0.cookie("onthemap_session")) }
             #expect(answer.0 == .forbidden && answer.1.contains("cancelled") && answer.2 == nil)
+            // Some providers leave the state out of the error redirect: still a clear page, still nothing made.
+            try await client.execute(uri: "/auth/school/callback?error=access_denied", method: .get) { response in
+                #expect(response.status == .forbidden && response.text.contains("cancelled") && response.cookie("onthemap_session") == nil)
+            }
             #expect(try await store.account(email: "ada@school.example") == nil)
         }
     }

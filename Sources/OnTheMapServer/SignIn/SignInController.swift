@@ -173,6 +173,14 @@ struct SignInController: Sendable {
         }
         let query = request.uri.queryParameters
         let startAgain = "Go back to the login page and choose \(provider.name) again."
+        // The user said no (or the provider failed). RFC 6749 says the state comes back with
+        // the error, but not every provider sends it: either way nothing is created.
+        let providerError = query.get("error")
+        let denial = Problem(.forbidden, providerError == "access_denied" ? "Sign-in cancelled" : "\(provider.name) did not sign you in",
+                             providerError == "access_denied"
+                                ? "You did not allow \(provider.name) to sign you in to OnTheMap, so nothing changed. Log in another way, or try again."
+                                : "\(provider.name) answered with an error, so nothing changed. \(startAgain)")
+        if providerError != nil, (query.get("state") ?? "").isEmpty { throw denial }
         guard let state = query.get("state"), !state.isEmpty, state.count <= 128 else {
             throw Problem(.badRequest, "Sign-in link not valid", "This address is missing its sign-in state. \(startAgain)")
         }
@@ -191,12 +199,7 @@ struct SignInController: Sendable {
         guard pending.expiresAt > Date() else {
             throw Problem(.badRequest, "Sign-in took too long", "More than \(Int(configuration.signInLifetime / 60)) minutes passed. \(startAgain)")
         }
-        if let error = query.get("error") {
-            let denied = error == "access_denied"
-            throw Problem(.forbidden, denied ? "Sign-in cancelled" : "\(provider.name) did not sign you in",
-                          denied ? "You did not allow \(provider.name) to sign you in to OnTheMap, so nothing changed. Log in another way, or try again."
-                                 : "\(provider.name) answered with an error, so nothing changed. \(startAgain)")
-        }
+        if providerError != nil { throw denial }
         guard let code = query.get("code"), !code.isEmpty, code.count <= 2048 else {
             throw Problem(.badRequest, "Sign-in link not valid", "This address is missing its code. \(startAgain)")
         }
