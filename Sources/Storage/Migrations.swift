@@ -209,11 +209,24 @@ enum Migrations {
                 return_path TEXT NOT NULL,
                 browser_digest TEXT NOT NULL,
                 link_account_key TEXT,
+                client_redirect TEXT,
+                client_challenge TEXT,
                 created_at TEXT NOT NULL,
                 expires_at TEXT NOT NULL
             )
             """,
             "CREATE INDEX pending_sign_ins_expires ON pending_sign_ins (expires_at)",
+            // A native app's sign-in (RFC 8252): the browser brings a one-time code to the
+            // app's loopback address; the app trades it, with its PKCE verifier, for a session.
+            """
+            CREATE TABLE sign_in_handoffs (
+                code_digest TEXT PRIMARY KEY,
+                account_key TEXT NOT NULL REFERENCES accounts(key) ON DELETE CASCADE,
+                provider TEXT NOT NULL,
+                challenge TEXT NOT NULL,
+                expires_at TEXT NOT NULL
+            )
+            """,
             """
             CREATE TABLE session_sign_ins (
                 session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,

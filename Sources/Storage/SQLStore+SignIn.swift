@@ -9,9 +9,10 @@ extension SQLStore {
         try await withDatabase { db in
             try await db.raw("""
                 INSERT INTO pending_sign_ins (state_digest, provider, nonce, code_verifier, return_path, browser_digest,
-                                              link_account_key, created_at, expires_at)
+                                              link_account_key, client_redirect, client_challenge, created_at, expires_at)
                 VALUES (\(bind: pending.stateDigest), \(bind: pending.provider), \(bind: pending.nonce), \(bind: pending.codeVerifier),
                         \(bind: pending.returnPath), \(bind: pending.browserDigest), \(bind: pending.linkAccountKey),
+                        \(bind: pending.clientRedirect), \(bind: pending.clientChallenge),
                         \(bind: ParseDate.string(from: pending.createdAt)), \(bind: ParseDate.string(from: pending.expiresAt)))
                 """).run()
         }
@@ -30,6 +31,8 @@ extension SQLStore {
                 returnPath: try row.decode(column: "return_path", as: String.self),
                 browserDigest: try row.decode(column: "browser_digest", as: String.self),
                 linkAccountKey: try row.decode(column: "link_account_key", as: String?.self),
+                clientRedirect: try row.decode(column: "client_redirect", as: String?.self),
+                clientChallenge: try row.decode(column: "client_challenge", as: String?.self),
                 createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast,
                 expiresAt: ParseDate.date(from: try row.decode(column: "expires_at", as: String.self)) ?? .distantPast
             )
@@ -86,6 +89,30 @@ extension SQLStore {
                     createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast
                 )
             }
+        }
+    }
+
+    public func saveSignInHandoff(code: String, accountKey: String, provider: String, challenge: String, expiresAt: Date) async throws {
+        try await withDatabase { db in
+            try await db.raw("""
+                INSERT INTO sign_in_handoffs (code_digest, account_key, provider, challenge, expires_at)
+                VALUES (\(bind: SessionToken.digest(code)), \(bind: accountKey), \(bind: provider), \(bind: challenge),
+                        \(bind: ParseDate.string(from: expiresAt)))
+                """).run()
+        }
+    }
+
+    public func takeSignInHandoff(code: String, now: Date) async throws -> (accountKey: String, provider: String, challenge: String)? {
+        let nowText = ParseDate.string(from: now)
+        return try await withDatabase { db in
+            // Spent by the first attempt, right or wrong verifier alike; expired ones go too.
+            try await db.raw("DELETE FROM sign_in_handoffs WHERE expires_at < \(bind: nowText)").run()
+            guard let row = try await db.raw("""
+                DELETE FROM sign_in_handoffs WHERE code_digest = \(bind: SessionToken.digest(code))
+                RETURNING account_key, provider, challenge
+                """).first() else { return nil }
+            return (try row.decode(column: "account_key", as: String.self), try row.decode(column: "provider", as: String.self),
+                    try row.decode(column: "challenge", as: String.self))
         }
     }
 

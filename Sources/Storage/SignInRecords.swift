@@ -15,11 +15,16 @@ public struct PendingSignIn: Sendable, Equatable {
     public var browserDigest: String
     /// Set when a signed-in user is linking this provider to their account.
     public var linkAccountKey: String?
+    /// A native app's loopback address (RFC 8252) and its PKCE challenge, when the app (not
+    /// this browser) is to get the session.
+    public var clientRedirect: String?
+    public var clientChallenge: String?
     public var createdAt: Date
     public var expiresAt: Date
 
     public init(stateDigest: String, provider: String, nonce: String, codeVerifier: String, returnPath: String,
-                browserDigest: String, linkAccountKey: String?, createdAt: Date, expiresAt: Date) {
+                browserDigest: String, linkAccountKey: String?, clientRedirect: String? = nil, clientChallenge: String? = nil,
+                createdAt: Date, expiresAt: Date) {
         self.stateDigest = stateDigest
         self.provider = provider
         self.nonce = nonce
@@ -27,6 +32,8 @@ public struct PendingSignIn: Sendable, Equatable {
         self.returnPath = returnPath
         self.browserDigest = browserDigest
         self.linkAccountKey = linkAccountKey
+        self.clientRedirect = clientRedirect
+        self.clientChallenge = clientChallenge
         self.createdAt = createdAt
         self.expiresAt = expiresAt
     }
@@ -76,6 +83,11 @@ public protocol SignInRepository: Sendable {
     func linkIdentity(_ link: IdentityLink) async throws -> Bool
     @discardableResult func unlinkIdentity(provider: String, accountKey: String) async throws -> Bool
     func identities(accountKey: String) async throws -> [IdentityLink]
+
+    /// A one-time code for a native app (stored as its digest), good until `expiresAt`.
+    func saveSignInHandoff(code: String, accountKey: String, provider: String, challenge: String, expiresAt: Date) async throws
+    /// Spends the code: its account, provider and PKCE challenge, or nil when unknown, used or expired.
+    func takeSignInHandoff(code: String, now: Date) async throws -> (accountKey: String, provider: String, challenge: String)?
 
     func saveSessionSignIn(sessionID: String, _ signIn: SessionSignIn) async throws
     func sessionSignIn(sessionID: String) async throws -> SessionSignIn?

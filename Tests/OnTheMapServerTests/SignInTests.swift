@@ -439,6 +439,57 @@ struct SignInTests {
         }
     }
 
+    @Test("an app signs in through the browser: a one-time code at its loopback address, traded with its PKCE verifier")
+    func loopbackHandoff() async throws {
+        try await withProvider { client, stub, issuer, store in
+            let verifier = OIDCClient.randomToken()
+            let challenge = OIDCClient.codeChallenge(for: verifier)
+            let loopback = "http://127.0.0.1:53682/callback"
+            func startForApp(_ redirect: String) async throws -> (HTTPResponse.Status, StartedSignIn?) {
+                let query = "client_redirect=\(FormEncoding.escape(redirect))&client_challenge=\(challenge)"
+                return try await client.execute(uri: "/auth/school/start?\(query)", method: .get) { response in
+                    guard response.status == .seeOther, let location = response.headers[.location],
+                          let components = URLComponents(string: location), let cookie = response.cookie("onthemap_signin") else {
+                        return (response.status, nil)
+                    }
+                    return (response.status, StartedSignIn(authorization: components, browserCookie: cookie))
+                }
+            }
+            // Only a loopback IP address may receive the code (RFC 8252 §7.3).
+            for hostile in ["https://evil.example/cb", "http://localhost:5000/cb", "http://127.0.0.1/cb", "http://127.0.0.1:5000/cb?x=1",
+                            "http://evil.example:5000@127.0.0.1:80/"] {
+                #expect(try await startForApp(hostile).0 == .badRequest, "\(hostile)")
+            }
+            let started = try #require(try await startForApp(loopback).1)
+            stub.grant(code: "app", idToken: try await stub.sign(claims(issuer, nonce: started.nonce)), authorization: started.authorization)
+            let (status, location, session, _) = try await callback(client, started, code: "app")
+            #expect(status == .seeOther && session == nil)
+            let target = try #require(location.flatMap(URLComponents.init(string:)))
+            #expect(target.host == "127.0.0.1" && target.port == 53682 && target.path == "/callback")
+            let code = try #require(target.queryItems?.first { $0.name == "code" }?.value)
+            // The wrong verifier spends the code: an interceptor gets one try and no session.
+            try await client.execute(uri: "/api/auth/token", method: .post, body: jsonBody(["code": code, "code_verifier": OIDCClient.randomToken()])) { response in
+                #expect(response.status == .forbidden)
+            }
+            try await client.execute(uri: "/api/auth/token", method: .post, body: jsonBody(["code": code, "code_verifier": verifier])) { response in
+                #expect(response.status == .forbidden)
+            }
+            // A fresh round trip with the right verifier gets the password login's answer.
+            let again = try #require(try await startForApp(loopback).1)
+            stub.grant(code: "app2", idToken: try await stub.sign(claims(issuer, nonce: again.nonce)), authorization: again.authorization)
+            let second = try await callback(client, again, code: "app2")
+            let code2 = try #require(second.1.flatMap(URLComponents.init(string:))?.queryItems?.first { $0.name == "code" }?.value)
+            let sessionID = try await client.execute(uri: "/api/auth/token", method: .post, body: jsonBody(["code": code2, "code_verifier": verifier])) { response in
+                #expect(response.status == .ok)
+                let body = try response.json
+                #expect((body["account"] as? [String: Any])?["registered"] as? Bool == true)
+                return try #require((body["session"] as? [String: Any])?["id"] as? String)
+            }
+            let account = try #require(try await store.account(email: "ada@school.example"))
+            #expect(try await store.session(id: sessionID, now: Date())?.accountKey == account.key)
+        }
+    }
+
     @Test("the provider list is public; facebook_mobile with udacity is 400, without Facebook configured 403")
     func providerListAndFacebookMobile() async throws {
         try await withProvider { client, _, _, _ in

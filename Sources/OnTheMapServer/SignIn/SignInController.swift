@@ -32,6 +32,7 @@ struct SignInController: Sendable {
         api.get("auth/me", use: me)
         api.post("auth/:provider/link", use: link)
         api.post("auth/logout", use: logout)
+        api.post("auth/token", use: token)
         api.get("account/identities", use: identities)
         api.delete("account/identities/:provider", use: unlink)
     }
@@ -76,7 +77,17 @@ struct SignInController: Sendable {
             return SignInPage.problem(.notFound, "No such sign-in provider", "This server does not offer that way of signing in.")
         }
         let returnPath = Self.safeReturnPath(request.uri.queryParameters.get("return"))
-        return try await begin(provider, returnPath: returnPath, linkAccountKey: nil, request: request, context: context) { url, cookie in
+        // A native app (the CLI) signing in through the browser: RFC 8252 loopback redirect.
+        var client: (redirect: String, challenge: String)?
+        if let redirect = request.uri.queryParameters.get("client_redirect") {
+            guard let loopback = Self.loopbackRedirect(String(redirect)),
+                  let challenge = request.uri.queryParameters.get("client_challenge"), Self.isChallenge(String(challenge)) else {
+                return SignInPage.problem(.badRequest, "Sign-in link not valid",
+                                          "An app may only receive a sign-in at its own loopback address (http://127.0.0.1:<port>/…) with a PKCE challenge.")
+            }
+            client = (loopback, String(challenge))
+        }
+        return try await begin(provider, returnPath: returnPath, linkAccountKey: nil, client: client, request: request, context: context) { url, cookie in
             var response = SignInPage.redirect(to: url.absoluteString)
             response.setCookie(cookie)
             return response
@@ -85,7 +96,8 @@ struct SignInController: Sendable {
 
     /// Stores the pending sign-in and hands the provider's URL (and the browser cookie) to `answer`.
     private func begin(
-        _ provider: SignInProviders.Provider, returnPath: String, linkAccountKey: String?, request: Request, context: AppRequestContext,
+        _ provider: SignInProviders.Provider, returnPath: String, linkAccountKey: String?,
+        client: (redirect: String, challenge: String)? = nil, request: Request, context: AppRequestContext,
         answer: (URL, Cookie) throws -> Response
     ) async throws -> Response {
         let state = OIDCClient.randomToken(), nonce = OIDCClient.randomToken(), verifier = OIDCClient.randomToken()
@@ -111,7 +123,7 @@ struct SignInController: Sendable {
         try await store.savePendingSignIn(PendingSignIn(
             stateDigest: SessionToken.digest(state), provider: provider.id, nonce: nonce, codeVerifier: verifier,
             returnPath: returnPath, browserDigest: SessionToken.digest(browser), linkAccountKey: linkAccountKey,
-            createdAt: now, expiresAt: now.addingTimeInterval(configuration.signInLifetime)
+            clientRedirect: client?.redirect, clientChallenge: client?.challenge, createdAt: now, expiresAt: now.addingTimeInterval(configuration.signInLifetime)
         ))
         context.logger.info("sign-in started", metadata: ["provider": "\(provider.id)", "linking": "\(linkAccountKey != nil)"])
         let cookie = Cookie(name: Self.browserCookie, value: browser, maxAge: max(60, Int(configuration.signInLifetime)), path: "/",
@@ -138,6 +150,23 @@ struct SignInController: Sendable {
               let components = URLComponents(string: text), components.scheme == nil, components.host == nil
         else { return "/" }
         return text
+    }
+
+    /// RFC 8252 §7.3: `http://127.0.0.1:<port>/path` or `http://[::1]:<port>/path`, nothing else
+    /// (not `localhost`, which a hosts file can point elsewhere; no query or fragment).
+    static func loopbackRedirect(_ text: String) -> String? {
+        guard text.count <= 256, let components = URLComponents(string: text), components.scheme == "http",
+              let host = components.host, host == "127.0.0.1" || host == "::1" || host == "[::1]",
+              let port = components.port, port > 0, components.user == nil, components.password == nil,
+              components.query == nil, components.fragment == nil,
+              text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else { return nil }
+        return text
+    }
+
+    /// A PKCE S256 challenge: 43 base64url characters.
+    static func isChallenge(_ text: String) -> Bool {
+        text.count == 43 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 
     // MARK: GET /auth/<id>/callback
@@ -237,6 +266,13 @@ struct SignInController: Sendable {
             throw Problem(.forbidden, "Facebook sign-in not accepted", "Facebook did not confirm this sign-in. Nothing changed. \(startAgain)")
         }
         let account = try await resolveAccount(identity, linking: pending.linkAccountKey, request: request, context: context)
+        if let loopback = pending.clientRedirect, let challenge = pending.clientChallenge {
+            let code = OIDCClient.randomToken()
+            try await store.saveSignInHandoff(code: code, accountKey: account.key, provider: provider.id, challenge: challenge,
+                                              expiresAt: Date().addingTimeInterval(120))
+            context.logger.info("sign-in handed to an app", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
+            return SignInPage.redirect(to: FormEncoding.url(URL(string: loopback)!, adding: [("code", code)]).absoluteString)
+        }
         let (session, cookies) = try await SessionController.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
         if pending.linkAccountKey == nil || sessionSignIn.accessToken != nil {
             try await store.saveSessionSignIn(sessionID: session.id, sessionSignIn)
@@ -396,6 +432,33 @@ struct SignInController: Sendable {
         try await store.unlinkIdentity(provider: id, accountKey: account.key)
         context.logger.info("identity unlinked", metadata: ["account": "\(account.key)", "provider": "\(id.prefix(32))"])
         return try JSONResponse.make(["unlinked": id])
+    }
+
+    // MARK: POST /api/auth/token
+
+    struct TokenRequest: Decodable { let code: String; let code_verifier: String }
+
+    /// A native app trades the one-time code its loopback address received, with the PKCE
+    /// verifier only it knows, for a session: the same answer as `POST /session` (no prefix).
+    @Sendable func token(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let body = try await request.collectBody(limit: 4096) { APIError.tooLarge }
+        guard let form = try? JSONDecoder().decode(TokenRequest.self, from: body), form.code.count <= 128, form.code_verifier.count <= 128 else {
+            throw APIError(.badRequest, "invalid_body", "Send a JSON object with code and code_verifier (strings).")
+        }
+        guard let handoff = try await store.takeSignInHandoff(code: form.code, now: Date()),
+              OIDCClient.constantTimeEqual(OIDCClient.codeChallenge(for: form.code_verifier), handoff.challenge),
+              let account = try await store.account(key: handoff.accountKey), account.disabledAt == nil else {
+            throw APIError(.forbidden, "invalid_code", "This sign-in code is unknown, used, expired or not yours. Sign in again.")
+        }
+        let (session, cookies) = try await SessionController.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
+        try await store.saveSessionSignIn(sessionID: session.id, SessionSignIn(provider: handoff.provider, idToken: nil, accessToken: nil))
+        context.logger.info("login", metadata: ["account": "\(account.key)", "provider": "\(handoff.provider)", "client": "app"])
+        var response = try JSONResponse.make(SessionResponse(
+            account: .init(registered: true, key: account.key),
+            session: .init(id: session.id, expiration: ParseDate.string(from: session.expiresAt))
+        ))
+        for cookie in cookies { response.setCookie(cookie) }
+        return response
     }
 
     // MARK: POST /api/auth/logout
