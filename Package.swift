@@ -91,6 +91,7 @@ let package = Package(
                 "OnTheMapKit",
                 "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(name: "geocoder-benchmark", dependencies: ["Geocoding"], path: "Benchmarks/GeocoderBenchmark"),

@@ -16,6 +16,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -333,6 +334,56 @@ def test_account_menu_link_unlink_and_screens_pass_axe(signin_page, providers):
             found.append(f"login with providers at {size}: {describe(violations)}")
     page.viewport(DESKTOP)
     assert not found, "\n".join(found)
+
+
+def test_cli_login_with_a_provider_through_a_loopback_redirect(providers, tmp_path):
+    """`onthemap login --provider school --no-browser` prints the address; this test is the
+    browser: it signs in on the provider's form and follows the redirects to the CLI's port."""
+    from conftest import ROOT
+    base, oidc = providers["base"], providers["oidc"]
+    sub = f"cli-{uuid.uuid4().hex[:8]}"
+    oidc.set_user(sub, {"email": f"{sub}@school.example", "email_verified": True, "given_name": "Cli", "family_name": "User"})
+    binary = Path(os.environ.get("ONTHEMAP_BIN", ROOT / ".build" / "debug" / "onthemap"))
+    binary = binary if binary.is_absolute() else ROOT / binary
+    environment = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    cli = subprocess.Popen([str(binary), "login", "--server", base, "--provider", "school", "--no-browser"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+    try:
+        address = cli.stdout.readline().strip()
+        assert address.startswith(base + "/auth/school/start?client_redirect=http%3A%2F%2F127.0.0.1%3A")
+        jar = http.cookiejar.CookieJar()
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args, **kwargs):
+                return None
+
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
+
+        def location(url, data=None):
+            try:
+                opener.open(url, data=data, timeout=10)
+            except urllib.error.HTTPError as error:
+                assert error.code in (302, 303), error.code
+                return error.headers["Location"]
+            raise AssertionError(f"{url} did not redirect")
+
+        authorize = location(address)
+        assert authorize.startswith(oidc.issuer + "/oauth2/authorize")
+        callback = location(authorize, urllib.parse.urlencode({"sub": sub}).encode())
+        loopback = location(callback)
+        assert loopback.startswith("http://127.0.0.1:") and "code=" in loopback
+        with urllib.request.urlopen(loopback, timeout=10) as response:
+            assert "close this tab" in response.read().decode()
+        out, err = cli.communicate(timeout=30)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+    assert cli.returncode == 0, err
+    assert "Logged in to" in out and "Cli User" in out
+    whoami = subprocess.run([str(binary), "whoami"], capture_output=True, text=True, env=environment, timeout=30)
+    assert whoami.returncode == 0 and "Cli User" in whoami.stdout
+    # Nothing a browser could replay: the code was spent.
+    assert not jar or all(cookie.name != "onthemap_session" for cookie in jar)
 
 
 def test_no_secret_or_token_reaches_the_server_log(providers):
