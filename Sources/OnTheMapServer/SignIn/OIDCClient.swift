@@ -195,7 +195,8 @@ final class OIDCClient: Sendable {
         let keys = try await keys(for: header.kid, now: now)
         let claims: IDTokenClaims
         do {
-            claims = try await keys.verify(idToken, as: IDTokenClaims.self)
+            // A token without `kid` is tried against each of the provider's keys.
+            claims = try await keys.verify(idToken, as: IDTokenClaims.self, iteratingKeys: header.kid == nil)
         } catch {
             throw Failure.invalidToken("signature does not verify")
         }
