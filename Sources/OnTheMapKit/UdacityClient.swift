@@ -81,6 +81,29 @@ public final class UdacityClient: Sendable {
             .flatMap(handleLogin).get()
     }
 
+    /// `POST /session` with `{"facebook_mobile":{"access_token":…}}`: logs in the account
+    /// linked to the Facebook user whose token this is (from the Facebook SDK on the device).
+    /// Fails with `.badCredentials` when the token is refused or no account is linked to that
+    /// Facebook user, with `.server` when the server could not reach Facebook.
+    @discardableResult
+    public func login(facebookAccessToken token: String,
+                      completion: @escaping @Sendable (Result<UdacitySession, OnTheMapError>) -> Void) -> RequestHandle {
+        transport.send(facebookLoginRequest(token), dialect: .udacity) { [self] result in
+            completion(Self.badCredentialsOn403(result).flatMap(handleLogin))
+        }
+    }
+
+    public func login(facebookAccessToken token: String) async throws(OnTheMapError) -> UdacitySession {
+        try await Self.badCredentialsOn403(transport.send(facebookLoginRequest(token), dialect: .udacity))
+            .flatMap(handleLogin).get()
+    }
+
+    private func facebookLoginRequest(_ token: String) -> URLRequest {
+        let body = JSONBody.encode(["facebook_mobile": ["access_token": token]])
+        return transport.request(configuration.sessionBaseURL.appendingPathComponent("session"),
+                                 method: "POST", json: body)
+    }
+
     /// On the session API a 401/403 means the email or password is wrong.
     private static func badCredentialsOn403(_ result: Result<HTTPAnswer, OnTheMapError>) -> Result<HTTPAnswer, OnTheMapError> {
         result.mapError { error in

@@ -98,8 +98,11 @@ func buildRouter(
     OpenAPIDocument.addRoute(to: router)
     MetricsRoute(metrics: metrics, token: configuration.metricsToken).register(on: router)
 
+    let signInProviders = SignInProviders(configuration: configuration)
+    SignInController(store: store, configuration: configuration, providers: signInProviders).addRoutes(to: router)
+
     // Only the routes that hash passwords get the hashing pool (and its 503 when full).
-    let sessions = SessionController(store: store, configuration: configuration)
+    let sessions = SessionController(store: store, configuration: configuration, facebook: signInProviders.facebook)
     for prefix in ["api", "v1"] {
         sessions.addRoutes(to: router.group(RouterPath(prefix)).add(middleware: PasswordHashingMiddleware(hashing: hashing)))
     }
@@ -143,7 +146,7 @@ struct StoreService: Service {
 
 /// Deletes expired sessions and stale login counters hourly, so the tables do not grow forever.
 struct SessionSweeper: Service {
-    let sessions: any SessionRepository & LoginThrottleRepository
+    let sessions: any SessionRepository & LoginThrottleRepository & SignInRepository
     let logger: Logger
 
     func run() async throws {
@@ -153,6 +156,7 @@ struct SessionSweeper: Service {
                 if removed > 0 { logger.info("expired sessions removed", metadata: ["count": "\(removed)"]) }
                 // Counters of guesses that stopped a day ago, so spraying emails cannot grow the table.
                 try await sessions.deleteStaleLoginFailures(before: Date().addingTimeInterval(-86_400))
+                try await sessions.deleteExpiredPendingSignIns(now: Date())
             } catch {
                 logger.warning("session sweep failed", metadata: ["error": "\(error)"])
             }

@@ -116,6 +116,16 @@ public struct Configuration: Sendable {
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     public var metricsToken: String?
 
+    /// OpenID Connect providers students may sign in with (see `OIDCProviderSettings`).
+    public var oidcProviders: [OIDCProviderSettings] = []
+    /// Facebook Login, for the web app and old clients' `facebook_mobile` logins; nil: off.
+    public var facebook: FacebookSettings?
+    /// Seconds a browser may spend on a provider's pages before its sign-in expires; tests shorten it.
+    var signInLifetime: TimeInterval = 600
+    /// Least seconds between two fetches of a provider's keys for an unknown `kid` (so forged
+    /// tokens cannot make us hammer the provider); tests set 0.
+    var signInKeyRefetchInterval: TimeInterval = 30
+
     /// The live map's buffers and timings (see `LiveLocations.Settings`); tests shorten them.
     var liveMap = LiveLocations.Settings()
 

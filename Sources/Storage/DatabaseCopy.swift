@@ -28,6 +28,8 @@ public enum DatabaseCopy {
         ]),
         ("password_resets", "digest", [("digest", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text),
                                        ("used_at", .optionalText)]),
+        ("identity_links", "id", [("id", .text), ("provider", .text), ("subject", .text), ("account_key", .text), ("email", .text),
+                                        ("created_at", .text)]),
         ("pins", "id", [("id", .text), ("owner_key", .text), ("latitude", .double), ("longitude", .double),
                         ("place_name", .text), ("created_at", .text), ("updated_at", .text)]),
         ("photos", "id", [

@@ -81,6 +81,14 @@ struct ServeCommand: AsyncParsableCommand {
     var passwordHashingQueue: Int?
     @Option(help: "Token a Prometheus scraper must send as Authorization: Bearer <token> for /metrics. [env: ONTHEMAP_METRICS_TOKEN] (default: none, /metrics is open)")
     var metricsToken: String?
+    @Option(name: .customLong("oidc-provider"), help: "An OpenID Connect provider students may sign in with: 'id=school,name=School account,issuer=https://accounts.google.com,client-id=…,client-secret-env=VAR' (client-secret=… also works but shows in ps; scopes='openid email profile'); repeatable. [env: ONTHEMAP_OIDC_PROVIDERS, specs separated by ;] (default: none)")
+    var oidcProvider: [String] = []
+    @Option(name: .customLong("facebook-app-id"), help: "Facebook app id for Facebook Login (the secret only from FACEBOOK_APP_SECRET). [env: ONTHEMAP_FACEBOOK_APP_ID] (default: none, Facebook off)")
+    var facebookAppID: String?
+    @Option(name: .customLong("facebook-dialog-url"), help: "Facebook's login dialog. [env: ONTHEMAP_FACEBOOK_DIALOG_URL] (default: https://www.facebook.com/v21.0/dialog/oauth)")
+    var facebookDialogURL: String?
+    @Option(name: .customLong("facebook-graph-url"), help: "Facebook's Graph API base. [env: ONTHEMAP_FACEBOOK_GRAPH_URL] (default: https://graph.facebook.com/v21.0)")
+    var facebookGraphURL: String?
     @Option(help: "bcrypt work factor for new password hashes, 4 to 31; lower it only for tests and fuzzing. [env: ONTHEMAP_BCRYPT_COST] (default: 12)")
     var bcryptCost: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. [env: LOG_LEVEL] (default: info)")
@@ -198,6 +206,29 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.metricsToken = setting(metricsToken, "ONTHEMAP_METRICS_TOKEN")
         configuration.photoClaimSeconds = try seconds(photoClaimSeconds, "ONTHEMAP_PHOTO_CLAIM_SECONDS", "The photo claim time")
             ?? configuration.photoClaimSeconds
+        let providerSpecs = oidcProvider.isEmpty
+            ? (environment["ONTHEMAP_OIDC_PROVIDERS"] ?? "").split(separator: ";").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            : oidcProvider
+        do {
+            configuration.oidcProviders = try providerSpecs.map { try OIDCProviderSettings.parse($0, environment: environment) }
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        guard Set(configuration.oidcProviders.map(\.id)).count == configuration.oidcProviders.count else {
+            throw ValidationError("Two --oidc-provider entries have the same id.")
+        }
+        if let appID = setting(facebookAppID, "ONTHEMAP_FACEBOOK_APP_ID") {
+            guard let secret = setting(nil, "FACEBOOK_APP_SECRET") else {
+                throw ValidationError("Facebook Login needs the app secret in the FACEBOOK_APP_SECRET environment variable.")
+            }
+            var facebook = FacebookSettings(appID: appID, appSecret: secret)
+            facebook.dialogURL = setting(facebookDialogURL, "ONTHEMAP_FACEBOOK_DIALOG_URL") ?? facebook.dialogURL
+            facebook.graphURL = setting(facebookGraphURL, "ONTHEMAP_FACEBOOK_GRAPH_URL") ?? facebook.graphURL
+            for url in [facebook.dialogURL, facebook.graphURL] where URL(string: url)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+                throw ValidationError("Facebook URL '\(url)' must be an http(s) URL.")
+            }
+            configuration.facebook = facebook
+        }
         // Let the connection cap, not the kernel's open-file limit, decide when to refuse.
         FileDescriptorLimit.raiseToHardLimit()
         if let text = setting(bcryptCost.map(String.init), "ONTHEMAP_BCRYPT_COST") {

@@ -67,7 +67,7 @@ def photo_stub():
 class ServerProcess:
     """`onthemap serve --demo` on a free port with a fresh data directory; `stop()` ends it."""
 
-    def __init__(self, photo_stub, extra=(), log_name="e2e-server.log"):
+    def __init__(self, photo_stub, extra=(), log_name="e2e-server.log", port=None, env=None):
         binary = Path(os.environ.get("ONTHEMAP_BIN", ROOT / ".build" / "debug" / "onthemap"))
         if not binary.is_absolute():
             binary = ROOT / binary
@@ -75,12 +75,13 @@ class ServerProcess:
             pytest.exit(f"server binary {binary} not found: run `swift build` first or set ONTHEMAP_BIN", returncode=2)
         OUTPUT.mkdir(exist_ok=True)
         self.data_dir = tempfile.mkdtemp(prefix="onthemap-e2e-")
-        self.base = f"http://127.0.0.1:{free_port()}"
+        self.base = f"http://127.0.0.1:{port or free_port()}"
         self.log = open(OUTPUT / log_name, "w")
         # --demo seeds a few hundred realistic locations (for the screenshots and for scrolling)
         # into the fresh SQLite file; every test adds its own users and locations on top.
         # Travel photos come from the local Wikimedia stub (Flickr is used only with a key).
         environment = {name: value for name, value in os.environ.items() if name != "FLICKR_API_KEY"}
+        environment.update(env or {})
         self.process = subprocess.Popen(
             [str(binary), "serve", "--host", "127.0.0.1", "--port", self.base.rsplit(":", 1)[1],
              "--data-dir", self.data_dir, "--demo", "--wikimedia-api-url", photo_stub.api_url, *extra],

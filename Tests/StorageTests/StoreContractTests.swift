@@ -317,10 +317,12 @@ struct StoreContractTests {
         #expect(try await from.report(objectId: "loc00001", reporterKey: "1000000001", reason: "spam", now: now) == .reported)
         #expect(try await from.setHidden(objectId: "loc00002", true, reason: "ads", moderatorKey: "1000000001", now: now))
         try await from.createPasswordReset(token: "reset-token", accountKey: "1000000001", now: now, expiresAt: now.addingTimeInterval(60))
+        #expect(try await from.linkIdentity(IdentityLink(provider: "school", subject: "sub-1", accountKey: "1000000001", email: "a@b.co", createdAt: now)))
         let copied = try await DatabaseCopy.copy(from: from, to: to)
         #expect(copied.map(\.table) == ["accounts", "sessions", "login_devices", "student_locations", "location_reports", "moderation_actions",
-                                        "password_resets", "pins", "photos", "album_states"])
-        #expect(copied.map(\.rows) == [1, 1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1, 1, 1, 1])
+                                        "password_resets", "identity_links", "pins", "photos", "album_states"])
+        #expect(copied.map(\.rows) == [1, 1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1, 1, 1, 1, 1])
+        #expect(try await to.identityAccountKey(provider: "school", subject: "sub-1") == "1000000001")
         #expect(try await to.account(key: "1000000001")?.isAdmin == true)
         #expect(try await to.moderatedLocation(objectId: "loc00002")?.hiddenReason == "ads")
         #expect(try await to.passwordResetAccount(token: "reset-token", now: now) == "1000000001")
@@ -342,6 +344,54 @@ struct StoreContractTests {
         try await to.close()
         await source.cleanup()
         await target.cleanup()
+    }
+
+    @Test("sign-in: a pending sign-in is spent once; an identity links to one account, an account to one identity per provider; handoff codes once",
+          arguments: Backend.available)
+    func signInRecords(backend: Backend) async throws {
+        try await backend.withStore { store in
+            let now = Date()
+            try await store.createAccount(Account(key: "1000000001", email: "a@b.co", passwordHash: "", firstName: "A", lastName: "L", createdAt: now))
+            try await store.createAccount(Account(key: "1000000002", email: "c@d.co", passwordHash: "", firstName: "C", lastName: "D", createdAt: now))
+            let pending = PendingSignIn(stateDigest: "digest-1", provider: "school", nonce: "n", codeVerifier: "v", returnPath: "/",
+                                        browserDigest: "b", linkAccountKey: nil, clientRedirect: "http://127.0.0.1:5000/cb",
+                                        clientChallenge: "c", createdAt: now, expiresAt: now.addingTimeInterval(600))
+            try await store.savePendingSignIn(pending)
+            let taken = try await store.takePendingSignIn(stateDigest: "digest-1")
+            #expect(taken?.nonce == "n" && taken?.clientRedirect == "http://127.0.0.1:5000/cb" && taken?.linkAccountKey == nil)
+            #expect(try await store.takePendingSignIn(stateDigest: "digest-1") == nil)
+            try await store.savePendingSignIn(PendingSignIn(stateDigest: "old", provider: "school", nonce: "n", codeVerifier: "v", returnPath: "/",
+                                                            browserDigest: "b", linkAccountKey: nil, createdAt: now, expiresAt: now.addingTimeInterval(-1)))
+            #expect(try await store.deleteExpiredPendingSignIns(now: now) == 1)
+
+            let link = IdentityLink(provider: "school", subject: "s1", accountKey: "1000000001", email: "a@b.co", createdAt: now)
+            #expect(try await store.linkIdentity(link))
+            var other = link
+            other.accountKey = "1000000002"
+            #expect(try await !store.linkIdentity(other))          // the identity is taken
+            other = link
+            other.subject = "s2"
+            #expect(try await !store.linkIdentity(other))          // one identity per provider per account
+            other.provider = "facebook"
+            #expect(try await store.linkIdentity(other))
+            #expect(try await store.identityAccountKey(provider: "school", subject: "s1") == "1000000001")
+            #expect(try await store.identities(accountKey: "1000000001").map(\.provider).sorted() == ["facebook", "school"])
+            #expect(try await store.unlinkIdentity(provider: "school", accountKey: "1000000001"))
+            #expect(try await store.identityAccountKey(provider: "school", subject: "s1") == nil)
+
+            try await store.saveSignInHandoff(code: "code-1", accountKey: "1000000002", provider: "school", challenge: "ch", expiresAt: now.addingTimeInterval(60))
+            try await store.saveSignInHandoff(code: "code-2", accountKey: "1000000002", provider: "school", challenge: "ch", expiresAt: now.addingTimeInterval(-1))
+            #expect(try await store.takeSignInHandoff(code: "code-1", now: now)?.accountKey == "1000000002")
+            #expect(try await store.takeSignInHandoff(code: "code-1", now: now) == nil)
+            #expect(try await store.takeSignInHandoff(code: "code-2", now: now) == nil)
+
+            let session = Session(id: "sess-1", accountKey: "1000000002", createdAt: now, expiresAt: now.addingTimeInterval(60))
+            try await store.createSession(session)
+            try await store.saveSessionSignIn(sessionID: "sess-1", SessionSignIn(provider: "school", idToken: "eyJ.x.y", accessToken: nil))
+            #expect(try await store.sessionSignIn(sessionID: "sess-1") == SessionSignIn(provider: "school", idToken: "eyJ.x.y", accessToken: nil))
+            #expect(try await store.deleteSession(id: "sess-1"))
+            #expect(try await store.sessionSignIn(sessionID: "sess-1") == nil)
+        }
     }
 
     @Test("text sorts and compares by code point, whatever the database's locale", arguments: Backend.available)

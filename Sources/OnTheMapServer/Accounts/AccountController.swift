@@ -87,9 +87,13 @@ struct AccountController: Sendable {
             throw RetryLater(APIError(.tooManyRequests, "rate_limited", LoginThrottle.message(retryAfter: seconds)), after: seconds)
         }
         let current = form.currentPassword, stored = account.passwordHash
-        guard current.utf8.count <= Passwords.maximumBytes,
-              try await PasswordHashing.run({ Passwords.verify(current, hash: stored) })
-        else {
+        // An account made by signing in with another provider sets its first password with
+        // the session alone (current_password ""): it has no current one to give.
+        var currentMatches = stored.isEmpty
+        if !currentMatches, current.utf8.count <= Passwords.maximumBytes {
+            currentMatches = try await PasswordHashing.run { Passwords.verify(current, hash: stored) }
+        }
+        guard currentMatches else {
             try await throttle.recordFailure(subjects)
             throw APIError(.forbidden, "wrong_password", "The current password is not right.")
         }

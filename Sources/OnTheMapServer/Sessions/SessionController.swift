@@ -13,10 +13,13 @@ struct SessionController: Sendable {
     /// A hash of a random password, verified when the email is unknown so that both
     /// failures take as long and the response time does not reveal who has an account.
     let timingDecoyHash: String
+    /// Checks old clients' `facebook_mobile` tokens; nil when Facebook is not configured.
+    let facebook: FacebookClient?
 
-    init(store: any OnTheMapStore, configuration: Configuration) {
+    init(store: any OnTheMapStore, configuration: Configuration, facebook: FacebookClient? = nil) {
         self.store = store
         self.configuration = configuration
+        self.facebook = facebook
         self.timingDecoyHash = Passwords.hash(Identifiers.randomHex(bytes: 16), cost: configuration.bcryptCost)
     }
 
@@ -35,7 +38,11 @@ struct SessionController: Sendable {
         let body = try await request.collectBody(limit: configuration.maxBodySize) {
             UdacityError(status: 413, "Request body too large.")
         }
-        let (username, password) = try Self.credentials(from: body)
+        let credential = try Self.credential(from: body)
+        guard case .udacity(let username, let password) = credential else {
+            if case .facebook(let token) = credential { return try await facebookLogin(token: token, request: request, context: context) }
+            throw UdacityError.invalidCredentials
+        }
         // Nothing that could not be an account's email or password reaches the database or bcrypt.
         guard TextRules.isDisplaySafe(username), username.utf8.count <= 254, password.utf8.count <= Passwords.maximumBytes else {
             throw UdacityError.invalidCredentials
@@ -55,9 +62,11 @@ struct SessionController: Sendable {
             context.logger.notice("login throttled", metadata: ["retry_after": "\(seconds)"])
             throw RetryLater(UdacityError(status: 429, LoginThrottle.message(retryAfter: seconds)), after: seconds)
         }
-        let hash = account?.passwordHash ?? timingDecoyHash
+        // An account made through another provider may have no password yet: nothing matches it.
+        let hasPassword = !(account?.passwordHash.isEmpty ?? true)
+        let hash = hasPassword ? account?.passwordHash ?? timingDecoyHash : timingDecoyHash
         let matches = try await PasswordHashing.run { Passwords.verify(password, hash: hash) }
-        guard let account, matches else {
+        guard let account, hasPassword, matches else {
             try await throttle.recordFailure(subjects)
             context.logger.info("login failed", metadata: ["email_known": "\(account != nil)"])
             throw UdacityError.invalidCredentials
@@ -67,16 +76,7 @@ struct SessionController: Sendable {
             throw UdacityError(status: 403, "This account has been disabled by the community's administrator.")
         }
         try await throttle.recordSuccess(subjects)
-        let now = Date()
-        let session = Session(
-            id: Identifiers.sessionId(now: now), accountKey: account.key, createdAt: now,
-            expiresAt: now.addingTimeInterval(configuration.sessionLifetime)
-        )
-        try await store.createSession(session)
-        let deviceToken = device == nil ? Identifiers.randomHex(bytes: 16) : nil
-        if let digest = deviceToken.map(SessionToken.digest) ?? device {
-            try await store.rememberDevice(digest: digest, accountKey: account.key, now: now)
-        }
+        let (session, cookies) = try await Self.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
         context.logger.info("login", metadata: ["account": "\(account.key)"])
         var response = try JSONResponse.make(
             SessionResponse(
@@ -85,34 +85,110 @@ struct SessionController: Sendable {
             ),
             prefix: udacityResponsePrefix
         )
+        for cookie in cookies { response.setCookie(cookie) }
+        return response
+    }
+
+    /// An old client's Facebook login: the token is checked with Facebook (for this app, and
+    /// who it belongs to), and the account linked to that Facebook user gets the same answer
+    /// a password login gets. Facebook unreachable is a 502 so clients can tell it apart.
+    func facebookLogin(token: String, request: Request, context: AppRequestContext) async throws -> Response {
+        guard let facebook else { throw UdacityError.invalidCredentials }
+        let subjects = [ThrottleSubject(.address, context.clientAddress)]
+        if let seconds = try await throttle.retryAfter(subjects) {
+            throw RetryLater(UdacityError(status: 429, LoginThrottle.message(retryAfter: seconds)), after: seconds)
+        }
+        let profile: FacebookClient.Profile
+        do {
+            profile = try await facebook.profile(token: token)
+        } catch FacebookClient.Failure.invalidToken {
+            try await throttle.recordFailure(subjects)
+            context.logger.info("login failed", metadata: ["provider": "facebook", "reason": "token refused"])
+            throw UdacityError.invalidCredentials
+        } catch let error as ProviderUnavailable {
+            context.logger.warning("facebook unavailable", metadata: ["reason": "\(error)"])
+            throw UdacityError(status: 502, "Facebook could not be reached to check this login; try again later.")
+        }
+        guard let key = try await store.identityAccountKey(provider: FacebookClient.provider, subject: profile.id),
+              let account = try await store.account(key: key) else {
+            try await throttle.recordFailure(subjects)
+            context.logger.info("login failed", metadata: ["provider": "facebook", "reason": "not linked"])
+            throw UdacityError.invalidCredentials
+        }
+        guard account.disabledAt == nil else {
+            throw UdacityError(status: 403, "This account has been disabled by the community's administrator.")
+        }
+        let (session, cookies) = try await Self.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
+        context.logger.info("login", metadata: ["account": "\(account.key)", "provider": "facebook"])
+        var response = try JSONResponse.make(
+            SessionResponse(
+                account: .init(registered: true, key: account.key),
+                session: .init(id: session.id, expiration: ParseDate.string(from: session.expiresAt))
+            ),
+            prefix: udacityResponsePrefix
+        )
+        for cookie in cookies { response.setCookie(cookie) }
+        return response
+    }
+
+    /// Creates a session for `account` and the cookies a password login sets with it (the
+    /// session, `XSRF-TOKEN`, and the device marker on a first login from this browser).
+    /// Every way of signing in ends here, so all of them give the same session.
+    static func startSession(
+        for account: Account, request: Request, context: AppRequestContext, store: any OnTheMapStore, configuration: Configuration
+    ) async throws -> (Session, [Cookie]) {
+        let now = Date()
+        let session = Session(
+            id: Identifiers.sessionId(now: now), accountKey: account.key, createdAt: now,
+            expiresAt: now.addingTimeInterval(configuration.sessionLifetime)
+        )
+        try await store.createSession(session)
+        let device = (request.cookies[Self.deviceCookie]?.value).flatMap { $0.count <= 64 ? SessionToken.digest(String($0)) : nil }
+        let deviceToken = device == nil ? Identifiers.randomHex(bytes: 16) : nil
+        if let digest = deviceToken.map(SessionToken.digest) ?? device {
+            try await store.rememberDevice(digest: digest, accountKey: account.key, now: now)
+        }
         let secure = context.isHTTPS
-        response.setCookie(Cookie(
-            name: SessionResolver.cookieName, value: session.id, expires: session.expiresAt,
-            path: "/", secure: secure, httpOnly: true, sameSite: .lax
-        ))
-        // Old clients echo this as X-XSRF-TOKEN on logout; it must be readable by scripts.
-        response.setCookie(Cookie(
-            name: "XSRF-TOKEN", value: Identifiers.randomHex(bytes: 16), expires: session.expiresAt,
-            path: "/", secure: secure, httpOnly: false, sameSite: .lax
-        ))
+        var cookies = [
+            Cookie(
+                name: SessionResolver.cookieName, value: session.id, expires: session.expiresAt,
+                path: "/", secure: secure, httpOnly: true, sameSite: .lax
+            ),
+            // Old clients echo this as X-XSRF-TOKEN on logout; it must be readable by scripts.
+            Cookie(
+                name: "XSRF-TOKEN", value: Identifiers.randomHex(bytes: 16), expires: session.expiresAt,
+                path: "/", secure: secure, httpOnly: false, sameSite: .lax
+            ),
+        ]
         if let deviceToken {
-            response.setCookie(Cookie(
+            cookies.append(Cookie(
                 name: Self.deviceCookie, value: deviceToken, expires: now.addingTimeInterval(365 * 86_400),
                 path: "/", secure: secure, httpOnly: true, sameSite: .lax
             ))
         }
-        return response
+        return (session, cookies)
     }
 
     /// Marks a browser or app that has logged in before; never a credential by itself.
     static let deviceCookie = "onthemap_device"
 
-    /// Reads `{"udacity":{"username":…,"password":…}}`. Exactly one credential is allowed.
+    enum Credential: Equatable {
+        case udacity(username: String, password: String)
+        case facebook(token: String)
+    }
+
+    /// The username and password of a `udacity` body (a `facebook_mobile` one is refused).
+    static func credentials(from body: Data) throws -> (username: String, password: String) {
+        guard case .udacity(let username, let password) = try credential(from: body) else { throw UdacityError.invalidCredentials }
+        return (username, password)
+    }
+
+    /// Reads `{"udacity":{"username":…,"password":…}}` or `{"facebook_mobile":{"access_token":…}}`. Exactly one credential is allowed.
     /// Some clients build this body by string interpolation, so a password containing `"`
     /// arrives as invalid JSON: that exact shape is still understood.
-    static func credentials(from body: Data) throws -> (username: String, password: String) {
+    static func credential(from body: Data) throws -> Credential {
         guard let json = JSONValue.parse(body) else {
-            if let recovered = interpolatedCredentials(String(decoding: body, as: UTF8.self)) { return recovered }
+            if let recovered = interpolatedCredentials(String(decoding: body, as: UTF8.self)) { return .udacity(username: recovered.username, password: recovered.password) }
             throw UdacityError(status: 400, "Malformed JSON body: expected {\"udacity\":{\"username\":\"…\",\"password\":\"…\"}}.")
         }
         guard let object = json.objectValue else {
@@ -122,9 +198,17 @@ struct SessionController: Sendable {
         if credentialKinds.count > 1 {
             throw UdacityError(status: 400, "Send exactly one credential: udacity or facebook_mobile, not both.")
         }
-        if object["facebook_mobile"] != nil {
-            // No account here was ever linked to Facebook.
-            throw UdacityError.invalidCredentials
+        if let facebook = object["facebook_mobile"] {
+            // `{"facebook_mobile":{"access_token":"…"}}`; some clients append a stray `;`.
+            guard var token = facebook.objectValue?["access_token"]?.stringValue else {
+                throw UdacityError(status: 400, parameter: "facebook_mobile", "trails.Error 400: Parameter 'facebook_mobile' must be an object with access_token")
+            }
+            token = token.trimmingCharacters(in: .whitespaces)
+            if token.hasSuffix(";") { token.removeLast() }
+            guard !token.isEmpty, token.utf8.count <= 1024, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.|".contains($0)) }) else {
+                throw UdacityError.invalidCredentials
+            }
+            return .facebook(token: token)
         }
         guard let udacity = object["udacity"] else {
             throw UdacityError(status: 400, parameter: "udacity", "trails.Error 400: Missing parameter 'udacity'")
@@ -138,7 +222,7 @@ struct SessionController: Sendable {
         guard let password = fields["password"]?.stringValue, !password.isEmpty else {
             throw UdacityError.missing("password")
         }
-        return (username, password)
+        return .udacity(username: username, password: password)
     }
 
     /// `{"udacity": {"username": "<u>", "password": "<p>"}}` where `<p>` may hold unescaped quotes.

@@ -18,10 +18,23 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var serverOptions: ServerOptions
     @Option(help: "Account email (asked for when missing).")
     var email: String?
+    @Option(help: ArgumentHelp("Sign in through the browser with this provider instead of a password (an id from the server's login page, e.g. school or facebook). The address to open is printed; it is opened too when a browser can be.", valueName: "name"))
+    var provider: String?
+    @Flag(help: "With --provider: only print the address, do not open a browser.")
+    var noBrowser = false
 
     func run() async throws {
         try await runClient {
             let server = try serverOptions.resolve()
+            if let provider {
+                let (session, email) = try await ProviderLogin.run(server: server, provider: provider, openBrowser: !noBrowser)
+                let clients = Clients(server: server, session: session)
+                let user = try? await clients.udacity.userData(accountKey: session.accountKey)
+                let stored = StoredSession(server: server, session: session, email: email, user: user)
+                try SessionFile.save(stored)
+                Console.out("Logged in to \(server.absoluteString) as \(TextCleaning.printable(stored.displayName)) with \(provider).")
+                return
+            }
             var email = self.email ?? Console.ask("Email: ") ?? ""
             email = email.trimmingCharacters(in: .whitespaces)
             guard !email.isEmpty else { throw ClientFailure.user("An email is needed to log in (use --email).") }

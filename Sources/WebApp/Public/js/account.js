@@ -3,6 +3,7 @@
 import * as api from './api.js';
 import { state } from './state.js';
 import { leaveSession } from './session.js';
+import { LinkedAccounts } from './providers.js';
 import { initials, hueFor, setBusy, showAlert, confirmAction, formFailureMessage, showFormMessage } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
@@ -19,6 +20,8 @@ export class AccountDialog {
     this.next = $('new-password');
     this.passwordButton = $('password-button');
     this.everywhereButton = $('logout-everywhere');
+    this.linked = new LinkedAccounts();
+    this.hasPassword = true;
 
     $('account-close').addEventListener('click', () => this.dialog.close());
     $('password-form').addEventListener('submit', (event) => {
@@ -39,15 +42,31 @@ export class AccountDialog {
     $('password-username').value = email;
     this.current.value = '';
     this.next.value = '';
-    for (const id of ['password-error', 'password-done', 'logout-everywhere-error']) showFormMessage(id, '');
+    for (const id of ['password-error', 'password-done', 'logout-everywhere-error', 'identities-done']) showFormMessage(id, '');
+    this.showPasswordForm(true);
     this.dialog.showModal();
+    this.linked.load().then((answer) => {
+      if (answer) this.showPasswordForm(answer.has_password !== false);
+    });
+  }
+
+  /** An account made by signing in with a provider has no password yet: it sets one
+   *  without a current password. */
+  showPasswordForm(hasPassword) {
+    this.hasPassword = hasPassword;
+    $('current-password-field').hidden = !hasPassword;
+    this.current.required = hasPassword;
+    $('password-title').textContent = hasPassword ? 'Change password' : 'Set a password';
+    const label = this.passwordButton.querySelector('.button-label');
+    if (label && !this.passwordButton.classList.contains('busy')) label.textContent = hasPassword ? 'Change Password' : 'Set Password';
+    delete this.passwordButton.dataset.idleLabel;
   }
 
   async changePassword() {
-    const current = this.current.value;
+    const current = this.hasPassword ? this.current.value : '';
     const next = this.next.value;
     showFormMessage('password-done', '');
-    if (!current || !next) {
+    if ((this.hasPassword && !current) || !next) {
       showFormMessage('password-error', 'Enter your current password and a new one.');
       (current ? this.next : this.current).focus();
       return;
@@ -58,7 +77,8 @@ export class AccountDialog {
       const ended = await api.changePassword(current, next);
       this.current.value = '';
       this.next.value = '';
-      showFormMessage('password-done', passwordChangedMessage(ended));
+      showFormMessage('password-done', this.hasPassword ? passwordChangedMessage(ended) : 'Password set. You can now log in with your email and this password too.');
+      if (!this.hasPassword) this.showPasswordForm(true);
     } catch (error) {
       if (error.status === 401) {
         this.sessionEnded('so your password was not changed');

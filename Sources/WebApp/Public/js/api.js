@@ -240,3 +240,37 @@ export async function deletePhoto(id) {
 export async function retryPhoto(id) {
   return call(`/api/photos/${encodeURIComponent(id)}/retry`, { method: 'POST' });
 }
+
+// ---- sign-in with other accounts (providers.js) ------------------------------
+
+/** The providers this server offers: [{ id, name, kind }], empty when none. */
+export async function fetchProviders() {
+  const body = await call('/api/auth/providers');
+  return Array.isArray(body && body.providers) ? body.providers : [];
+}
+
+/** Who this session belongs to: { key, first_name, last_name, email, provider }. */
+export async function fetchMe() {
+  return call('/api/auth/me');
+}
+
+/** Ends this session; says whether to sign out of the provider too (provider_logout_url)
+ *  or whether the provider's token was revoked (provider_token_revoked). */
+export async function endSession() {
+  return call('/api/auth/logout', { method: 'POST' });
+}
+
+/** The account's sign-in methods: { has_password, identities: [{ provider, name, email, linked }] }. */
+export async function fetchIdentities() {
+  return call('/api/account/identities');
+}
+
+/** Starts linking a provider; resolves to the provider's address to go to. */
+export async function startLink(provider) {
+  const body = await call(`/api/auth/${encodeURIComponent(provider)}/link`, { method: 'POST' });
+  return body && body.location;
+}
+
+export async function unlink(provider) {
+  await call(`/api/account/identities/${encodeURIComponent(provider)}`, { method: 'DELETE' });
+}

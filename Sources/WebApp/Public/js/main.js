@@ -1,13 +1,14 @@
 // On the Map in the browser: which scene each address shows, and start-up (tabs.js has the
 // tabs, connection.js and sw.js the offline side).
 import { state } from './state.js';
-import { startRouting } from './router.js';
+import { startRouting, go } from './router.js';
 import { showLogin, setUpAuthForms } from './auth.js';
 import { loadStudentsOnce, refreshAll, showOnMap } from './students.js';
 import { TABS, selectTab, setUpTabs, refresh } from './tabs.js';
 import { addLocation } from './addLocation.js';
 import { AccountDialog } from './account.js';
 import { logOut } from './session.js';
+import { showProviderButtons, completeProviderSignIn } from './providers.js';
 import { onConnectionChange } from './connection.js';
 import { LiveUpdates } from './live.js';
 import { moderationSignedIn, setUpReporting } from './moderation.js';
@@ -16,6 +17,11 @@ const $ = (id) => document.getElementById(id);
 
 function route() {
   const path = location.hash.replace(/^#\/?/, '');
+  if (path === 'signed-in') {
+    // Back from a provider (signing in, or linking it): ask whose session this is.
+    completeProviderSignIn().then((ok) => go(ok ? 'map' : 'login'));
+    return;
+  }
   if (!state.account) {
     showLogin(path === 'signup' ? 'signup' : 'login');
     return;
@@ -54,6 +60,7 @@ function setUpLive() {
 
 function start() {
   setUpAuthForms();
+  showProviderButtons();
   setUpTabs();
   setUpLive();
   const accountDialog = new AccountDialog();

@@ -5,18 +5,42 @@ import { state, saveAccount } from './state.js';
 import { go } from './router.js';
 import { clearStudents } from './students.js';
 import { forgetKeptData } from './connection.js';
+import { confirmAction, showAlert } from './ui.js';
 
 export async function logOut() {
   const button = document.getElementById('logout-button');
   button.disabled = true;
+  const viaProvider = Boolean(state.account && state.account.provider);
+  let result = null;
   try {
-    await api.logOut();
+    if (viaProvider) result = await api.endSession();
+    else await api.logOut();
   } catch {
     // The session ends on this device either way (a 401 means it had already ended);
     // the server forgets it when it expires.
   }
   button.disabled = false;
   leaveSession();
+  if (result) await afterProviderLogout(result);
+}
+
+/** Signed in through a provider: say what happened there, and offer to sign out of it too
+ *  when it lets us (OpenID Connect RP-initiated logout). */
+async function afterProviderLogout(result) {
+  const name = result.provider_name || 'your other account';
+  if (result.provider_logout_url) {
+    const leave = await confirmAction(
+      'Logged Out of On the Map',
+      `You are still signed in to ${name} in this browser. Sign out of ${name} too? It sends you back here afterwards.`,
+      `Sign Out of ${name}`,
+      'Stay Signed In',
+    );
+    if (leave) window.location.assign(result.provider_logout_url);
+  } else if (result.provider_token_revoked === true) {
+    await showAlert('Logged Out', `You are logged out of On the Map, and it no longer holds your ${name} sign-in.`);
+  } else if (result.provider_token_revoked === false) {
+    await showAlert('Logged Out', `You are logged out of On the Map. ${name} could not be reached to forget the sign-in; you can remove On the Map in your ${name} settings.`);
+  }
 }
 
 /** Forgets the account and everything shown for it, then shows the login scene. */

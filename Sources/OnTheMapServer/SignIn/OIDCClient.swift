@@ -1,0 +1,259 @@
+import Crypto
+import Foundation
+import JWTKit
+import Synchronization
+
+/// The relying-party side of OpenID Connect for one provider: discovery, the authorization
+/// URL (code flow, PKCE S256, state, nonce), the code exchange and full ID token
+/// verification (signature against the provider's JWKS, `iss`, `aud`, `exp`, `nonce`) with
+/// jwt-kit. Discovery and keys are cached; an unknown `kid` fetches the keys again (a
+/// provider rotating its keys), at most once every `keyRefetchInterval`.
+final class OIDCClient: Sendable {
+    struct Metadata: Decodable, Sendable {
+        let issuer: String
+        let authorization_endpoint: String
+        let token_endpoint: String
+        let jwks_uri: String
+        let end_session_endpoint: String?
+    }
+
+    /// What a verified ID token says about the user.
+    struct Identity: Sendable, Equatable {
+        var subject: String
+        var email: String?
+        var emailVerified: Bool
+        var givenName: String?
+        var familyName: String?
+        var name: String?
+    }
+
+    enum Failure: Error, Equatable, CustomStringConvertible {
+        /// The provider answered the exchange with an OAuth error (a code used twice, say).
+        case rejected(String)
+        case invalidToken(String)
+        var description: String {
+            switch self {
+            case .rejected(let reason): "provider refused: \(reason)"
+            case .invalidToken(let reason): "ID token refused: \(reason)"
+            }
+        }
+    }
+
+    let settings: OIDCProviderSettings
+    let http: any SignInHTTPClient
+    let keyRefetchInterval: TimeInterval
+    /// Signature algorithms accepted; never `none` nor a shared-secret HMAC.
+    static let acceptedAlgorithms: Set<String> = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+    /// Clock skew allowed on `exp` and `iat`.
+    static let leeway: TimeInterval = 60
+
+    private struct Cache: Sendable {
+        var metadata: Metadata?
+        var keys: JWTKeyCollection?
+        var kids: Set<String> = []
+        var keysFetchedAt: Date = .distantPast
+    }
+    private let cache = Mutex(Cache())
+
+    init(settings: OIDCProviderSettings, http: any SignInHTTPClient, keyRefetchInterval: TimeInterval = 30) {
+        self.settings = settings
+        self.http = http
+        self.keyRefetchInterval = keyRefetchInterval
+    }
+
+    var expectedIssuer: String { settings.issuer }
+
+    // MARK: Discovery
+
+    func metadata() async throws -> Metadata {
+        if let cached = cache.withLock({ $0.metadata }) { return cached }
+        let base = settings.issuer.hasSuffix("/") ? String(settings.issuer.dropLast()) : settings.issuer
+        guard let url = URL(string: base + "/.well-known/openid-configuration") else { throw ProviderUnavailable("bad issuer URL") }
+        let reply = try await http.send(SignInHTTPRequest(url: url))
+        guard reply.status == 200 else { throw ProviderUnavailable("discovery answered HTTP \(reply.status)") }
+        guard let metadata = try? JSONDecoder().decode(Metadata.self, from: reply.body) else {
+            throw ProviderUnavailable("discovery document is not valid OpenID Provider metadata")
+        }
+        // OpenID Connect Discovery §4.3: the issuer in the document must be the one configured.
+        guard Self.sameIssuer(metadata.issuer, settings.issuer) else {
+            throw ProviderUnavailable("discovery names issuer \(metadata.issuer), not the configured \(settings.issuer)")
+        }
+        for endpoint in [metadata.authorization_endpoint, metadata.token_endpoint, metadata.jwks_uri] {
+            guard let url = URL(string: endpoint), ["https", "http"].contains(url.scheme?.lowercased() ?? "") else {
+                throw ProviderUnavailable("discovery has an endpoint that is not an http(s) URL")
+            }
+        }
+        cache.withLock { $0.metadata = metadata }
+        return metadata
+    }
+
+    static func sameIssuer(_ a: String, _ b: String) -> Bool {
+        func trimmed(_ s: String) -> String { s.hasSuffix("/") ? String(s.dropLast()) : s }
+        return trimmed(a) == trimmed(b)
+    }
+
+    // MARK: Authorization request
+
+    func authorizationURL(redirectURI: String, state: String, nonce: String, codeVerifier: String) async throws -> URL {
+        let metadata = try await metadata()
+        guard let endpoint = URL(string: metadata.authorization_endpoint) else { throw ProviderUnavailable("bad authorization endpoint") }
+        return FormEncoding.url(endpoint, adding: [
+            ("response_type", "code"),
+            ("client_id", settings.clientID),
+            ("redirect_uri", redirectURI),
+            ("scope", settings.scopes.joined(separator: " ")),
+            ("state", state),
+            ("nonce", nonce),
+            ("code_challenge", Self.codeChallenge(for: codeVerifier)),
+            ("code_challenge_method", "S256"),
+        ])
+    }
+
+    /// RFC 7636 §4.2: BASE64URL(SHA256(ASCII(code_verifier))).
+    static func codeChallenge(for verifier: String) -> String {
+        base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// 32 random bytes, base64url: a state, nonce or PKCE verifier (43 characters).
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return base64URL(Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+    }
+
+    // MARK: Code exchange
+
+    struct TokenReply: Decodable {
+        let id_token: String?
+        let access_token: String?
+        let error: String?
+    }
+
+    /// Exchanges the code and returns the verified identity and the raw ID token (kept as the
+    /// logout hint).
+    func exchange(code: String, redirectURI: String, codeVerifier: String, nonce: String, now: Date = Date()) async throws -> (Identity, String) {
+        let metadata = try await metadata()
+        guard let endpoint = URL(string: metadata.token_endpoint) else { throw ProviderUnavailable("bad token endpoint") }
+        var form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", codeVerifier)]
+        var headers: [String: String] = [:]
+        if let secret = settings.clientSecret {
+            // RFC 6749 §2.3.1: client_secret_basic, both parts form-encoded first.
+            let pair = FormEncoding.escape(settings.clientID) + ":" + FormEncoding.escape(secret)
+            headers["Authorization"] = "Basic " + Data(pair.utf8).base64EncodedString()
+        } else {
+            form.append(("client_id", settings.clientID))
+        }
+        let reply = try await http.send(SignInHTTPRequest(method: "POST", url: endpoint, headers: headers, form: form))
+        let decoded = try? JSONDecoder().decode(TokenReply.self, from: reply.body)
+        if (400..<500).contains(reply.status), let error = decoded?.error {
+            throw Failure.rejected(String(error.prefix(64)))
+        }
+        guard reply.status == 200, let decoded else { throw ProviderUnavailable("token endpoint answered HTTP \(reply.status) without a token") }
+        guard let idToken = decoded.id_token else { throw ProviderUnavailable("token endpoint answered without an id_token") }
+        let identity = try await verify(idToken: idToken, nonce: nonce, now: now)
+        return (identity, idToken)
+    }
+
+    // MARK: ID token verification
+
+    struct IDTokenClaims: JWTPayload {
+        let iss: IssuerClaim
+        let sub: SubjectClaim
+        let aud: AudienceClaim
+        let exp: ExpirationClaim
+        let iat: IssuedAtClaim?
+        let nonce: String?
+        let azp: String?
+        let email: String?
+        let email_verified: BoolClaim?
+        let given_name: String?
+        let family_name: String?
+        let name: String?
+
+        /// Signature has been checked when this runs; the claims are checked by `verify(idToken:)`.
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    private struct Header: Decodable {
+        let alg: String?
+        let kid: String?
+    }
+
+    func verify(idToken: String, nonce: String, now: Date = Date()) async throws -> Identity {
+        let parts = idToken.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, idToken.utf8.count <= 16_384,
+              let headerData = Self.base64URLDecode(String(parts[0])),
+              let header = try? JSONDecoder().decode(Header.self, from: headerData)
+        else { throw Failure.invalidToken("not a signed JWT") }
+        guard let alg = header.alg, Self.acceptedAlgorithms.contains(alg) else {
+            throw Failure.invalidToken("algorithm \(header.alg ?? "missing") is not accepted")
+        }
+        let keys = try await keys(for: header.kid, now: now)
+        let claims: IDTokenClaims
+        do {
+            // A token without `kid` is tried against each of the provider's keys.
+            claims = try await keys.verify(idToken, as: IDTokenClaims.self, iteratingKeys: header.kid == nil)
+        } catch {
+            throw Failure.invalidToken("signature does not verify")
+        }
+        guard Self.sameIssuer(claims.iss.value, settings.issuer) else { throw Failure.invalidToken("wrong issuer") }
+        guard claims.aud.value.contains(settings.clientID) else { throw Failure.invalidToken("wrong audience") }
+        // OpenID Connect Core §3.1.3.7: several audiences need azp to be us.
+        if claims.aud.value.count > 1, claims.azp != settings.clientID { throw Failure.invalidToken("wrong authorized party") }
+        guard claims.exp.value.addingTimeInterval(Self.leeway) > now else { throw Failure.invalidToken("expired") }
+        if let iat = claims.iat, iat.value > now.addingTimeInterval(Self.leeway) { throw Failure.invalidToken("issued in the future") }
+        guard let tokenNonce = claims.nonce, Self.constantTimeEqual(tokenNonce, nonce) else {
+            throw Failure.invalidToken("nonce missing or wrong")
+        }
+        guard !claims.sub.value.isEmpty, claims.sub.value.utf8.count <= 255 else { throw Failure.invalidToken("bad subject") }
+        return Identity(
+            subject: claims.sub.value, email: claims.email, emailVerified: claims.email_verified?.value ?? false,
+            givenName: claims.given_name, familyName: claims.family_name, name: claims.name
+        )
+    }
+
+    /// The provider's keys, fetched again when the token names a key we do not have.
+    private func keys(for kid: String?, now: Date) async throws -> JWTKeyCollection {
+        let state = cache.withLock { $0 }
+        if let keys = state.keys, kid.map({ state.kids.contains($0) }) ?? true { return keys }
+        if state.keys != nil, now.timeIntervalSince(state.keysFetchedAt) < keyRefetchInterval {
+            throw Failure.invalidToken("unknown signing key")
+        }
+        let metadata = try await metadata()
+        guard let url = URL(string: metadata.jwks_uri) else { throw ProviderUnavailable("bad jwks_uri") }
+        let reply = try await http.send(SignInHTTPRequest(url: url))
+        guard reply.status == 200 else { throw ProviderUnavailable("JWKS answered HTTP \(reply.status)") }
+        let collection = JWTKeyCollection()
+        let jwks: JWKS
+        do {
+            jwks = try JSONDecoder().decode(JWKS.self, from: reply.body)
+        } catch {
+            throw ProviderUnavailable("JWKS is not a JSON Web Key Set")
+        }
+        var kids: Set<String> = []
+        for key in jwks.keys {
+            // Keys of kinds jwt-kit cannot use are skipped rather than failing every sign-in.
+            guard (try? await collection.add(jwk: key)) != nil else { continue }
+            if let id = key.keyIdentifier?.string { kids.insert(id) }
+        }
+        cache.withLock { $0.keys = collection; $0.kids = kids; $0.keysFetchedAt = now }
+        if let kid, !kids.contains(kid) { throw Failure.invalidToken("unknown signing key") }
+        return collection
+    }
+
+    static func base64URLDecode(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,502 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OnTheMapModels
+import Storage
+
+/// Sign-in with other accounts: any OpenID Connect provider and Facebook.
+///
+/// Browser flow: `GET /auth/<id>/start?return=/path` stores a pending sign-in (state, nonce,
+/// PKCE verifier, return path, a digest of a cookie set on this browser) and redirects to
+/// the provider; the provider sends the browser back to `GET /auth/<id>/callback`, which
+/// spends the pending sign-in (once), exchanges the code, verifies the identity, finds or
+/// creates the account and starts the same session a password login does. Both are GETs,
+/// which `CrossSiteRequestGuard` leaves alone: the provider's redirect is a cross-site
+/// top-level navigation, and the state, bound to this browser's cookie, is what protects it.
+///
+/// API (JSON, same-origin writes as everywhere): `GET /api/auth/providers`,
+/// `POST /api/auth/<id>/link`, `GET /api/account/identities`,
+/// `DELETE /api/account/identities/<id>`, `POST /api/auth/logout`.
+struct SignInController: Sendable {
+    let store: any OnTheMapStore
+    let configuration: Configuration
+    let providers: SignInProviders
+
+    static let browserCookie = "onthemap_signin"
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("auth/:provider/start", use: start)
+        router.get("auth/:provider/callback", use: callback)
+        let api = router.group("api")
+        api.get("auth/providers", use: list)
+        api.get("auth/me", use: me)
+        api.post("auth/:provider/link", use: link)
+        api.post("auth/logout", use: logout)
+        api.post("auth/token", use: token)
+        api.get("account/identities", use: identities)
+        api.delete("account/identities/:provider", use: unlink)
+    }
+
+    // MARK: GET /api/auth/providers
+
+    struct ProviderList: Encodable {
+        struct Entry: Encodable { let id: String; let name: String; let kind: String }
+        let providers: [Entry]
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try JSONResponse.make(ProviderList(providers: providers.all.map { .init(id: $0.id, name: $0.name, kind: $0.kind) }))
+    }
+
+    // MARK: GET /api/auth/me
+
+    struct Me: Encodable {
+        let key: String
+        let first_name: String
+        let last_name: String
+        let email: String
+        let provider: String?
+    }
+
+    /// Who this session belongs to: how the web app learns it is signed in after coming back
+    /// from a provider (the session cookie is HttpOnly).
+    @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request),
+              let account = try await store.account(key: session.accountKey) else {
+            throw APIError(.unauthorized, "not_logged_in", "Not signed in.")
+        }
+        let provider = try await store.sessionSignIn(sessionID: session.id)?.provider
+        return try JSONResponse.make(Me(key: account.key, first_name: account.firstName, last_name: account.lastName,
+                                        email: account.email, provider: provider))
+    }
+
+    // MARK: GET /auth/<id>/start
+
+    @Sendable func start(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard let provider = providers.provider(context.parameters.get("provider") ?? "") else {
+            return SignInPage.problem(.notFound, "No such sign-in provider", "This server does not offer that way of signing in.")
+        }
+        let returnPath = Self.safeReturnPath(request.uri.queryParameters.get("return"))
+        // A native app (the CLI) signing in through the browser: RFC 8252 loopback redirect.
+        var client: (redirect: String, challenge: String)?
+        if let redirect = request.uri.queryParameters.get("client_redirect") {
+            guard let loopback = Self.loopbackRedirect(String(redirect)),
+                  let challenge = request.uri.queryParameters.get("client_challenge"), Self.isChallenge(String(challenge)) else {
+                return SignInPage.problem(.badRequest, "Sign-in link not valid",
+                                          "An app may only receive a sign-in at its own loopback address (http://127.0.0.1:<port>/…) with a PKCE challenge.")
+            }
+            client = (loopback, String(challenge))
+        }
+        return try await begin(provider, returnPath: returnPath, linkAccountKey: nil, client: client, request: request, context: context) { url, cookie in
+            var response = SignInPage.redirect(to: url.absoluteString)
+            response.setCookie(cookie)
+            return response
+        }
+    }
+
+    /// Stores the pending sign-in and hands the provider's URL (and the browser cookie) to `answer`.
+    private func begin(
+        _ provider: SignInProviders.Provider, returnPath: String, linkAccountKey: String?,
+        client: (redirect: String, challenge: String)? = nil, request: Request, context: AppRequestContext,
+        answer: (URL, Cookie) throws -> Response
+    ) async throws -> Response {
+        let state = OIDCClient.randomToken(), nonce = OIDCClient.randomToken(), verifier = OIDCClient.randomToken()
+        let browser = request.cookies[Self.browserCookie].map { String($0.value) }.flatMap { $0.count == 43 ? $0 : nil }
+            ?? OIDCClient.randomToken()
+        let redirectURI = redirectURI(for: provider.id, request: request, context: context)
+        let url: URL
+        do {
+            switch provider {
+            case .oidc(let client):
+                url = try await client.authorizationURL(redirectURI: redirectURI, state: state, nonce: nonce, codeVerifier: verifier)
+            case .facebook(let client):
+                guard let dialog = client.dialogURL(redirectURI: redirectURI, state: state) else { throw ProviderUnavailable("bad dialog URL") }
+                url = dialog
+            }
+        } catch {
+            context.logger.warning("sign-in provider unavailable", metadata: ["provider": "\(provider.id)", "reason": "\(error)"])
+            return SignInPage.problem(.badGateway, "\(provider.name) is not answering",
+                                      "OnTheMap could not reach \(provider.name) to start signing in. Try again in a moment, or log in with your email and password.")
+        }
+        let now = Date()
+        try await store.deleteExpiredPendingSignIns(now: now)
+        try await store.savePendingSignIn(PendingSignIn(
+            stateDigest: SessionToken.digest(state), provider: provider.id, nonce: nonce, codeVerifier: verifier,
+            returnPath: returnPath, browserDigest: SessionToken.digest(browser), linkAccountKey: linkAccountKey,
+            clientRedirect: client?.redirect, clientChallenge: client?.challenge, createdAt: now, expiresAt: now.addingTimeInterval(configuration.signInLifetime)
+        ))
+        context.logger.info("sign-in started", metadata: ["provider": "\(provider.id)", "linking": "\(linkAccountKey != nil)"])
+        let cookie = Cookie(name: Self.browserCookie, value: browser, maxAge: max(60, Int(configuration.signInLifetime)), path: "/",
+                            secure: context.isHTTPS, httpOnly: true, sameSite: .lax)
+        return try answer(url, cookie)
+    }
+
+    /// The callback URL to register with the provider.
+    func redirectURI(for id: String, request: Request, context: AppRequestContext) -> String {
+        Self.baseURL(configuration: configuration, request: request, context: context) + "/auth/\(id)/callback"
+    }
+
+    static func baseURL(configuration: Configuration, request: Request, context: AppRequestContext) -> String {
+        if let origin = configuration.publicOrigin { return origin }
+        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        return (context.isHTTPS ? "https://" : "http://") + host
+    }
+
+    /// A path on this server, or `/`: never another site (`//evil.example`, `/\evil`,
+    /// `https://…`), never control characters.
+    static func safeReturnPath(_ text: String?) -> String {
+        guard let text, text.count <= 512, text.hasPrefix("/"), !text.hasPrefix("//"), !text.hasPrefix("/\\"),
+              !text.contains("\\"), text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }),
+              let components = URLComponents(string: text), components.scheme == nil, components.host == nil
+        else { return "/" }
+        return text
+    }
+
+    /// RFC 8252 §7.3: `http://127.0.0.1:<port>/path` or `http://[::1]:<port>/path`, nothing else
+    /// (not `localhost`, which a hosts file can point elsewhere; no query or fragment).
+    static func loopbackRedirect(_ text: String) -> String? {
+        guard text.count <= 256, let components = URLComponents(string: text), components.scheme == "http",
+              let host = components.host, host == "127.0.0.1" || host == "::1" || host == "[::1]",
+              let port = components.port, port > 0, components.user == nil, components.password == nil,
+              components.query == nil, components.fragment == nil,
+              text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else { return nil }
+        return text
+    }
+
+    /// A PKCE S256 challenge: 43 base64url characters.
+    static func isChallenge(_ text: String) -> Bool {
+        text.count == 43 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+
+    // MARK: GET /auth/<id>/callback
+
+    struct Problem: Error {
+        let status: HTTPResponse.Status
+        let title: String
+        let message: String
+        init(_ status: HTTPResponse.Status, _ title: String, _ message: String) {
+            self.status = status
+            self.title = title
+            self.message = message
+        }
+    }
+
+    @Sendable func callback(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = context.parameters.get("provider") ?? ""
+        var response: Response
+        do {
+            response = try await finish(id: id, request: request, context: context)
+        } catch let problem as Problem {
+            context.logger.notice("sign-in refused", metadata: ["provider": "\(id.prefix(32))", "reason": "\(problem.title)"])
+            response = SignInPage.problem(problem.status, problem.title, problem.message)
+        }
+        // The browser's pending-sign-in cookie is spent either way.
+        response.setCookie(Cookie(name: Self.browserCookie, value: "", maxAge: 0, path: "/", secure: context.isHTTPS, httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    private func finish(id: String, request: Request, context: AppRequestContext) async throws -> Response {
+        guard let provider = providers.provider(id) else {
+            throw Problem(.notFound, "No such sign-in provider", "This server does not offer that way of signing in.")
+        }
+        let query = request.uri.queryParameters
+        let startAgain = "Go back to the login page and choose \(provider.name) again."
+        // The user said no (or the provider failed). RFC 6749 says the state comes back with
+        // the error, but not every provider sends it: either way nothing is created.
+        let providerError = query.get("error")
+        let denial = Problem(.forbidden, providerError == "access_denied" ? "Sign-in cancelled" : "\(provider.name) did not sign you in",
+                             providerError == "access_denied"
+                                ? "You did not allow \(provider.name) to sign you in to OnTheMap, so nothing changed. Log in another way, or try again."
+                                : "\(provider.name) answered with an error, so nothing changed. \(startAgain)")
+        if providerError != nil, (query.get("state") ?? "").isEmpty { throw denial }
+        guard let state = query.get("state"), !state.isEmpty, state.count <= 128 else {
+            throw Problem(.badRequest, "Sign-in link not valid", "This address is missing its sign-in state. \(startAgain)")
+        }
+        // Spent now, whatever happens next: a state is good for one callback.
+        guard let pending = try await store.takePendingSignIn(stateDigest: SessionToken.digest(state)) else {
+            throw Problem(.badRequest, "Sign-in link already used or unknown",
+                          "This sign-in was already finished, or did not start here. \(startAgain)")
+        }
+        guard pending.provider == provider.id,
+              let browser = request.cookies[Self.browserCookie]?.value,
+              OIDCClient.constantTimeEqual(SessionToken.digest(String(browser)), pending.browserDigest)
+        else {
+            throw Problem(.badRequest, "Sign-in started elsewhere",
+                          "This sign-in was started in another browser or for another provider, so it cannot finish here. \(startAgain)")
+        }
+        guard pending.expiresAt > Date() else {
+            throw Problem(.badRequest, "Sign-in took too long", "More than \(Int(configuration.signInLifetime / 60)) minutes passed. \(startAgain)")
+        }
+        if providerError != nil { throw denial }
+        guard let code = query.get("code"), !code.isEmpty, code.count <= 2048 else {
+            throw Problem(.badRequest, "Sign-in link not valid", "This address is missing its code. \(startAgain)")
+        }
+        let redirectURI = redirectURI(for: provider.id, request: request, context: context)
+        let identity: ExternalIdentity
+        var sessionSignIn: SessionSignIn
+        do {
+            switch provider {
+            case .oidc(let client):
+                let (verified, idToken) = try await client.exchange(code: code, redirectURI: redirectURI, codeVerifier: pending.codeVerifier, nonce: pending.nonce)
+                identity = ExternalIdentity(
+                    provider: provider.id, subject: verified.subject, email: verified.email, emailVerified: verified.emailVerified,
+                    firstName: verified.givenName ?? verified.name?.split(separator: " ").first.map(String.init),
+                    lastName: verified.familyName ?? verified.name.map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
+                )
+                sessionSignIn = SessionSignIn(provider: provider.id, idToken: idToken, accessToken: nil)
+            case .facebook(let client):
+                let token = try await client.exchange(code: code, redirectURI: redirectURI)
+                let profile = try await client.profile(token: token)
+                identity = ExternalIdentity(
+                    provider: provider.id, subject: profile.id, email: profile.email, emailVerified: profile.email != nil,
+                    firstName: profile.firstName, lastName: profile.lastName
+                )
+                sessionSignIn = SessionSignIn(provider: provider.id, idToken: nil, accessToken: token)
+            }
+        } catch let error as ProviderUnavailable {
+            context.logger.warning("sign-in provider unavailable", metadata: ["provider": "\(provider.id)", "reason": "\(error)"])
+            throw Problem(.badGateway, "\(provider.name) is not answering",
+                          "OnTheMap could not finish signing you in with \(provider.name). Nothing changed. Try again in a moment.")
+        } catch let error as OIDCClient.Failure {
+            context.logger.warning("sign-in identity refused", metadata: ["provider": "\(provider.id)", "reason": "\(error)"])
+            throw Problem(.forbidden, "\(provider.name) sign-in not accepted",
+                          "The answer from \(provider.name) could not be verified (\(Self.reason(error))). Nothing changed. \(startAgain)")
+        } catch FacebookClient.Failure.invalidToken {
+            throw Problem(.forbidden, "Facebook sign-in not accepted", "Facebook did not confirm this sign-in. Nothing changed. \(startAgain)")
+        }
+        let account = try await resolveAccount(identity, linking: pending.linkAccountKey, request: request, context: context)
+        if let loopback = pending.clientRedirect, let challenge = pending.clientChallenge {
+            let code = OIDCClient.randomToken()
+            try await store.saveSignInHandoff(code: code, accountKey: account.key, provider: provider.id, challenge: challenge,
+                                              expiresAt: Date().addingTimeInterval(120))
+            context.logger.info("sign-in handed to an app", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
+            return SignInPage.redirect(to: FormEncoding.url(URL(string: loopback)!, adding: [("code", code)]).absoluteString)
+        }
+        let (session, cookies) = try await SessionController.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
+        if pending.linkAccountKey == nil || sessionSignIn.accessToken != nil {
+            try await store.saveSessionSignIn(sessionID: session.id, sessionSignIn)
+        }
+        context.logger.info("login", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
+        var response = SignInPage.redirect(to: pending.returnPath)
+        for cookie in cookies { response.setCookie(cookie) }
+        return response
+    }
+
+    static func reason(_ failure: OIDCClient.Failure) -> String {
+        switch failure {
+        case .rejected: "the sign-in code was refused, perhaps already used"
+        case .invalidToken(let why): why
+        }
+    }
+
+    struct ExternalIdentity {
+        var provider: String
+        var subject: String
+        var email: String?
+        var emailVerified: Bool
+        var firstName: String?
+        var lastName: String?
+    }
+
+    /// The account this identity signs in to: the linked one; or, linking, the signed-in
+    /// user's; or an existing account with the same email when the provider says it is
+    /// verified; or a new account.
+    private func resolveAccount(_ identity: ExternalIdentity, linking: String?, request: Request, context: AppRequestContext) async throws -> Account {
+        let linked = try await store.identityAccountKey(provider: identity.provider, subject: identity.subject)
+        let email = identity.email.map(AccountController.normalizedEmail).flatMap { AccountController.isPlausibleEmail($0) ? $0 : nil }
+        if let linking {
+            // Only the user who started linking, still signed in, may finish it.
+            guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request), session.accountKey == linking,
+                  let account = try await store.account(key: linking) else {
+                throw Problem(.forbidden, "Not signed in", "Log in to OnTheMap first, then link \(identity.provider) from the account menu.")
+            }
+            if let linked {
+                guard linked == account.key else {
+                    throw Problem(.conflict, "Already linked elsewhere", "That account is already linked to another OnTheMap account. Nothing changed.")
+                }
+                return account
+            }
+            guard try await store.linkIdentity(IdentityLink(provider: identity.provider, subject: identity.subject, accountKey: account.key,
+                                                            email: email ?? "", createdAt: Date())) else {
+                throw Problem(.conflict, "Already linked", "Your OnTheMap account is already linked to another account of this provider. Unlink it first.")
+            }
+            context.logger.info("identity linked", metadata: ["account": "\(account.key)", "provider": "\(identity.provider)"])
+            return account
+        }
+        if let linked, let account = try await store.account(key: linked) {
+            return try checkEnabled(account)
+        }
+        if let email, let existing = try await store.account(email: email) {
+            guard identity.emailVerified else {
+                throw Problem(.conflict, "Account already exists",
+                              "An OnTheMap account already uses this email, and the provider does not say the email is verified. Log in with your password, then link this provider from the account menu.")
+            }
+            _ = try checkEnabled(existing)
+            guard try await store.linkIdentity(IdentityLink(provider: identity.provider, subject: identity.subject, accountKey: existing.key,
+                                                            email: email, createdAt: Date())) else {
+                throw Problem(.conflict, "Already linked", "Your OnTheMap account is already linked to another account of this provider.")
+            }
+            context.logger.info("identity linked by verified email", metadata: ["account": "\(existing.key)", "provider": "\(identity.provider)"])
+            return existing
+        }
+        // A new account, named as the provider names the user.
+        let first = Self.cleanName(identity.firstName) ?? "Student"
+        let last = Self.cleanName(identity.lastName) ?? ""
+        let accountEmail = email ?? "\(identity.provider)-\(SessionToken.digest(identity.subject).prefix(16))@users.invalid"
+        var account = Account(key: Identifiers.accountKey(), email: accountEmail, passwordHash: "", firstName: first, lastName: last, createdAt: Date())
+        while try await store.account(key: account.key) != nil { account.key = Identifiers.accountKey() }
+        do {
+            try await store.createAccount(account)
+        } catch StorageError.emailTaken {
+            throw Problem(.conflict, "Account already exists", "An account with this email was created a moment ago. Try signing in again.")
+        }
+        guard try await store.linkIdentity(IdentityLink(provider: identity.provider, subject: identity.subject, accountKey: account.key,
+                                                        email: email ?? "", createdAt: Date())) else {
+            throw Problem(.conflict, "Sign-in raced", "Another sign-in with this account finished at the same moment. Try again.")
+        }
+        context.logger.info("sign-up", metadata: ["account": "\(account.key)", "provider": "\(identity.provider)"])
+        return try await store.account(key: account.key) ?? account
+    }
+
+    private func checkEnabled(_ account: Account) throws -> Account {
+        guard account.disabledAt == nil else {
+            throw Problem(.forbidden, "Account disabled", "This account has been disabled by the community's administrator.")
+        }
+        return account
+    }
+
+    static func cleanName(_ name: String?) -> String? {
+        guard let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty,
+              TextRules.isDisplaySafe(trimmed) else { return nil }
+        return String(trimmed.prefix(AccountController.maximumNameLength))
+    }
+
+    // MARK: POST /api/auth/<id>/link
+
+    struct LinkStart: Encodable { let location: String }
+
+    @Sendable func link(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request) else {
+            throw APIError(.unauthorized, "not_logged_in", "Log in to link another account.")
+        }
+        guard let provider = providers.provider(context.parameters.get("provider") ?? "") else {
+            throw APIError(.notFound, "unknown_provider", "This server does not offer that way of signing in.")
+        }
+        let response = try await begin(provider, returnPath: "/#/signed-in", linkAccountKey: session.accountKey, request: request, context: context) { url, cookie in
+            var response = try JSONResponse.make(LinkStart(location: url.absoluteString))
+            response.setCookie(cookie)
+            return response
+        }
+        guard response.status == .ok else {
+            throw APIError(.badGateway, "provider_unavailable", "\(provider.name) is not answering; try again in a moment.")
+        }
+        return response
+    }
+
+    // MARK: GET /api/account/identities, DELETE /api/account/identities/<id>
+
+    struct IdentityList: Encodable {
+        struct Entry: Encodable { let provider: String; let name: String; let email: String; let linked: Bool }
+        let has_password: Bool
+        let identities: [Entry]
+    }
+
+    @Sendable func identities(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request),
+              let account = try await store.account(key: session.accountKey) else {
+            throw APIError(.unauthorized, "not_logged_in", "Log in to see your linked accounts.")
+        }
+        let links = try await store.identities(accountKey: account.key)
+        let entries = providers.all.map { provider in
+            let link = links.first { $0.provider == provider.id }
+            return IdentityList.Entry(provider: provider.id, name: provider.name, email: link?.email ?? "", linked: link != nil)
+        }
+        return try JSONResponse.make(IdentityList(has_password: !account.passwordHash.isEmpty, identities: entries))
+    }
+
+    @Sendable func unlink(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request),
+              let account = try await store.account(key: session.accountKey) else {
+            throw APIError(.unauthorized, "not_logged_in", "Log in to unlink an account.")
+        }
+        let id = context.parameters.get("provider") ?? ""
+        let links = try await store.identities(accountKey: account.key)
+        guard links.contains(where: { $0.provider == id }) else {
+            throw APIError(.notFound, "not_linked", "That provider is not linked to your account.")
+        }
+        // Never leave an account nobody can sign in to.
+        guard !account.passwordHash.isEmpty || links.count > 1 else {
+            throw APIError(.conflict, "last_sign_in_method", "Set a password first: this is the only way you can sign in.")
+        }
+        try await store.unlinkIdentity(provider: id, accountKey: account.key)
+        context.logger.info("identity unlinked", metadata: ["account": "\(account.key)", "provider": "\(id.prefix(32))"])
+        return try JSONResponse.make(["unlinked": id])
+    }
+
+    // MARK: POST /api/auth/token
+
+    struct TokenRequest: Decodable { let code: String; let code_verifier: String }
+
+    /// A native app trades the one-time code its loopback address received, with the PKCE
+    /// verifier only it knows, for a session: the same answer as `POST /session` (no prefix).
+    @Sendable func token(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let body = try await request.collectBody(limit: 4096) { APIError.tooLarge }
+        guard let form = try? JSONDecoder().decode(TokenRequest.self, from: body), form.code.count <= 128, form.code_verifier.count <= 128 else {
+            throw APIError(.badRequest, "invalid_body", "Send a JSON object with code and code_verifier (strings).")
+        }
+        guard let handoff = try await store.takeSignInHandoff(code: form.code, now: Date()),
+              OIDCClient.constantTimeEqual(OIDCClient.codeChallenge(for: form.code_verifier), handoff.challenge),
+              let account = try await store.account(key: handoff.accountKey), account.disabledAt == nil else {
+            throw APIError(.forbidden, "invalid_code", "This sign-in code is unknown, used, expired or not yours. Sign in again.")
+        }
+        let (session, cookies) = try await SessionController.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
+        try await store.saveSessionSignIn(sessionID: session.id, SessionSignIn(provider: handoff.provider, idToken: nil, accessToken: nil))
+        context.logger.info("login", metadata: ["account": "\(account.key)", "provider": "\(handoff.provider)", "client": "app"])
+        var response = try JSONResponse.make(SessionResponse(
+            account: .init(registered: true, key: account.key),
+            session: .init(id: session.id, expiration: ParseDate.string(from: session.expiresAt))
+        ))
+        for cookie in cookies { response.setCookie(cookie) }
+        return response
+    }
+
+    // MARK: POST /api/auth/logout
+
+    struct LogoutResult: Encodable {
+        let logged_out: Bool
+        let provider: String?
+        let provider_name: String?
+        /// Where to send the browser to sign out of the provider too (RP-initiated logout).
+        let provider_logout_url: String?
+        /// Facebook: the token we held was revoked (true), could not be (false).
+        let provider_token_revoked: Bool?
+    }
+
+    @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
+        var result = LogoutResult(logged_out: false, provider: nil, provider_name: nil, provider_logout_url: nil, provider_token_revoked: nil)
+        if case .valid(let session) = try await SessionResolver(sessions: store).resolve(request) {
+            let signIn = try await store.sessionSignIn(sessionID: session.id)
+            try await store.deleteSession(id: session.id)
+            context.logger.info("logout", metadata: ["account": "\(session.accountKey)"])
+            var logoutURL: String?, revoked: Bool?
+            let provider = signIn.flatMap { providers.provider($0.provider) }
+            switch provider {
+            case .oidc(let client):
+                if let endpoint = try? await client.metadata().end_session_endpoint, let url = URL(string: endpoint) {
+                    var fields = [("client_id", client.settings.clientID),
+                                  ("post_logout_redirect_uri", Self.baseURL(configuration: configuration, request: request, context: context) + "/")]
+                    if let hint = signIn?.idToken { fields.insert(("id_token_hint", hint), at: 0) }
+                    logoutURL = FormEncoding.url(url, adding: fields).absoluteString
+                }
+            case .facebook(let client):
+                if let token = signIn?.accessToken { revoked = await client.revoke(token: token) }
+            case nil:
+                break
+            }
+            result = LogoutResult(logged_out: true, provider: provider?.id, provider_name: provider?.name,
+                                  provider_logout_url: logoutURL, provider_token_revoked: revoked)
+        }
+        return SessionController.clearingSessionCookies(try JSONResponse.make(result))
+    }
+}
