@@ -126,7 +126,8 @@ func buildRouter(
         .addRoutes(to: router.group("api/geocode"))
     TravelController(
         store: store, albums: albums, geocoder: geocoder, configuration: configuration,
-        searchLimiter: SearchAllowance(store: store, perMinute: max(1, Int(configuration.photoSearchBurst.rounded())))
+        searchLimiter: SearchAllowance(store: store, limit: max(1, configuration.photoSearchesPerWindow),
+                                       windowSeconds: max(1, configuration.photoSearchWindowSeconds))
     )
         .addRoutes(to: router.group("api"))
 

@@ -50,10 +50,11 @@ public struct Configuration: Sendable {
     /// cache also listens for other servers' writes (LISTEN/NOTIFY), so it stays correct
     /// when several servers share the database.
     public var cacheListResponses = true
-    /// Photo searches (pin dropped or moved, New Collection) allowed per account: sustained
-    /// rate and burst. A Flickr key allows 3,600 searches an hour for all users together.
-    public var photoSearchesPerMinute: Double = 20
-    public var photoSearchBurst: Double = 20
+    /// Photo searches (pin dropped or moved, New Collection) allowed per account in each
+    /// window, counted in the database for every server together. A Flickr key allows 3,600
+    /// searches an hour for all users together (counted separately).
+    public var photoSearchesPerWindow = 20
+    public var photoSearchWindowSeconds = 60
     /// Largest request body accepted, in bytes.
     public var maxBodySize = 64 * 1024
     /// Travel photos come from Flickr when this key is set (`FLICKR_API_KEY`), from

@@ -97,7 +97,7 @@ struct TravelAPITests {
 
     @Test("Photo searches are limited per account: over the burst answers 429 and changes nothing")
     func searchRateLimit() async throws {
-        try await withTravelServer({ $0.photoSearchBurst = 2; $0.photoSearchesPerMinute = 1 }) { context in
+        try await withTravelServer({ $0.photoSearchesPerWindow = 2; $0.photoSearchWindowSeconds = 86_400 }) { context in
             let user = try await context.client.signUp()
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
             _ = try await context.client.settledAlbum(user, pinID)
