@@ -94,14 +94,8 @@ final class CLISandbox: @unchecked Sendable {
         try Data(stdin.utf8).write(to: input)
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = environment(extra)
-        process.standardInput = try FileHandle(forReadingFrom: input)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        let process = try ChildProcess(binary, arguments, environment: environment(extra),
+                                       stdin: input, stdout: output, stderr: errors)
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         if process.isRunning {
@@ -125,24 +119,19 @@ final class ServerProcess: @unchecked Sendable {
     let url: URL
     /// The database the server keeps its data in.
     let databaseURL: String
-    private let process: Process
+    private let process: ChildProcess
 
     init(sandbox: CLISandbox) async throws {
         var lastError: (any Error)?
         for _ in 0..<3 {
             let port = try freePort()
-            let process = Process()
-            process.executableURL = sandbox.binary
             let dataDirectory = sandbox.directory.appendingPathComponent("data-\(port)")
-            process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port),
-                                 "--data-dir", dataDirectory.path, "--log-level", "warning"]
-                + (TestDatabases.databaseURL(forDataDirectory: dataDirectory).map { ["--database-url", $0] } ?? [])
-            process.environment = sandbox.environment()
             let log = sandbox.directory.appendingPathComponent("server-\(port).log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.standardOutput = try FileHandle(forWritingTo: log)
-            process.standardError = try FileHandle(forWritingTo: log)
-            try process.run()
+            let process = try ChildProcess(
+                sandbox.binary,
+                ["serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path, "--log-level", "warning"]
+                    + (TestDatabases.databaseURL(forDataDirectory: dataDirectory).map { ["--database-url", $0] } ?? []),
+                environment: sandbox.environment(), stdout: log, stderr: log)
             let url = URL(string: "http://127.0.0.1:\(port)")!
             do {
                 try await Self.waitForHealth(url, process: process)
@@ -163,7 +152,7 @@ final class ServerProcess: @unchecked Sendable {
 
     func stop() { forceStop(process) }
 
-    private static func waitForHealth(_ url: URL, process: Process) async throws {
+    private static func waitForHealth(_ url: URL, process: ChildProcess) async throws {
         let health = url.appendingPathComponent("health")
         let session = URLSession(configuration: .ephemeral)
         let deadline = Date().addingTimeInterval(30)
@@ -186,14 +175,6 @@ final class ServerProcess: @unchecked Sendable {
         let client = UdacityClient(configuration: OnTheMapConfiguration(server: url))
         _ = try await client.signUp(email: email, password: password, firstName: first, lastName: last)
     }
-}
-
-/// Kills a child with SIGKILL: children inherit the test runner's signal mask, in which
-/// SIGTERM and SIGINT may be blocked, so `terminate()` alone can wait forever.
-func forceStop(_ process: Process) {
-    guard process.isRunning else { return }
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
 }
 
 /// A loopback port nothing listens on right now.

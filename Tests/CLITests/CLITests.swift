@@ -188,12 +188,8 @@ struct CLITests {
         try FileManager.default.createDirectory(at: classes, withIntermediateDirectories: true)
         try Data("<html>maintenance</html>".utf8).write(to: classes.appendingPathComponent("StudentLocation"))
         let port = try freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(URL(fileURLWithPath: python),
+                                       ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root.path])
         defer { forceStop(process) }
 
         var result = CLIResult(status: -1, stdout: "", stderr: "")

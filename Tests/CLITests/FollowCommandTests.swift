@@ -21,13 +21,8 @@ struct FollowCommandTests {
 
         let output = sandbox.directory.appendingPathComponent("follow.out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = sandbox.binary
-        process.arguments = ["students", "--follow", "--json", "--server", server.url.absoluteString]
-        process.environment = sandbox.environment()
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(sandbox.binary, ["students", "--follow", "--json", "--server", server.url.absoluteString],
+                                       environment: sandbox.environment(), stdout: output)
         defer { forceStop(process) }
 
         func lines(atLeast count: Int) async throws -> [[String: Any]] {
