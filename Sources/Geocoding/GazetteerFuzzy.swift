@@ -1,5 +1,41 @@
 import Foundation
 
+/// The typo search of one query (a lookup, or one type-ahead call): the walks it has done,
+/// and what it may still spend.
+///
+/// A query reads the same name several ways (whole and split before qualifiers, with
+/// leading parts dropped, looked up and then completed while typing), so a walk is done
+/// once and remembered. And every walk counts the rows of the edit-distance table it
+/// computes (one per trie node visited) against the query's budget: past it, walks return
+/// what they have found so far and further walks find nothing. The bound is counted work,
+/// not time, so the same query always gives the same answer, however loaded the machine.
+final class FuzzyWork {
+    /// Rows one query may compute. The accuracy suite's heaviest query needs about a tenth
+    /// of it; a row costs a few nanoseconds, so the walks of a query stay well under 1 ms.
+    static let rowBudget = 150_000
+
+    struct Walk: Hashable {
+        let query: String
+        let maxDistance: Int
+        let prefix: Bool
+        let limit: Int
+        let majorPastOneEdit: Bool
+    }
+
+    var remaining: Int
+    private(set) var rows = 0
+    var done: [Walk: [Gazetteer.FuzzyKey]] = [:]
+
+    init(budget: Int = FuzzyWork.rowBudget) {
+        remaining = budget
+    }
+
+    func spend(_ count: Int) {
+        rows += count
+        remaining -= count
+    }
+}
+
 extension Gazetteer {
     /// A key found by fuzzy search and its edit distance from the query.
     struct FuzzyKey {
@@ -22,29 +58,40 @@ extension Gazetteer {
     /// With `majorPastOneEdit`, keys more than one edit away are looked for only among
     /// `majorKeys` (a third of the keys), for callers that keep nothing else that far.
     func fuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool = false, limit: Int = Int.max,
-                   majorPastOneEdit: Bool = false) -> [FuzzyKey] {
+                   majorPastOneEdit: Bool = false, work: FuzzyWork = FuzzyWork()) -> [FuzzyKey] {
+        let memo = FuzzyWork.Walk(query: query, maxDistance: maxDistance, prefix: prefix, limit: limit,
+                                  majorPastOneEdit: majorPastOneEdit)
+        if let known = work.done[memo] { return known }
+        let found = uncachedFuzzyKeys(query, maxDistance: maxDistance, prefix: prefix, limit: limit,
+                                      majorPastOneEdit: majorPastOneEdit, work: work)
+        work.done[memo] = found
+        return found
+    }
+
+    private func uncachedFuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool, limit: Int,
+                                   majorPastOneEdit: Bool, work: FuzzyWork) -> [FuzzyKey] {
         let q = Array(query.utf8)
         let n = q.count
         let k = maxDistance
-        guard n > 0, k > 0, !keyStart.isEmpty else { return [] }
+        guard n > 0, k > 0, !keyStart.isEmpty, work.remaining > 0 else { return [] }
         if k > 1 && majorPastOneEdit {
-            let near = fuzzyKeys(query, maxDistance: 1, prefix: prefix, limit: limit)
+            let near = fuzzyKeys(query, maxDistance: 1, prefix: prefix, limit: limit, work: work)
             if !near.isEmpty { return near }
-            return majorKeys.withUnsafeBufferPointer { walk(q, k, prefix, limit, only: $0) }
+            return majorKeys.withUnsafeBufferPointer { walk(q, k, prefix, limit, only: $0, work: work) }
         }
         // Most typos are one edit, and a one-edit walk prunes far sooner: the wider walk
         // runs only when the narrower one finds nothing.
         if k > 1 {
-            let near = fuzzyKeys(query, maxDistance: k - 1, prefix: prefix, limit: limit)
+            let near = fuzzyKeys(query, maxDistance: k - 1, prefix: prefix, limit: limit, work: work)
             if !near.isEmpty { return near }
         }
-        return walk(q, k, prefix, limit, only: nil)
+        return walk(q, k, prefix, limit, only: nil, work: work)
     }
 
     /// The trie walk of `fuzzyKeys` at one budget, over all keys or the sorted subset `only`
     /// (which must be `majorKeys`: `heads` is indexed by position in the walked list).
     private func walk(_ q: [UInt8], _ k: Int, _ prefix: Bool, _ limit: Int,
-                      only: UnsafeBufferPointer<Int32>?) -> [FuzzyKey] {
+                      only: UnsafeBufferPointer<Int32>?, work: FuzzyWork) -> [FuzzyKey] {
         let n = q.count
         let width = n + 1
         let maxDepth = n + k
@@ -63,6 +110,8 @@ extension Gazetteer {
         var pathHead: UInt64 = 0 // the first 8 bytes of the path, packed like `keyHead`
         var found: [FuzzyKey] = []
         let keyCount = only?.count ?? keyStart.count
+        var rowsLeft = work.remaining
+        defer { work.spend(work.remaining - rowsLeft) }
 
         bytes.withUnsafeBufferPointer { buf in
         keyStart.withUnsafeBufferPointer { starts in
@@ -72,6 +121,7 @@ extension Gazetteer {
                 // `key` is a position in the walked list; `id` the key it stands for.
                 var key = 0
                 keys: while key < keyCount {
+                    if rowsLeft <= 0 { break keys }
                     let id = only.map { Int($0[key]) } ?? key
                     let start = Int(starts[id]), length = Int(lengths[id])
                     let head = heads[key]
@@ -85,6 +135,7 @@ extension Gazetteer {
                     while depth < min(length, maxDepth) {
                         let c = depth < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * depth)) : buf[start + depth]
                         let d = depth + 1
+                        rowsLeft -= 1
                         let row = d * width, above = row - width
                         var rowMin = cap
                         if d <= k { rows[row] = d; rowMin = d }
