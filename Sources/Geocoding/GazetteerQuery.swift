@@ -92,9 +92,11 @@ extension Gazetteer {
     }
 
     /// The name as a whole, and split into a name and trailing qualifiers
-    /// ("mountain view" + "california" + "usa").
+    /// ("mountain view" + "california" + "usa"). Read with typos, words followed by known
+    /// qualifiers are corrected without them first ("Mountain Veiw California"), and the
+    /// whole words, a longer and costlier walk, only when that finds nothing.
     private func readName(_ words: [Substring], _ q: Qualification, typos: Bool, work: FuzzyWork) -> [Candidate] {
-        var found = candidates(name: words.joined(separator: " "), q, baseScore: 0, typos: typos, work: work)
+        var found: [Candidate] = []
         if words.count >= 2 {
             for split in stride(from: words.count - 1, through: 1, by: -1) {
                 guard let extra = qualifierPhrases(words[split...]) else { continue }
@@ -103,6 +105,9 @@ extension Gazetteer {
                 found += candidates(name: words[..<split].joined(separator: " "), more,
                                     baseScore: Weight.splitQualifier, typos: typos, work: work)
             }
+        }
+        if !typos || found.isEmpty {
+            found += candidates(name: words.joined(separator: " "), q, baseScore: 0, typos: typos, work: work)
         }
         return found
     }
