@@ -11,9 +11,11 @@ import Foundation
 /// not time, so the same query always gives the same answer, however loaded the machine.
 final class FuzzyWork {
     /// Rows one query may compute. A row costs 0.1-0.2 µs (most of it reading the key's
-    /// bytes), so this keeps the typo search of any query near 1-2 ms on a loaded machine;
-    /// a one-edit walk of a long name takes about 5,000, and the accuracy suite's heaviest
-    /// lookup under 10,000 (the benchmark prints the figures).
+    /// bytes), so this keeps the typo search of any query near 2 ms on a loaded machine;
+    /// a one-edit walk of a long name takes 4,000-5,000, and the accuracy suite's heaviest
+    /// lookup about 7,200 (the benchmark prints the figures). Half-typed addresses in
+    /// type-ahead are what reaches it. (8,000 was tried: a misspelt prefix such as
+    /// "Minneapl" then spent it all in the lookup before its completion was walked.)
     static let rowBudget = 12_000
 
     struct Walk: Hashable {
@@ -154,8 +156,9 @@ extension Gazetteer {
                     pathHead &= Gazetteer.headMask(depth)
                     while depth < min(length, maxDepth) {
                         let c = depth < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * depth)) : buf[start + depth]
-                        let d = depth + 1
+                        if rowsLeft <= 0 { break keys }
                         rowsLeft -= 1
+                        let d = depth + 1
                         let row = d * width, above = row - width
                         var rowMin = cap
                         if d <= k { rows[row] = d; rowMin = d }
