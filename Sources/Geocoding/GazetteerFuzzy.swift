@@ -1,5 +1,45 @@
 import Foundation
 
+/// The typo search of one query (a lookup, or one type-ahead call): the walks it has done,
+/// and what it may still spend.
+///
+/// A query reads the same name several ways (whole and split before qualifiers, with
+/// leading parts dropped, looked up and then completed while typing), so a walk is done
+/// once and remembered. And every walk counts the rows of the edit-distance table it
+/// computes (one per trie node visited) against the query's budget: past it, walks return
+/// what they have found so far and further walks find nothing. The bound is counted work,
+/// not time, so the same query always gives the same answer, however loaded the machine.
+final class FuzzyWork {
+    /// Rows one query may compute. A row costs 0.1-0.2 µs (most of it reading the key's
+    /// bytes), so this keeps the typo search of any query near 2 ms on a loaded machine;
+    /// a one-edit walk of a long name takes 4,000-5,000, and the accuracy suite's heaviest
+    /// lookup about 7,200 (the benchmark prints the figures). Half-typed addresses in
+    /// type-ahead are what reaches it. (8,000 was tried: a misspelt prefix such as
+    /// "Minneapl" then spent it all in the lookup before its completion was walked.)
+    static let rowBudget = 12_000
+
+    struct Walk: Hashable {
+        let query: String
+        let maxDistance: Int
+        let prefix: Bool
+        let limit: Int
+        let majorPastOneEdit: Bool
+    }
+
+    var remaining: Int
+    private(set) var rows = 0
+    var done: [Walk: [Gazetteer.FuzzyKey]] = [:]
+
+    init(budget: Int = FuzzyWork.rowBudget) {
+        remaining = budget
+    }
+
+    func spend(_ count: Int) {
+        rows += count
+        remaining -= count
+    }
+}
+
 extension Gazetteer {
     /// A key found by fuzzy search and its edit distance from the query.
     struct FuzzyKey {
@@ -22,29 +62,58 @@ extension Gazetteer {
     /// With `majorPastOneEdit`, keys more than one edit away are looked for only among
     /// `majorKeys` (a third of the keys), for callers that keep nothing else that far.
     func fuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool = false, limit: Int = Int.max,
-                   majorPastOneEdit: Bool = false) -> [FuzzyKey] {
+                   majorPastOneEdit: Bool = false, work: FuzzyWork = FuzzyWork()) -> [FuzzyKey] {
+        let memo = FuzzyWork.Walk(query: query, maxDistance: maxDistance, prefix: prefix, limit: limit,
+                                  majorPastOneEdit: majorPastOneEdit)
+        if let known = work.done[memo] { return known }
+        let found = uncachedFuzzyKeys(query, maxDistance: maxDistance, prefix: prefix, limit: limit,
+                                      majorPastOneEdit: majorPastOneEdit, work: work)
+        work.done[memo] = found
+        return found
+    }
+
+    private func uncachedFuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool, limit: Int,
+                                   majorPastOneEdit: Bool, work: FuzzyWork) -> [FuzzyKey] {
         let q = Array(query.utf8)
         let n = q.count
         let k = maxDistance
-        guard n > 0, k > 0, !keyStart.isEmpty else { return [] }
-        if k > 1 && majorPastOneEdit {
-            let near = fuzzyKeys(query, maxDistance: 1, prefix: prefix, limit: limit)
-            if !near.isEmpty { return near }
-            return majorKeys.withUnsafeBufferPointer { walk(q, k, prefix, limit, only: $0) }
-        }
+        guard n > 0, k > 0, !keyStart.isEmpty, work.remaining > 0 else { return [] }
         // Most typos are one edit, and a one-edit walk prunes far sooner: the wider walk
-        // runs only when the narrower one finds nothing.
+        // runs only when the narrower one finds nothing. Past one edit, only names that
+        // begin with the query's first byte are walked (a misspelt name nearly always keeps
+        // its first letter, and the walk shrinks by an order of magnitude).
         if k > 1 {
-            let near = fuzzyKeys(query, maxDistance: k - 1, prefix: prefix, limit: limit)
+            let near = fuzzyKeys(query, maxDistance: k - 1, prefix: prefix, limit: limit,
+                                 majorPastOneEdit: majorPastOneEdit, work: work)
             if !near.isEmpty { return near }
+            if majorPastOneEdit {
+                return majorKeys.withUnsafeBufferPointer {
+                    walk(q, k, prefix, limit, only: $0, positions: startingWith(q[0], majorKeyHead), work: work)
+                }
+            }
+            return walk(q, k, prefix, limit, only: nil, positions: startingWith(q[0], keyHead), work: work)
         }
-        return walk(q, k, prefix, limit, only: nil)
+        return walk(q, k, prefix, limit, only: nil, positions: 0..<keyStart.count, work: work)
     }
 
     /// The trie walk of `fuzzyKeys` at one budget, over all keys or the sorted subset `only`
     /// (which must be `majorKeys`: `heads` is indexed by position in the walked list).
+    /// Positions in a sorted list of packed key heads of the keys that begin with `byte`.
+    private func startingWith(_ byte: UInt8, _ heads: [UInt64]) -> Range<Int> {
+        func lowerBound(_ value: UInt64) -> Int {
+            var lo = 0, hi = heads.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if heads[mid] < value { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+        let low = lowerBound(UInt64(byte) << 56)
+        return low..<(byte == 0xFF ? heads.count : lowerBound(UInt64(byte + 1) << 56))
+    }
+
     private func walk(_ q: [UInt8], _ k: Int, _ prefix: Bool, _ limit: Int,
-                      only: UnsafeBufferPointer<Int32>?) -> [FuzzyKey] {
+                      only: UnsafeBufferPointer<Int32>?, positions: Range<Int>, work: FuzzyWork) -> [FuzzyKey] {
         let n = q.count
         let width = n + 1
         let maxDepth = n + k
@@ -62,7 +131,9 @@ extension Gazetteer {
         var depth = 0
         var pathHead: UInt64 = 0 // the first 8 bytes of the path, packed like `keyHead`
         var found: [FuzzyKey] = []
-        let keyCount = only?.count ?? keyStart.count
+        let keyCount = positions.upperBound
+        var rowsLeft = work.remaining
+        defer { work.spend(work.remaining - rowsLeft) }
 
         bytes.withUnsafeBufferPointer { buf in
         keyStart.withUnsafeBufferPointer { starts in
@@ -70,8 +141,9 @@ extension Gazetteer {
         (only == nil ? keyHead : majorKeyHead).withUnsafeBufferPointer { heads in
             q.withUnsafeBufferPointer { qb in
                 // `key` is a position in the walked list; `id` the key it stands for.
-                var key = 0
+                var key = positions.lowerBound
                 keys: while key < keyCount {
+                    if rowsLeft <= 0 { break keys }
                     let id = only.map { Int($0[key]) } ?? key
                     let start = Int(starts[id]), length = Int(lengths[id])
                     let head = heads[key]
@@ -84,6 +156,8 @@ extension Gazetteer {
                     pathHead &= Gazetteer.headMask(depth)
                     while depth < min(length, maxDepth) {
                         let c = depth < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * depth)) : buf[start + depth]
+                        if rowsLeft <= 0 { break keys }
+                        rowsLeft -= 1
                         let d = depth + 1
                         let row = d * width, above = row - width
                         var rowMin = cap
@@ -181,4 +255,23 @@ extension Gazetteer {
         }
         return lo
     }
+}
+
+extension Gazetteer {
+    /// Rows of the edit-distance table that the typo search of a lookup computes (counted
+    /// work, for the benchmark), and the most one query may compute.
+    @_spi(Benchmark) public func typoSearchRows(lookup query: String) -> Int {
+        let work = FuzzyWork()
+        _ = lookup(query, limit: 5, work: work)
+        return work.rows
+    }
+
+    /// The same for one type-ahead call.
+    @_spi(Benchmark) public func typoSearchRows(suggest prefix: String) -> Int {
+        let work = FuzzyWork()
+        _ = suggestions(prefix: prefix, limit: 5, lookedUp: false, work: work)
+        return work.rows
+    }
+
+    @_spi(Benchmark) public static var typoSearchRowBudget: Int { FuzzyWork.rowBudget }
 }

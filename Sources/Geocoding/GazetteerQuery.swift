@@ -21,7 +21,7 @@ extension Gazetteer {
     static let longestQualifier = 4
 
     /// Everything the query could mean, scored, with the confidence of the reading.
-    func rankedCandidates(_ query: String) -> (candidates: [Candidate], confidence: Double) {
+    func rankedCandidates(_ query: String, work: FuzzyWork = FuzzyWork()) -> (candidates: [Candidate], confidence: Double) {
         guard !query.isEmpty, query.count <= Gazetteer.maximumQueryLength else { return ([], 0) }
         let parts = query.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\n" })
             .map { Normalizer.key(String($0)) }
@@ -34,7 +34,7 @@ extension Gazetteer {
             var drop = 0
             while drop < parts.count && drop <= 3 {
                 let tail = Array(parts[drop...])
-                var found = read(tail, typos: typos)
+                var found = read(tail, typos: typos, work: work)
                 if !found.candidates.isEmpty {
                     if drop > 0 { found.confidence = min(found.confidence, 0.5) }
                     return found
@@ -49,14 +49,14 @@ extension Gazetteer {
         // postcode: skip reading the parts, which would try to correct every word.)
         guard parts.contains(where: { $0.contains { $0.contains(where: \.isNumber) } }) else { return ([], 0) }
         var q = Qualification()
-        for part in parts { qualify(part, into: &q, typos: false) }
+        for part in parts { qualify(part, into: &q, typos: false, work: work) }
         return (postcodeCandidates(q), 0.5)
     }
 
     /// Reads parts[0] as a name qualified by the other parts.
-    func read(_ parts: [[Substring]], typos: Bool) -> (candidates: [Candidate], confidence: Double) {
+    func read(_ parts: [[Substring]], typos: Bool, work: FuzzyWork) -> (candidates: [Candidate], confidence: Double) {
         var q = Qualification()
-        for part in parts.dropFirst() { qualify(part, into: &q, typos: typos) }
+        for part in parts.dropFirst() { qualify(part, into: &q, typos: typos, work: work) }
         let confidence = q.unknown > 0 ? 0.6 : (typos || q.corrected) ? Gazetteer.typoConfidence : 1
 
         // A postcode at either end of the name part is a qualifier ("80331 München").
@@ -69,7 +69,7 @@ extension Gazetteer {
         var found: [Candidate] = []
         if words.count < parts[0].count {
             // "12 de Octubre" is a name with a number in it.
-            found += readName(parts[0], q, typos: typos)
+            found += readName(parts[0], q, typos: typos, work: work)
         }
         var withCodes = q
         withCodes.postcodeRows += edgeRows
@@ -77,12 +77,12 @@ extension Gazetteer {
             // Only a postcode (and qualifiers): the postcode's own place.
             return (found + postcodeCandidates(withCodes), confidence)
         }
-        found += readName(words, withCodes, typos: typos)
+        found += readName(words, withCodes, typos: typos, work: work)
         if found.isEmpty && !lead.isEmpty && parts.count == 1 {
             // "77 Massachusetts Ave Cambridge MA": skip street words after a house number.
             for skip in 1..<min(words.count, 5) {
                 let rest = Array(words[skip...])
-                found = readName(rest, withCodes, typos: typos).map {
+                found = readName(rest, withCodes, typos: typos, work: work).map {
                     Candidate(entry: $0.entry, score: $0.score + Weight.streetSkipped)
                 }
                 if !found.isEmpty { return (found, min(confidence, 0.5)) }
@@ -92,24 +92,30 @@ extension Gazetteer {
     }
 
     /// The name as a whole, and split into a name and trailing qualifiers
-    /// ("mountain view" + "california" + "usa").
-    private func readName(_ words: [Substring], _ q: Qualification, typos: Bool) -> [Candidate] {
-        var found = candidates(name: words.joined(separator: " "), q, baseScore: 0, typos: typos)
+    /// ("mountain view" + "california" + "usa"). Read with typos, words followed by known
+    /// qualifiers are corrected without them first ("Mountain Veiw California"), and the
+    /// whole words, a longer and costlier walk, only when that finds nothing.
+    private func readName(_ words: [Substring], _ q: Qualification, typos: Bool, work: FuzzyWork) -> [Candidate] {
+        var found: [Candidate] = []
         if words.count >= 2 {
             for split in stride(from: words.count - 1, through: 1, by: -1) {
                 guard let extra = qualifierPhrases(words[split...]) else { continue }
                 var more = q
                 more.refs += extra
                 found += candidates(name: words[..<split].joined(separator: " "), more,
-                                    baseScore: Weight.splitQualifier, typos: typos)
+                                    baseScore: Weight.splitQualifier, typos: typos, work: work)
             }
+        }
+        if !typos || found.isEmpty {
+            found += candidates(name: words.joined(separator: " "), q, baseScore: 0, typos: typos, work: work)
         }
         return found
     }
 
     /// Candidates for a name under qualifiers that must all hold. With `typos`, only a
     /// name with no exact key is corrected (an exact name in the wrong place stays wrong).
-    func candidates(name: String, _ q: Qualification, baseScore: Double, typos: Bool) -> [Candidate] {
+    func candidates(name: String, _ q: Qualification, baseScore: Double, typos: Bool,
+                    work: FuzzyWork) -> [Candidate] {
         var keys: [FuzzyKey]
         if !typos {
             guard let k = keyRange(name, prefix: false).first else { return [] }
@@ -117,7 +123,7 @@ extension Gazetteer {
         } else {
             guard keyRange(name, prefix: false).isEmpty else { return [] }
             // Two edits are trusted only for well-known places (below): only their keys are walked.
-            keys = fuzzyKeys(name, maxDistance: Gazetteer.typoBudget(name.utf8.count), majorPastOneEdit: true)
+            keys = fuzzyKeys(name, maxDistance: Gazetteer.typoBudget(name.utf8.count), majorPastOneEdit: true, work: work)
         }
         var out: [Candidate] = []
         for fuzzy in keys {
@@ -173,7 +179,7 @@ extension Gazetteer {
     // MARK: - Qualifiers
 
     /// Reads one qualifying part ("MA 02139", "California USA", "Masachusetts").
-    func qualify(_ part: [Substring], into q: inout Qualification, typos: Bool) {
+    func qualify(_ part: [Substring], into q: inout Qualification, typos: Bool, work: FuzzyWork) {
         let words = part.filter { !$0.contains(where: \.isNumber) }
         let numbers = part.filter { $0.contains(where: \.isNumber) }
         q.postcodeRows += postcodeRows(numbers)
@@ -184,7 +190,7 @@ extension Gazetteer {
         }
         // A misspelt region or country ("Masachusetts").
         let text = words.joined(separator: " ")
-        if typos || text.utf8.count >= 5, let refs = correctedQualifier(text) {
+        if typos || text.utf8.count >= 5, let refs = correctedQualifier(text, work: work) {
             q.refs.append(refs)
             q.corrected = true
             return
@@ -210,9 +216,9 @@ extension Gazetteer {
     }
 
     /// The qualifier closest in spelling to `text`, if one is within the typo budget.
-    func correctedQualifier(_ text: String) -> [QualifierRef]? {
+    func correctedQualifier(_ text: String, work: FuzzyWork) -> [QualifierRef]? {
         // Region and country names are all major keys.
-        let keys = fuzzyKeys(text, maxDistance: Gazetteer.typoBudget(text.utf8.count), majorPastOneEdit: true)
+        let keys = fuzzyKeys(text, maxDistance: Gazetteer.typoBudget(text.utf8.count), majorPastOneEdit: true, work: work)
             .sorted { $0.distance < $1.distance }
         for fuzzy in keys {
             if let refs = qualifiers[key(at: fuzzy.key)], refs.contains(where: \.byName) { return refs }

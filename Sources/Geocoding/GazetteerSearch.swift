@@ -173,8 +173,12 @@ extension Gazetteer {
 
     /// Synchronous forward geocoding; best first, `[]` when nothing matches.
     public func lookup(_ query: String, limit: Int = 5) -> [GeocodeResult] {
+        lookup(query, limit: limit, work: FuzzyWork())
+    }
+
+    func lookup(_ query: String, limit: Int, work: FuzzyWork) -> [GeocodeResult] {
         let limit = min(max(limit, 1), 50)
-        let (candidates, confidence) = rankedCandidates(query)
+        let (candidates, confidence) = rankedCandidates(query, work: work)
         return top(candidates, limit: limit).map { result(entry: $0.entry, confidence: confidence) }
     }
 

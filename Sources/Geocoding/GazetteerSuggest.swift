@@ -8,21 +8,22 @@ extension Gazetteer {
 
     /// Synchronous type-ahead: entries with a name starting with `prefix`, best first.
     public func suggestions(prefix: String, limit: Int = 5) -> [GeocodeResult] {
-        suggestions(prefix: prefix, limit: limit, lookedUp: false)
+        suggestions(prefix: prefix, limit: limit, lookedUp: false, work: FuzzyWork())
     }
 
     /// `lookedUp`: a lookup of `prefix` has already found nothing (it is not repeated).
-    private func suggestions(prefix: String, limit: Int, lookedUp: Bool) -> [GeocodeResult] {
+    /// `work`: the typo search of the whole call (shared by the lookup and the completion).
+    func suggestions(prefix: String, limit: Int, lookedUp: Bool, work: FuzzyWork) -> [GeocodeResult] {
         let limit = min(max(limit, 1), 50)
         guard !prefix.isEmpty, prefix.count <= Gazetteer.maximumQueryLength else { return [] }
         if prefix.contains(",") {
-            let exact = lookup(prefix, limit: limit)
+            let exact = lookup(prefix, limit: limit, work: work)
             if !exact.isEmpty { return exact }
             // "Unter den Linden 77, ": nothing after the comma yet, so the name part alone
             // reads the same and was just looked up.
             let rest = prefix.drop(while: { $0 != "," })
             return suggestions(prefix: String(prefix.prefix(while: { $0 != "," })), limit: limit,
-                               lookedUp: rest.allSatisfy { $0 == "," || $0.isWhitespace })
+                               lookedUp: rest.allSatisfy { $0 == "," || $0.isWhitespace }, work: work)
         }
         let key = Normalizer.key(prefix)
         guard !key.isEmpty else { return [] }
@@ -31,9 +32,9 @@ extension Gazetteer {
             if key.contains(where: \.isNumber) && !key.contains(" ") {
                 return postcodeSuggestions(key, limit: limit)
             }
-            let whole = lookedUp ? [] : lookup(prefix, limit: limit)
+            let whole = lookedUp ? [] : lookup(prefix, limit: limit, work: work)
             if !whole.isEmpty { return whole }
-            return typoSuggestions(key, limit: limit)
+            return typoSuggestions(key, limit: limit, work: work)
         }
         let keyBytes = key.utf8.count
         var best = TopK(capacity: limit)
@@ -70,10 +71,10 @@ extension Gazetteer {
     }
 
     /// "Minneap" typed as "Mineap": names starting with a close spelling.
-    private func typoSuggestions(_ key: String, limit: Int) -> [GeocodeResult] {
+    private func typoSuggestions(_ key: String, limit: Int, work: FuzzyWork) -> [GeocodeResult] {
         var best = TopK(capacity: limit)
         let keys = fuzzyKeys(key, maxDistance: Gazetteer.typoBudget(key.utf8.count), prefix: true,
-                             limit: Gazetteer.typoPrefixKeys)
+                             limit: Gazetteer.typoPrefixKeys, work: work)
         for fuzzy in keys.prefix(Gazetteer.typoPrefixKeys) {
             scan(fuzzy.key, exact: false, penalty: Double(fuzzy.distance) * Weight.typo, into: &best)
         }

@@ -6,8 +6,8 @@ import Foundation
 /// dropped, special letters spelled out (ß -> ss, ø -> o, ł -> l ...), compatibility
 /// decomposition (full-width and half-width forms folded) with accents removed, lower
 /// case, anything that is not a letter, digit or mark becomes a space, runs of single
-/// letters joined ("U.S.A." -> "usa"), and "st", "ste", "mt", "ft" spelled out as
-/// "saint", "sainte", "mount", "fort".
+/// letters joined ("U.S.A." -> "usa"), traditional Chinese characters folded to simplified,
+/// and "st", "ste", "mt", "ft" spelled out as "saint", "sainte", "mount", "fort".
 public enum Normalizer {
     private static let apostrophes: Set<Unicode.Scalar> = ["'", "\u{2019}", "\u{2018}", "`", "\u{B4}", "\u{2BB}", "\u{2BC}", "\u{2B9}"]
     private static let special: [Unicode.Scalar: String] = [
@@ -42,7 +42,8 @@ public enum Normalizer {
                 let piece = special[scalar] ?? String(scalar)
                 for c in piece.decomposedStringWithCompatibilityMapping.unicodeScalars {
                     if isDiacritic(c) { continue }
-                    for lc in c.properties.lowercaseMapping.unicodeScalars {
+                    for lower in c.properties.lowercaseMapping.unicodeScalars {
+                        let lc = lower.value >= 0x3400 ? hantHans[lower] ?? lower : lower
                         folded.unicodeScalars.append(isWordCharacter(lc) ? lc : " ")
                     }
                 }
@@ -74,6 +75,25 @@ public enum Normalizer {
         flushRun()
         return tokens.joined(separator: " ")
     }
+
+    /// Traditional Chinese characters and their simplified forms (Resources/hant-hans.tsv,
+    /// made from ICU's Traditional-Simplified transform by Scripts/build-hant-hans.swift):
+    /// 臺北 and 台北, 廣州 and 广州 share a key. Japanese kanji fold the same way (東京 and
+    /// 东京), which only makes more spellings find the same place. Empty if the table is
+    /// missing (the keys then simply do not fold).
+    static let hantHans: [Unicode.Scalar: Unicode.Scalar] = {
+        guard let url = Bundle.module.url(forResource: "hant-hans", withExtension: "tsv", subdirectory: "Resources")
+                ?? Bundle.module.url(forResource: "hant-hans", withExtension: "tsv"),
+              let text = try? String(contentsOf: url, encoding: .utf8) else { return [:] }
+        var table: [Unicode.Scalar: Unicode.Scalar] = [:]
+        table.reserveCapacity(3_200)
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let pair = line.unicodeScalars.split(separator: "\t")
+            guard pair.count == 2, pair[0].count == 1, pair[1].count == 1 else { continue }
+            table[pair[0][pair[0].startIndex]] = pair[1][pair[1].startIndex]
+        }
+        return table
+    }()
 
     /// Accents, dropped: combining marks of Latin, Greek and Cyrillic letters, Hebrew points,
     /// Arabic vowel signs. Other scripts' marks (Devanagari vowel signs, kana voicing) stay:

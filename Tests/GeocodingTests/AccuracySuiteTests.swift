@@ -12,7 +12,7 @@ struct AccuracySuiteTests {
         let categories = Set(Self.cases.map(\.category))
         for needed in ["capital", "smalltown", "region-us", "region-ca", "region-au", "region-de",
                        "diacritics", "alternate", "country", "nonsense", "qualified",
-                       "typo", "wordorder", "address", "postcode", "script"] {
+                       "typo", "wordorder", "address", "postcode", "script", "hanzi"] {
             #expect(categories.contains(needed), "missing category \(needed)")
         }
     }
@@ -22,6 +22,7 @@ struct AccuracySuiteTests {
         #expect(Self.cases.filter { $0.category == "wordorder" || $0.category == "address" }.count >= 30)
         #expect(Self.cases.filter { $0.category == "postcode" }.count >= 30)
         #expect(Self.cases.filter { $0.category == "script" }.count >= 30)
+        #expect(Self.cases.filter { $0.category == "hanzi" }.count >= 30)
     }
 
     @Test("top result near the expected point", arguments: cases)

@@ -205,7 +205,7 @@ struct NormalizerTests {
         ("Łódź", "lodz"), ("Straße", "strasse"), ("  New   YORK ", "new york"), ("Y", "y"),
         ("Ærøskøbing", "aeroskobing"), ("Coeur d’Alene", "coeur dalene"), ("İstanbul", "istanbul"),
         ("Mt. Vernon", "mount vernon"), ("ÖSTERREICH", "osterreich"), ("Ste-Foy", "sainte foy"),
-        ("12 de Octubre", "12 de octubre"), ("東京", "東京"), ("!!!", ""),
+        ("12 de Octubre", "12 de octubre"), ("東京", "东京"), ("臺北", "台北"), ("!!!", ""),
     ])
     func key(_ pair: (String, String)) {
         #expect(Normalizer.key(pair.0) == pair.1)

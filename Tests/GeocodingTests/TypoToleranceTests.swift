@@ -42,4 +42,22 @@ struct TypoToleranceTests {
         let r = Fixture.gazetteer.lookup("Bostn", limit: 3)
         #expect(km(r.first, 42.3601, -71.0589) < 25, "\(r.map(\.name))")
     }
+
+    @Test func typoSearchStopsAtItsBudgetAndStaysDeterministic() {
+        // Half-typed addresses read many ways, each with its own typo walk: the counted
+        // work of a call never passes the budget, and the answer does not depend on timing.
+        let g = Fixture.gazetteer
+        for q in ["Plaza Mayor 1, 28", "5 Avenue Anatole Franc", "Unter den Linden 77, ", "Perth Weste"] {
+            let work = FuzzyWork()
+            let first = g.suggestions(prefix: q, limit: 5, lookedUp: false, work: work)
+            #expect(work.rows > 0 && work.rows <= FuzzyWork.rowBudget, "\(q): \(work.rows) rows")
+            #expect(g.suggestions(prefix: q, limit: 5) == first)
+        }
+        // Walks of the same name within one query are done once.
+        let work = FuzzyWork()
+        let once = g.fuzzyKeys("cincinatti", maxDistance: 2, majorPastOneEdit: true, work: work)
+        let spent = work.rows
+        #expect(g.fuzzyKeys("cincinatti", maxDistance: 2, majorPastOneEdit: true, work: work).map(\.key) == once.map(\.key))
+        #expect(work.rows == spent && !once.isEmpty)
+    }
 }
