@@ -127,7 +127,8 @@ struct BoundsTests {
             for _ in 0..<4 {
                 let socket = try RawSocket(port: port)
                 _ = socket.send(request)
-                let answer = socket.read(until: 5, stopAfter: "results")
+                // Generous: the first answer of a fresh server on a loaded CI machine can take seconds.
+                let answer = socket.read(until: 30, stopAfter: "results")
                 if answer.text.hasPrefix("HTTP/1.1 200") {
                     held.append(socket)
                 } else {
@@ -135,7 +136,7 @@ struct BoundsTests {
                     break
                 }
             }
-            #expect((1...2).contains(held.count))
+            try #require((1...2).contains(held.count), "\(held.count) connections answered before the refusal: \(String(describing: refusal))")
             let (answer, closed) = try #require(refusal)
             #expect(answer.hasPrefix("HTTP/1.1 503"))
             #expect(answer.lowercased().contains("retry-after: 5"))
