@@ -168,8 +168,8 @@ print(mixedStats.description)
 // Counted work: rows of the typo search's edit-distance table per query (deterministic).
 let geocodeRows = queries.map { gazetteer.typoSearchRows(lookup: $0) }
 let suggestRows = prefixes.map { gazetteer.typoSearchRows(suggest: $0) }
-print(String(format: "typo search rows     geocode max %d, suggest max %d per query (budget %d)",
-             geocodeRows.max() ?? 0, suggestRows.max() ?? 0, Gazetteer.typoSearchRowBudget))
+print(String(format: "typo search rows     geocode max %d (budget %d), suggest max %d per query (budget %d)",
+             geocodeRows.max() ?? 0, Gazetteer.typoSearchRowBudget, suggestRows.max() ?? 0, Gazetteer.suggestRowBudget))
 print(String(format: "geocode, 2 threads   %10.0f ops/s", parallelRate))
 print(String(format: "accuracy             %d/%d = %.1f%% (top result within the case's radius; nonsense must give nothing)",
              correct, cases.count, 100 * Double(correct) / Double(cases.count)))

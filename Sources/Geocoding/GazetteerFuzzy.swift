@@ -14,9 +14,14 @@ final class FuzzyWork {
     /// bytes), so this keeps the typo search of any query near 2 ms on a loaded machine;
     /// a one-edit walk of a long name takes 4,000-5,000, and the accuracy suite's heaviest
     /// lookup about 7,200 (the benchmark prints the figures). Half-typed addresses in
-    /// type-ahead are what reaches it. (8,000 was tried: a misspelt prefix such as
-    /// "Minneapl" then spent it all in the lookup before its completion was walked.)
+    /// type-ahead are what reaches it.
     static let rowBudget = 12_000
+    /// A type-ahead call runs on every key press, so it gets less: 6,000 rows (about 1.5 ms),
+    /// of which the lookup of what was typed may use only 3,000, so a misspelt prefix such
+    /// as "Minneapl" always has rows left to be completed (with one budget for both, the
+    /// lookup could spend it all first).
+    static let suggestBudget = 6_000
+    static let completionReserve = 3_000
 
     struct Walk: Hashable {
         let query: String
@@ -37,6 +42,14 @@ final class FuzzyWork {
     func spend(_ count: Int) {
         rows += count
         remaining -= count
+    }
+
+    /// Runs `body` with `rows` of what is left kept back for a later stage of the query.
+    func holdingBack<T>(_ rows: Int, _ body: () -> T) -> T {
+        let held = max(0, min(rows, remaining))
+        remaining -= held
+        defer { remaining += held }
+        return body()
     }
 }
 
@@ -268,10 +281,11 @@ extension Gazetteer {
 
     /// The same for one type-ahead call.
     @_spi(Benchmark) public func typoSearchRows(suggest prefix: String) -> Int {
-        let work = FuzzyWork()
+        let work = FuzzyWork(budget: FuzzyWork.suggestBudget)
         _ = suggestions(prefix: prefix, limit: 5, lookedUp: false, work: work)
         return work.rows
     }
 
     @_spi(Benchmark) public static var typoSearchRowBudget: Int { FuzzyWork.rowBudget }
+    @_spi(Benchmark) public static var suggestRowBudget: Int { FuzzyWork.suggestBudget }
 }

@@ -8,7 +8,7 @@ extension Gazetteer {
 
     /// Synchronous type-ahead: entries with a name starting with `prefix`, best first.
     public func suggestions(prefix: String, limit: Int = 5) -> [GeocodeResult] {
-        suggestions(prefix: prefix, limit: limit, lookedUp: false, work: FuzzyWork())
+        suggestions(prefix: prefix, limit: limit, lookedUp: false, work: FuzzyWork(budget: FuzzyWork.suggestBudget))
     }
 
     /// `lookedUp`: a lookup of `prefix` has already found nothing (it is not repeated).
@@ -17,7 +17,7 @@ extension Gazetteer {
         let limit = min(max(limit, 1), 50)
         guard !prefix.isEmpty, prefix.count <= Gazetteer.maximumQueryLength else { return [] }
         if prefix.contains(",") {
-            let exact = lookup(prefix, limit: limit, work: work)
+            let exact = work.holdingBack(FuzzyWork.completionReserve) { lookup(prefix, limit: limit, work: work) }
             if !exact.isEmpty { return exact }
             // "Unter den Linden 77, ": nothing after the comma yet, so the name part alone
             // reads the same and was just looked up.
@@ -32,7 +32,7 @@ extension Gazetteer {
             if key.contains(where: \.isNumber) && !key.contains(" ") {
                 return postcodeSuggestions(key, limit: limit)
             }
-            let whole = lookedUp ? [] : lookup(prefix, limit: limit, work: work)
+            let whole = lookedUp ? [] : work.holdingBack(FuzzyWork.completionReserve) { lookup(prefix, limit: limit, work: work) }
             if !whole.isEmpty { return whole }
             return typoSuggestions(key, limit: limit, work: work)
         }
