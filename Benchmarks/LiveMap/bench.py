@@ -21,6 +21,8 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlparse
 
+import sse_viewers
+
 BASE = sys.argv[1].rstrip("/")
 PID = int(sys.argv[2])
 VIEWERS = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
@@ -91,21 +93,10 @@ def _status(path, headers):
 
 
 async def open_viewer(since):
-    reader, writer = await asyncio.open_connection(HOST, PORT)
-    writer.write(f"GET /api/locations/changes?since={since} HTTP/1.1\r\nHost: {HOST}\r\nAccept: text/event-stream\r\n\r\n".encode())
-    await writer.drain()
-    await reader.readuntil(b"\r\n\r\n")
-    return reader, writer
+    return await sse_viewers.open_viewer(HOST, PORT, since)
 
 
-async def wait_for(reader, marker):
-    buffer = b""
-    while marker not in buffer:
-        chunk = await reader.read(65536)
-        if not chunk:
-            raise RuntimeError("stream ended")
-        buffer += chunk
-    return time.perf_counter()
+wait_for = sse_viewers.wait_for
 
 
 async def fan_out(session):

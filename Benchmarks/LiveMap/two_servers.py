@@ -23,6 +23,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+import sse_viewers
+from sse_viewers import wait_for
+
 ROOT = Path(__file__).resolve().parents[2]
 VIEWERS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
 POSTS = int(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -67,21 +70,7 @@ def start(work):
 
 async def open_viewer(base, since):
     host, port = base.removeprefix("http://").split(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
-    writer.write(f"GET /api/locations/changes?since={since} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
-    await writer.drain()
-    await reader.readuntil(b"\r\n\r\n")
-    return reader, writer
-
-
-async def wait_for(reader, marker):
-    buffer = b""
-    while marker not in buffer:
-        chunk = await reader.read(65536)
-        if not chunk:
-            raise RuntimeError("stream ended")
-        buffer = buffer[-200:] + chunk
-    return time.perf_counter()
+    return await sse_viewers.open_viewer(host, port, since)
 
 
 async def run(bases):
