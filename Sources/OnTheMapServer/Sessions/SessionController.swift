@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOPosix
 import OnTheMapModels
 import Storage
@@ -76,17 +77,7 @@ struct SessionController: Sendable {
             throw UdacityError(status: 403, "This account has been disabled by the community's administrator.")
         }
         try await throttle.recordSuccess(subjects)
-        let (session, cookies) = try await Self.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
-        context.logger.info("login", metadata: ["account": "\(account.key)"])
-        var response = try JSONResponse.make(
-            SessionResponse(
-                account: .init(registered: true, key: account.key),
-                session: .init(id: session.id, expiration: ParseDate.string(from: session.expiresAt))
-            ),
-            prefix: udacityResponsePrefix
-        )
-        for cookie in cookies { response.setCookie(cookie) }
-        return response
+        return try await loginAnswer(for: account, provider: nil, request: request, context: context)
     }
 
     /// An old client's Facebook login: the token is checked with Facebook (for this app, and
@@ -118,8 +109,16 @@ struct SessionController: Sendable {
         guard account.disabledAt == nil else {
             throw UdacityError(status: 403, "This account has been disabled by the community's administrator.")
         }
+        return try await loginAnswer(for: account, provider: "facebook", request: request, context: context)
+    }
+
+    /// What every login answers, whatever proved who the user is: a new session, its
+    /// cookies, and the Udacity body with the 5-byte prefix.
+    private func loginAnswer(for account: Account, provider: String?, request: Request, context: AppRequestContext) async throws -> Response {
         let (session, cookies) = try await Self.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
-        context.logger.info("login", metadata: ["account": "\(account.key)", "provider": "facebook"])
+        var metadata: Logger.Metadata = ["account": "\(account.key)"]
+        if let provider { metadata["provider"] = "\(provider)" }
+        context.logger.info("login", metadata: metadata)
         var response = try JSONResponse.make(
             SessionResponse(
                 account: .init(registered: true, key: account.key),
