@@ -10,7 +10,6 @@ No browser: the API and the event streams are what is shared.
 import collections
 import json
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -23,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import s3_support
-from conftest import OUTPUT, ROOT, free_port, wait_for_health
+from conftest import OUTPUT, ROOT, ServerProcess, free_port, wait_for_health
 from helpers import Api
 from photo_stub import PhotoStub
 
@@ -58,16 +57,8 @@ class Server:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait()
 
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log.close()
-        shutil.rmtree(self.data_dir, ignore_errors=True)
+    # The same clean stop as the suite's own server (SIGINT, then kill; log closed, data removed).
+    stop = ServerProcess.stop
 
 
 class Viewer(threading.Thread):
