@@ -8,8 +8,8 @@ the server's live-map snapshot is built, then loads `/#/map` again and again and
 page's own performance marks:
 
   onthemap:locations-loaded  every location fetched and parsed (one snapshot request)
-  onthemap:markers-ready     markers built, added to Leaflet.markercluster, clusters drawn
-                             (two animation frames later)
+  onthemap:markers-ready     every location placed in the map's clusters, the clusters and
+                             pins in view drawn (two animation frames later)
 
 Both are milliseconds since navigation start. As references measured in the same run, the
 same page fetches and parses the snapshot alone (no map: the difference is what building
@@ -127,8 +127,8 @@ FETCH_SNAPSHOT_JS = """
 const done = arguments[arguments.length - 1];
 (async () => {
   const t0 = performance.now();
-  const snapshot = await fetch('/api/locations/snapshot').then(r => r.json());
-  done({ms: performance.now() - t0, rows: snapshot.locations.length});
+  const snapshot = await fetch('/api/locations/snapshot/map').then(r => r.json());
+  done({ms: performance.now() - t0, rows: snapshot.columns.latitude.length});
 })();
 """
 
@@ -210,7 +210,7 @@ def wait_for_snapshot(base):
     started = time.time()
     while True:
         try:
-            with urllib.request.urlopen(base + "/api/locations/snapshot", timeout=600) as response:
+            with urllib.request.urlopen(base + "/api/locations/snapshot/map", timeout=600) as response:
                 response.read()
                 return time.time() - started
         except urllib.error.HTTPError as error:
@@ -306,8 +306,8 @@ def main():
         "## Web map: navigation to all markers clustered",
         "",
         "Headless Chromium loads `/#/map` (already logged in, static files cached), fetches every",
-        "location in one request (the live map's snapshot, gzipped, served from the server's memory),",
-        "builds one Leaflet marker each, adds them to Leaflet.markercluster and draws the clusters.",
+        "location in one request (the live map's snapshot in the map's column layout, gzipped, served",
+        "from the server's memory), clusters them for the zoom shown and draws the clusters and pins in view.",
         "Times are from navigation start to the page's `onthemap:markers-ready` mark (after two",
         "animation frames), median of the runs after a warm-up load. The country basemap is drawn",
         "just after the markers (so it does not hold up their download); its time is shown too.",

@@ -35,8 +35,8 @@ public struct Configuration: Sendable {
     public var bcryptCost: UInt8 = 12
     /// Serve the web app from this folder instead of the bundled copy (for live editing).
     public var publicDirectory: String?
-    /// A folder holding Leaflet and Leaflet.markercluster (Debian's or npm's `dist` file
-    /// names); nil uses Debian's `libjs-leaflet` packages. Browsers never load it elsewhere.
+    /// A folder holding Leaflet (Debian's or npm's `dist` file names); nil uses Debian's
+    /// `libjs-leaflet` package. Browsers never load it elsewhere.
     public var leafletDirectory: String?
     /// An OpenStreetMap-style tile URL template; nil keeps the offline vector basemap only.
     public var tileURL: String?

@@ -39,7 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
     var publicDir: String?
     @Option(help: "Tile URL template for street maps, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png. [env: ONTHEMAP_TILE_URL] (default: offline basemap only)")
     var tileURL: String?
-    @Option(help: "A folder with Leaflet 1.x and Leaflet.markercluster (leaflet.js or leaflet.min.js, leaflet.css, leaflet.markercluster.js, MarkerCluster*.css), served from this server. [env: ONTHEMAP_LEAFLET_DIR] (default: Debian's libjs-leaflet, /usr/share/javascript/leaflet)")
+    @Option(help: "A folder with Leaflet 1.x (leaflet.js or leaflet.min.js, leaflet.css, images/), served from this server. [env: ONTHEMAP_LEAFLET_DIR] (default: Debian's libjs-leaflet, /usr/share/javascript/leaflet)")
     var leafletDir: String?
     @Option(help: "A Nominatim-compatible geocoder asked only when the offline gazetteer is unsure (street addresses). [env: ONTHEMAP_GEOCODER_UPSTREAM_URL] (default: none, fully offline)")
     var geocoderUpstreamURL: String?

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-apt_packages=(chromium chromium-driver libjs-leaflet libjs-leaflet.markercluster fonts-inter)
+apt_packages=(chromium chromium-driver libjs-leaflet fonts-inter)
 missing=()
 for package in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -118,3 +118,50 @@ def test_map_zooms_by_keyboard_and_buttons(page, api):
     page.until(lambda d: zoom() > after_key, 5, "the zoom button did not zoom in")
     page.find("#map").send_keys(Keys.ARROW_LEFT)  # and the arrows pan
     assert page.find_all("#map .cluster, #map .student-pin"), "markers disappeared after zooming"
+
+
+CLUSTER_INDEX_JS = """
+const done = arguments[arguments.length - 1];
+import('/js/clusterIndex.js').then(({ ClusterIndex, mercatorX, mercatorY }) => {
+  // Crowds (many at one spot), towns (spread a little) and loners, seeded so a failure repeats.
+  let seed = 7;
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const points = [];
+  const add = (lat, lng) => points.push({ x: mercatorX(lng), y: mercatorY(lat), lat, lng });
+  for (let i = 0; i < 40; i++) add(42.3736, -71.1097);            // everyone who typed "Cambridge, MA"
+  for (let i = 0; i < 3000; i++) add(6.5 + random() * 0.4, 3.3 + random() * 0.4);
+  for (let i = 0; i < 500; i++) add(-80 + random() * 160, -179 + random() * 358);
+  const index = new ClusterIndex(60);
+  index.add(points);
+  const problems = [];
+  for (let zoom = 1; zoom <= 12; zoom += 0.5) {
+    const level = index.level(zoom);
+    let total = 0;
+    for (let c = 0; c < level.size; c++) total += level.count[c];
+    if (total !== points.length) problems.push(`zoom ${zoom}: clusters hold ${total} of ${points.length}`);
+    points.forEach((p, i) => {
+      const c = level.clusterOf[i];
+      if (p.x < level.minX[c] || p.x > level.maxX[c] || p.y < level.minY[c] || p.y > level.maxY[c]) problems.push(`zoom ${zoom}: point ${i} outside its cluster`);
+    });
+  }
+  const top = index.level(12);
+  const crowd = top.clusterOf[0];
+  const lonersAlone = points.slice(3040).filter((p, i) => top.count[top.clusterOf[3040 + i]] === 1).length;
+  // A removal is seen by the next level built.
+  index.remove(points[5]);
+  const after = index.level(1);
+  let left = 0;
+  for (let c = 0; c < after.size; c++) left += after.count[c];
+  done({ problems: problems.slice(0, 5), crowd: top.count[crowd], lonersAlone, world: index.level(1).size, left });
+});
+"""
+
+
+def test_cluster_index_accounts_for_every_student_at_every_zoom(page, api):
+    page.open("/#/login")
+    result = page.driver.execute_async_script(CLUSTER_INDEX_JS)
+    assert result["problems"] == []
+    assert result["crowd"] == 40, "students at one spot stay one cluster even at the last zoom (the map fans them out)"
+    assert result["lonersAlone"] > 450, "students far from everyone stand alone at the last zoom"
+    assert result["world"] < 120, "the whole world at zoom 1 is a handful of clusters, not thousands"
+    assert result["left"] == 3539

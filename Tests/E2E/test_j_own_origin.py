@@ -127,10 +127,8 @@ def test_a_full_session_asks_nothing_of_another_origin(page, api, photo_stub):
 def npm_leaflet():
     """Leaflet as npm's dist folders name it (leaflet.js is the minified build)."""
     folder = tempfile.mkdtemp(prefix="onthemap-leaflet-")
-    for name in ("leaflet.css", "MarkerCluster.css", "MarkerCluster.Default.css"):
-        shutil.copy(os.path.join(DEBIAN_LEAFLET, name), folder)
+    shutil.copy(os.path.join(DEBIAN_LEAFLET, "leaflet.css"), folder)
     shutil.copy(os.path.join(DEBIAN_LEAFLET, "leaflet.min.js"), os.path.join(folder, "leaflet.js"))
-    shutil.copy(os.path.join(DEBIAN_LEAFLET, "leaflet.markercluster.min.js"), os.path.join(folder, "leaflet.markercluster.js"))
     shutil.copytree(os.path.join(DEBIAN_LEAFLET, "images"), os.path.join(folder, "images"))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
@@ -142,7 +140,7 @@ def test_leaflet_from_a_folder_the_host_names(page, photo_stub, npm_leaflet):
     try:
         with urllib.request.urlopen(server.base + "/vendor/leaflet/leaflet.min.js", timeout=10) as response:
             assert response.read() == open(os.path.join(npm_leaflet, "leaflet.js"), "rb").read()
-        with urllib.request.urlopen(server.base + "/vendor/leaflet/MarkerCluster.css", timeout=10) as response:
+        with urllib.request.urlopen(server.base + "/vendor/leaflet/leaflet.css", timeout=10) as response:
             assert response.status == 200
         assert all(set(values) <= KEYWORDS for values in csp_sources(server.base).values())
         user = page.api.__class__(server.base).create_user("Folder", "Leaflet")
@@ -155,7 +153,7 @@ def test_leaflet_from_a_folder_the_host_names(page, photo_stub, npm_leaflet):
     # A folder without Leaflet stops `serve` at once, saying what is missing.
     empty = tempfile.mkdtemp(prefix="onthemap-no-leaflet-")
     try:
-        binary = os.environ.get("ONTHEMAP_BIN", str(ROOT / ".build" / "debug" / "onthemap"))
+        binary = str(ROOT / os.environ.get("ONTHEMAP_BIN", ".build/debug/onthemap"))  # a relative path is the repository's
         result = subprocess.run([binary, "serve", "--port", "0", "--data-dir", empty, "--leaflet-dir", empty],
                                 capture_output=True, text=True, timeout=60, cwd=empty)
         assert result.returncode != 0

@@ -106,6 +106,44 @@ struct LiveMapTests {
         }
     }
 
+    @Test("the map's snapshot holds the same locations, in the same order, as columns with an ETag of its own")
+    func mapColumns() async throws {
+        try await withTestServer { client in
+            let user = try await client.makeUser()
+            let other = try await client.makeUser()
+            _ = try await client.postLocation(user, ["mapString": "Lyon, France", "latitude": 45.76, "longitude": 4.84])
+            _ = try await client.postLocation(other, ["mapString": "Quito \"Ecuador\"", "mediaURL": "https://example.com/q", "latitude": -0.18, "longitude": -78.47])
+            let records = try await Self.snapshot(client)
+            let (json, etag) = try await client.execute(uri: "/api/locations/snapshot/map", method: .get) { response throws in
+                guard response.status == .ok else { throw TestFailure("map snapshot: \(response.status) \(response.text)") }
+                return (try response.json, response.headers[.eTag])
+            }
+            #expect(json["version"] as? Int == Int(records.version))
+            #expect(json["count"] as? Int == records.locations.count)
+            #expect(etag == "\"\(records.version)-map\"")
+            let columns = try #require(json["columns"] as? [String: [Any]])
+            #expect(Set(columns.keys) == ["firstName", "lastName", "latitude", "longitude", "mapString", "mediaURL", "objectId", "uniqueKey"])
+            for (name, values) in columns {
+                #expect(values.count == records.locations.count, "\(name)")
+                for (index, record) in records.locations.enumerated() {
+                    #expect("\(values[index])" == "\(record[name]!)", "\(name)[\(index)]")
+                }
+            }
+            try await client.execute(uri: "/api/locations/snapshot/map", method: .get, headers: [.ifNoneMatch: etag!]) { response in
+                #expect(response.status == .notModified)
+            }
+            // The records' ETag is another representation's: no 304 for it.
+            try await client.execute(uri: "/api/locations/snapshot/map", method: .get, headers: [.ifNoneMatch: records.etag!]) { response in
+                #expect(response.status == .ok)
+            }
+            let plain = try await client.execute(uri: "/api/locations/snapshot/map", method: .get) { $0.body }
+            try await client.execute(uri: "/api/locations/snapshot/map", method: .get, headers: [.acceptEncoding: "gzip"]) { response in
+                #expect(response.headers[.contentEncoding] == "gzip")
+                #expect(Gzip.decompress(response.body) == plain)
+            }
+        }
+    }
+
     @Test("changes arrive in order: created, updated, deleted, each with its version as id")
     func ordering() async throws {
         try await withTestServer { client in

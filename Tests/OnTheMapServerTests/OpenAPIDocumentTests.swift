@@ -141,6 +141,8 @@ struct OpenAPIDocumentTests {
             _ = try await check(.get, "/parse/classes/StudentLocation/nothere", operation: "/parse/classes/StudentLocation/{objectId}",
                                 headers: parseHeaders, status: .notFound)
             _ = try await check(.get, "/parse/classes/StudentLocation", operation: "/parse/classes/StudentLocation", status: .forbidden)
+            _ = try await check(.get, "/api/locations/snapshot", operation: "/api/locations/snapshot", status: .ok)
+            _ = try await check(.get, "/api/locations/snapshot/map", operation: "/api/locations/snapshot/map", status: .ok)
             _ = try await check(.get, "/api/geocode?q=Paris", operation: "/api/geocode", status: .ok)
             _ = try await check(.get, "/api/geocode/reverse?lat=91&lon=0", operation: "/api/geocode/reverse", status: .badRequest)
             _ = try await check(.get, "/api/pins", operation: "/api/pins", status: .unauthorized)

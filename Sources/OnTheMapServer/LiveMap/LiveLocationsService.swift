@@ -13,9 +13,9 @@ struct LiveLocationsService: Service {
     func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await live.pollLoop() }
-            // Built once in the background at start, so the first map load does not wait
-            // for a full read of the table.
-            group.addTask { _ = try? await live.snapshot() }
+            // Read and encoded once in the background at start, in the layout browsers ask
+            // for, so the first map load does not wait for a full read of the table.
+            group.addTask { _ = try? await live.snapshot(.mapColumns) }
             if let feed {
                 group.addTask {
                     // `listening` again after a drop: catch up on what was written meanwhile.

@@ -19,22 +19,33 @@ struct LiveMapController: Sendable {
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("snapshot", use: snapshot)
+        group.get("snapshot/map", use: mapSnapshot)
         group.get("changes", use: changes)
     }
 
     @Sendable func snapshot(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await answer(request, layout: .records)
+    }
+
+    /// The same snapshot as columns of what the web map draws (its own ETag).
+    @Sendable func mapSnapshot(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await answer(request, layout: .mapColumns)
+    }
+
+    private func answer(_ request: Request, layout: SnapshotLayout) async throws -> Response {
         let snapshot: EncodedSnapshot
         do {
-            snapshot = try await live.snapshot()
+            snapshot = try await live.snapshot(layout)
         } catch is LiveMapUnavailable {
             throw RetryLater(APIError(.serviceUnavailable, "unavailable", "The map is being rebuilt; try again."), after: 1)
         }
+        let tag = layout == .records ? "\"\(snapshot.version)\"" : "\"\(snapshot.version)-map\""
         var headers = HTTPFields()
-        headers[.eTag] = "\"\(snapshot.version)\""
+        headers[.eTag] = tag
         // Always ask again; the ETag makes that a 304 until the next change.
         headers[.cacheControl] = "no-cache"
         headers[.vary] = "Accept-Encoding"
-        if Self.matches(request.headers[.ifNoneMatch], version: snapshot.version) {
+        if Self.matches(request.headers[.ifNoneMatch], tag: tag) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
@@ -130,10 +141,9 @@ struct LiveMapController: Sendable {
         return seconds
     }
 
-    /// `If-None-Match` names this version (or `*`), strong or weak.
-    static func matches(_ header: String?, version: Int64) -> Bool {
+    /// `If-None-Match` names this ETag (or `*`), strong or weak.
+    static func matches(_ header: String?, tag: String) -> Bool {
         guard let header else { return false }
-        let tag = "\"\(version)\""
         return header.split(separator: ",").contains { part in
             let value = part.trimmingCharacters(in: .whitespaces)
             return value == "*" || value == tag || value == "W/" + tag

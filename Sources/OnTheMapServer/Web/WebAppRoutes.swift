@@ -9,15 +9,14 @@ import Logging
 /// headers on everything it serves. Browsers load nothing from another origin unless the
 /// host asks for street tiles (`--tile-url`).
 public struct WebAppRoutes: Sendable {
-    /// Where Debian's `libjs-leaflet` and `libjs-leaflet.markercluster` install their files.
+    /// Where Debian's `libjs-leaflet` installs its files.
     public static let debianLeafletDirectory = "/usr/share/javascript/leaflet"
-    /// The page asks for Debian's names; npm's `dist` folders call the same minified
-    /// builds `leaflet.js` and `leaflet.markercluster.js`.
+    /// The page asks for Debian's name; npm's `dist` folder calls the same minified build
+    /// `leaflet.js`. (The map clusters its pins itself: no Leaflet plugin is needed.)
     static let scriptNames = [
         "leaflet.min.js": "leaflet.js",
-        "leaflet.markercluster.min.js": "leaflet.markercluster.js",
     ]
-    static let requiredFiles = ["leaflet.css", "MarkerCluster.css", "MarkerCluster.Default.css"]
+    static let requiredFiles = ["leaflet.css"]
 
     let configuration: Configuration
     let logger: Logger
@@ -59,7 +58,7 @@ public struct WebAppRoutes: Sendable {
         if let leafletDirectory {
             logger.info("web app", metadata: ["public": "\(publicDirectory)", "leaflet": "\(leafletDirectory)"])
         } else {
-            logger.warning("web app without maps: no Leaflet on this machine; install Debian's libjs-leaflet and libjs-leaflet.markercluster or pass --leaflet-dir")
+            logger.warning("web app without maps: no Leaflet on this machine; install Debian's libjs-leaflet or pass --leaflet-dir")
         }
         router.add(middleware: SecurityHeadersMiddleware(contentSecurityPolicy: contentSecurityPolicy))
         let revalidate = CacheControl([(MediaType(type: .any), [.noCache])])
@@ -73,7 +72,7 @@ public struct WebAppRoutes: Sendable {
 
         if let leafletDirectory {
             let cache = CacheControl([(MediaType(type: .any), [.public, .maxAge(86400)])])
-            // An npm-style folder: the names the page asks for, answered from npm's files
+            // An npm-style folder: the name the page asks for, answered from npm's file
             // (read once here, so no request blocks on the disk).
             for (debian, npm) in Self.scriptNames where !FileManager.default.fileExists(atPath: leafletDirectory + "/" + debian) {
                 guard let data = FileManager.default.contents(atPath: leafletDirectory + "/" + npm) else { continue }

@@ -1,7 +1,7 @@
 // How an album looks: the header's progress, the photo grid (placeholders until each image
 // is kept on the server), the empty and error states, and the credits. It draws what the
 // AlbumPanel (album.js) holds and changes nothing itself.
-import { el, safeURL, linkHost, formatCoordinates } from './ui.js';
+import { el, safeURL, linkHost, formatCoordinates, formatCount } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,7 +26,7 @@ const LANDSCAPE = 'M5 4h14a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V6a2 2 
 const WARNING = 'M12 2 1 21h22L12 2Zm-1 7h2v6h-2V9Zm0 8h2v2h-2v-2Z';
 
 export function plural(count, one, many = `${one}s`) {
-  return `${count.toLocaleString()} ${count === 1 ? one : many}`;
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
 
 export class AlbumView {

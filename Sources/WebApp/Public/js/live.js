@@ -1,25 +1,10 @@
 // The live map: one snapshot of every location, then every change as it happens
 // (Server-Sent Events from the snapshot's version), applied to the map and the list
 // through their small live hooks; a discreet indicator says whether changes are flowing.
-import { FROM_CACHE_HEADER, noteAnswer } from './connection.js';
-
-const SNAPSHOT = '/api/locations/snapshot';
 const CHANGES = '/api/locations/changes';
 /** After the stream fails for good (an HTTP error), try again this much later, doubling. */
 const FIRST_RETRY_MS = 1000;
 const LAST_RETRY_MS = 30000;
-
-/** Every location, newest first, and the version to follow changes from. Throws when the
- *  server has no snapshot (an older one), so the caller can page through the list instead. */
-export async function fetchSnapshot({ signal } = {}) {
-  const response = await fetch(SNAPSHOT, { headers: { Accept: 'application/json' }, credentials: 'same-origin', signal });
-  // The service worker's kept copy, when offline: the page says so, as for every other answer.
-  noteAnswer(response.headers.get(FROM_CACHE_HEADER));
-  if (!response.ok) throw new Error(`snapshot: ${response.status}`);
-  const body = await response.json();
-  if (!body || !Array.isArray(body.locations) || typeof body.version !== 'number') throw new Error('snapshot: unexpected answer');
-  return body;
-}
 
 export class LiveUpdates {
   /**

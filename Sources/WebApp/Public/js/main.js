@@ -11,6 +11,7 @@ import { logOut } from './session.js';
 import { showProviderButtons, completeProviderSignIn } from './providers.js';
 import { onConnectionChange } from './connection.js';
 import { LiveUpdates } from './live.js';
+import { formatCount } from './ui.js';
 import { moderationSignedIn, setUpReporting } from './moderation.js';
 
 const $ = (id) => document.getElementById(id);
@@ -51,7 +52,7 @@ function setUpLive() {
     counted: (count) => {
       $('map').dataset.markerCount = String(count);
       const status = $('map-status');
-      if (status.dataset.state === 'ready') status.textContent = count === 1 ? '1 student' : `${count.toLocaleString()} students`;
+      if (status.dataset.state === 'ready') status.textContent = count === 1 ? '1 student' : `${formatCount(count)} students`;
     },
   });
   document.addEventListener('onthemap:markers-ready', (event) => live.follow(event.detail.version));

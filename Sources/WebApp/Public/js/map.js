@@ -1,7 +1,9 @@
 // The map tab: an offline vector basemap (Natural Earth countries), an optional
-// OSM-style tile layer, and one clustered marker per student location.
-import { el, fullName, safeURL } from './ui.js';
+// OSM-style tile layer, and the students' pins, clustered (clusterLayer.js) where they crowd.
+import { el, fullName, safeURL, formatCount } from './ui.js';
 import { placeLabels } from './placeLabels.js';
+import { ClusterLayer } from './clusterLayer.js';
+import { mercatorX, mercatorY } from './clusterIndex.js';
 
 const L = window.L;
 
@@ -70,35 +72,80 @@ export function popupContent(location) {
   ]);
 }
 
+function isPlace(latitude, longitude) {
+  return Number.isFinite(latitude) && Number.isFinite(longitude) && Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180;
+}
+
+/** One student on the map: where (also projected, for clustering), and who: a location object,
+ *  or a row of the snapshot's columns read into one only when its pin is drawn. */
+class MapPoint {
+  constructor(latitude, longitude, own, location, columns, row) {
+    this.latitude = latitude;
+    this.longitude = longitude;
+    this.x = mercatorX(longitude);
+    this.y = mercatorY(latitude);
+    this.own = own;
+    this.marker = null;
+    this.record = location;
+    this.columns = columns;
+    this.row = row;
+  }
+
+  get location() {
+    if (!this.record) {
+      const c = this.columns, row = this.row;
+      this.record = {
+        firstName: c.firstName[row], lastName: c.lastName[row], latitude: this.latitude, longitude: this.longitude,
+        mapString: c.mapString[row], mediaURL: c.mediaURL[row], objectId: c.objectId[row], uniqueKey: c.uniqueKey[row],
+      };
+    }
+    return this.record;
+  }
+
+  get objectId() {
+    return this.record ? this.record.objectId : this.columns.objectId[this.row];
+  }
+}
+
+/** Pixels within which students draw as one cluster. */
+const CLUSTER_RADIUS = 60;
+
 export class StudentMap {
   constructor(container, config) {
     this.map = L.map(container, mapOptions(config));
     this.map.setView([25, 10], initialZoom(container));
-    this.clusters = L.markerClusterGroup({
-      showCoverageOnHover: false,
-      spiderfyOnMaxZoom: true,
-      maxClusterRadius: 70,
-      iconCreateFunction: clusterIcon,
-    });
     this.icon = pinIcon();
     this.ownIcon = pinIcon('own');
-    // Markers share their defaults through the prototype, so building 100,000 stays cheap.
+    // Markers share their defaults through the prototype; each is made only when first drawn.
     this.Marker = L.Marker.extend({ options: { icon: this.icon, keyboard: true }, onAdd: labelledOnAdd });
-    this.markersByObjectId = new Map();
-    this.markerCount = 0;
-    this.clusters.on('click', (event) => {
+    /** Drawn students by objectId (see pointsByObjectId). */
+    this.byObjectId = null;
+    this.ownKey = null;
+    this.clusters = new ClusterLayer(this.map, {
+      radius: CLUSTER_RADIUS,
+      pin: (point) => point.marker || (point.marker = this.markerFor(point, L.latLng(point.latitude, point.longitude))),
+      fannedPin: (point, latlng) => this.markerFor(point, latlng),
+      clusterIcon,
+    });
+    const opened = (event) => {
+      if (!event.layer.location) return;
       this.openPopup(event.layer);
       // Opened with Enter: the link gets the focus, or Tab would walk every other pin first.
       const key = event.originalEvent && event.originalEvent.detail === 0;
       const card = key && this.popup.getElement() && this.popup.getElement().querySelector('.popup-card');
       if (card) card.focus();
-    });
+    };
+    this.clusters.group.on('click', opened);
+    this.clusters.fan.on('click', opened);
     const showZoom = () => { container.dataset.zoom = String(this.map.getZoom()); };
     this.map.on('zoomend', showZoom);
     showZoom();
-    this.map.addLayer(this.clusters);
     clickMarkersWithKeys(container);
     this.popup = L.popup({ maxWidth: 280, minWidth: 180, autoPanPadding: [24, 24] });
+  }
+
+  get markerCount() {
+    return this.clusters.size;
   }
 
   setBasemap(config, world) {
@@ -106,67 +153,89 @@ export class StudentMap {
     requestAnimationFrame(() => performance.mark('onthemap:basemap-drawn'));
   }
 
-  /** Markers for the locations not seen yet (by objectId) in this load. */
-  buildMarkers(locations, ownKey, seen) {
-    const markers = [];
-    for (const location of locations) {
-      if (location.objectId) {
-        if (seen.has(location.objectId)) continue;
-        seen.add(location.objectId);
+  /** A point for one location object (the Parse list's, or a live change), or null when its
+   *  coordinates are not a place. */
+  pointFor(location) {
+    const latitude = Number(location.latitude);
+    const longitude = Number(location.longitude);
+    if (!isPlace(latitude, longitude)) return null;
+    return new MapPoint(latitude, longitude, this.isOwn(location.uniqueKey), location, null, -1);
+  }
+
+  isOwn(uniqueKey) {
+    return Boolean(this.ownKey) && uniqueKey === this.ownKey;
+  }
+
+  markerFor(point, latlng) {
+    const location = point.location;
+    const title = fullName(location);
+    const marker = new this.Marker(latlng, point.own
+      ? { title, alt: title, icon: this.ownIcon, zIndexOffset: 1000 }
+      : { title, alt: title });
+    marker.location = location;
+    return marker;
+  }
+
+  /** Points for a batch: an array of locations, or a snapshot's columns (each objectId once:
+   *  the snapshot and mapData see to it). */
+  pointsFor(batch) {
+    const points = [];
+    if (Array.isArray(batch)) {
+      for (const location of batch) {
+        const point = this.pointFor(location);
+        if (point) points.push(point);
       }
-      const lat = Number(location.latitude);
-      const lng = Number(location.longitude);
-      if (!Number.isFinite(lat) || !Number.isFinite(lng) || Math.abs(lat) > 90 || Math.abs(lng) > 180) continue;
-      const own = ownKey && location.uniqueKey === ownKey;
-      const title = fullName(location);
-      const marker = new this.Marker(L.latLng(lat, lng), own
-        ? { title, alt: title, icon: this.ownIcon, zIndexOffset: 1000 }
-        : { title, alt: title });
-      marker.location = location;
-      markers.push(marker);
-      if (location.objectId) this.markersByObjectId.set(location.objectId, marker);
+      return points;
     }
-    return markers;
+    const { columns, count } = batch;
+    const latitudes = columns.latitude, longitudes = columns.longitude, keys = columns.uniqueKey;
+    for (let row = 0; row < count; row++) {
+      const latitude = latitudes[row], longitude = longitudes[row];
+      if (typeof latitude !== 'number' || typeof longitude !== 'number' || !isPlace(latitude, longitude)) continue;
+      points.push(new MapPoint(latitude, longitude, this.isOwn(keys[row]), null, columns, row));
+    }
+    return points;
+  }
+
+  /** Drawn points by objectId, for live changes and reveal; made on first use after a load
+   *  (a map of 100,000 strings is not worth building before the map is drawn). */
+  get pointsByObjectId() {
+    if (!this.byObjectId) {
+      this.byObjectId = new Map();
+      for (const point of this.clusters.index.points) {
+        const objectId = point && point.objectId;
+        if (objectId) this.byObjectId.set(objectId, point);
+      }
+    }
+    return this.byObjectId;
   }
 
   /** Replaces every marker at once (a refresh keeps the old ones until the new are in).
-   *  Resolves once all markers are clustered and drawn. */
-  setLocations(locations, ownKey = null) {
-    this.markersByObjectId = new Map();
-    const markers = this.buildMarkers(locations, ownKey, new Set());
-    performance.mark('onthemap:markers-built');
-    this.map.closePopup();
-    this.clusters.clearLayers();
-    this.clusters.addLayers(markers);
-    performance.mark('onthemap:markers-clustered');
-    this.markerCount = markers.length;
-    return afterPaint(markers.length);
+   *  Resolves with the count once the clusters in view are drawn. */
+  setLocations(batch, ownKey = null) {
+    this.beginLoad(ownKey);
+    this.addBatch(batch);
+    return this.finishLoad();
   }
 
-  /** Starts a load that takes locations page by page as they arrive (when none are shown):
-   *  their markers are built meanwhile and clustered in one addLayers call at the end
-   *  (every call also walks the whole cluster tree). */
+  /** Starts a load that takes locations batch by batch as they arrive; nothing changes on
+   *  screen until finishLoad. */
   beginLoad(ownKey = null) {
-    this.map.closePopup();
-    this.clusters.clearLayers();
-    this.markersByObjectId = new Map();
-    this.loadSeen = new Set();
-    this.loadOwnKey = ownKey;
-    this.pending = [];
-    this.markerCount = 0;
+    this.ownKey = ownKey;
+    this.loadPoints = [];
   }
 
-  addBatch(locations) {
-    for (const marker of this.buildMarkers(locations, this.loadOwnKey, this.loadSeen)) this.pending.push(marker);
+  addBatch(batch) {
+    for (const point of this.pointsFor(batch)) this.loadPoints.push(point);
   }
 
-  /** Clusters the markers built so far; resolves with the count once they are drawn. */
+  /** Swaps in the points loaded since beginLoad; resolves with the count once drawn. */
   finishLoad() {
     performance.mark('onthemap:markers-built');
-    this.clusters.addLayers(this.pending);
-    this.markerCount = this.pending.length;
-    this.pending = [];
-    this.loadSeen = null;
+    this.map.closePopup();
+    this.clusters.setPoints(this.loadPoints);
+    this.byObjectId = null;
+    this.loadPoints = null;
     performance.mark('onthemap:markers-clustered');
     return afterPaint(this.markerCount);
   }
@@ -174,24 +243,25 @@ export class StudentMap {
   /** Live hook: adds a location's marker, or moves it, with a short highlight. */
   upsertLocation(location, ownKey = null) {
     this.removeLocation(location.objectId);
-    const [marker] = this.buildMarkers([location], ownKey, new Set());
-    if (!marker) return;
-    this.clusters.addLayer(marker);
-    this.markerCount += 1;
+    this.ownKey = ownKey;
+    const point = this.pointFor(location);
+    if (!point) return;
+    if (location.objectId) this.pointsByObjectId.set(location.objectId, point);
+    this.clusters.add(point);
     // A ring outside the cluster layer, so it shows even where the pin is clustered.
-    const ring = L.circleMarker(marker.getLatLng(), { radius: 16, className: 'live-pulse', interactive: false });
+    const ring = L.circleMarker([point.latitude, point.longitude], { radius: 16, className: 'live-pulse', interactive: false });
     ring.addTo(this.map);
     setTimeout(() => ring.remove(), 2000);
   }
 
   /** Live hook: removes a location's marker; whether there was one. */
   removeLocation(objectId) {
-    const marker = this.markersByObjectId.get(objectId);
-    if (!marker) return false;
-    if (this.popup.isOpen() && this.popup.getLatLng() && this.popup.getLatLng().equals(marker.getLatLng())) this.map.closePopup();
-    this.clusters.removeLayer(marker);
-    this.markersByObjectId.delete(objectId);
-    this.markerCount -= 1;
+    const point = this.pointsByObjectId.get(objectId);
+    if (!point) return false;
+    const where = L.latLng(point.latitude, point.longitude);
+    if (this.popup.isOpen() && this.popup.getLatLng() && this.popup.getLatLng().equals(where)) this.map.closePopup();
+    this.clusters.remove(point);
+    this.pointsByObjectId.delete(objectId);
     return true;
   }
 
@@ -202,9 +272,9 @@ export class StudentMap {
 
   /** Zooms to one location's marker and opens its popup. */
   reveal(objectId) {
-    const marker = this.markersByObjectId.get(objectId);
-    if (!marker) return;
-    this.clusters.zoomToShowLayer(marker, () => this.openPopup(marker));
+    const point = this.pointsByObjectId.get(objectId);
+    if (!point) return;
+    this.clusters.reveal(point, (marker) => this.openPopup(marker));
   }
 
   invalidateSize() {
@@ -262,8 +332,7 @@ function initialZoom(container) {
   return Math.min(3, Math.max(1, Math.floor(Math.log2(side / 256) * 2) / 2));
 }
 
-function clusterIcon(cluster) {
-  const count = cluster.getChildCount();
+function clusterIcon(count) {
   const size = count < 10 ? 'small' : count < 100 ? 'medium' : count < 1000 ? 'large' : 'huge';
   const label = count < 10000 ? String(count) : `${Math.round(count / 1000)}k`;
   const dimension = { small: 34, medium: 40, large: 46, huge: 54 }[size];
@@ -272,6 +341,6 @@ function clusterIcon(cluster) {
     html: `<span aria-hidden="true">${label}</span>`,
     className: `cluster cluster-${size}`,
     iconSize: [dimension, dimension],
-    label: `${count.toLocaleString()} students here; zoom in`,
+    label: `${formatCount(count)} students here; zoom in`,
   });
 }

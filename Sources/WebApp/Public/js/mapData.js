@@ -1,6 +1,7 @@
 // Every student location for the map, downloaded in parallel pages.
 import { fetchLocations } from './api.js';
-import { fetchSnapshot } from './live.js';
+import { fetchSnapshot } from './snapshot.js';
+import { noteAnswer } from './connection.js';
 
 /** The map wants every location: pages of 1,000, six at once (the most a browser opens to
  *  one HTTP/1.1 origin). */
@@ -19,28 +20,34 @@ export function snapshotVersion() {
   return lastSnapshotVersion;
 }
 
-/** Every location for the map: one snapshot request when the server has it (one answer,
- *  gzipped, usually served from memory), else the pages of the Parse list. */
+/** Every location for the map, as batches the map takes (`StudentMap.addBatch`): one
+ *  snapshot request when the server has it (one answer, gzipped, usually served from
+ *  memory, as columns), else the pages of the Parse list (arrays of locations). */
 export async function fetchAllLocations(onPage = null) {
+  let snapshot;
   try {
-    const snapshot = await fetchSnapshot();
-    lastSnapshotVersion = snapshot.version;
-    performance.mark('onthemap:locations-loaded');
-    if (onPage && snapshot.locations.length) onPage(snapshot.locations);
-    return snapshot.locations;
+    snapshot = await fetchSnapshot();
   } catch (error) {
     if (error && error.name === 'AbortError') throw error;
     lastSnapshotVersion = null;
+    return fetchAllPages(onPage);
   }
-  return fetchAllPages(onPage);
+  noteAnswer(snapshot.keptAt);
+  lastSnapshotVersion = snapshot.version;
+  performance.mark('onthemap:locations-loaded');
+  if (onPage && snapshot.count) onPage(snapshot);
+  return snapshot;
 }
 
 async function fetchAllPages(onPage) {
   const hint = Number(localStorage.getItem(COUNT_HINT_STORAGE)) || 0;
   const pages = [];
+  // A location that moved between pages while they downloaded comes twice: keep the first.
+  const seen = new Set();
   const got = (index, results) => {
-    pages[index] = results;
-    if (onPage && results.length) onPage(results);
+    const fresh = results.filter((item) => !item.objectId || (!seen.has(item.objectId) && seen.add(item.objectId)));
+    pages[index] = fresh;
+    if (onPage && fresh.length) onPage(fresh);
   };
   const fetchPage = (index) => fetchLocations({ limit: MAP_PAGE_SIZE, skip: index * MAP_PAGE_SIZE })
     .then((page) => got(index, page.results));
@@ -90,14 +97,5 @@ async function fetchAllPages(onPage) {
     }
   }
   performance.mark('onthemap:locations-loaded');
-  const seen = new Set();
-  const all = [];
-  for (const page of pages) {
-    for (const item of page || []) {
-      if (item.objectId && seen.has(item.objectId)) continue;
-      seen.add(item.objectId);
-      all.push(item);
-    }
-  }
-  return all;
+  return pages.flatMap((page) => page || []);
 }

@@ -3,7 +3,7 @@
 import { state, loadWorld } from './state.js';
 import { fetchAllLocations, snapshotVersion } from './mapData.js';
 import { StudentMap } from './map.js';
-import { showAlert, describeFailure } from './ui.js';
+import { showAlert, describeFailure, formatCount } from './ui.js';
 import { ApiError } from './api.js';
 import { isOffline } from './connection.js';
 
@@ -68,7 +68,7 @@ function setMapStatus(text, stateName) {
 }
 
 function statusText(count) {
-  return count === 1 ? '1 student' : `${count.toLocaleString()} students`;
+  return count === 1 ? '1 student' : `${formatCount(count)} students`;
 }
 
 /** Loads the map's markers; on failure keeps the markers already shown. */
