@@ -45,7 +45,7 @@ def wait_for_health(base, process, timeout=60):
     deadline = time.time() + timeout
     while time.time() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"onthemap serve exited with {process.returncode}; see {OUTPUT / 'e2e-server.log'}")
+            raise RuntimeError(f"onthemap serve exited with {process.returncode}; see its log in {OUTPUT}")
         try:
             with urllib.request.urlopen(base + "/health", timeout=2) as response:
                 if json.loads(response.read()).get("status") == "ok":
@@ -111,7 +111,9 @@ def server(photo_stub):
     if existing:  # an already running server (it must have been started with --demo)
         yield existing.rstrip("/")
         return
-    process = ServerProcess(photo_stub)
+    # Under pytest-xdist each process has a server of its own, and a log of its own.
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    process = ServerProcess(photo_stub, log_name=f"e2e-server-{worker}.log" if worker else "e2e-server.log")
     try:
         with urllib.request.urlopen(process.base + "/", timeout=5) as response:
             page = response.read().decode()
