@@ -154,10 +154,8 @@ const get = (u) => fetch(u, {headers}).then(r => r.text()).then(t => JSON.parse(
 
 def measure(driver, base, expected, runs, paged_reference):
     results = []
-    glitches = 0
-    while len(results) < runs + 1:  # run 0 warms the browser cache and is reported apart
+    for run in range(runs + 1):  # run 0 warms the browser cache and is reported apart
         driver.get("about:blank")
-        started = time.monotonic()
         driver.get(base + "/#/map")
         WebDriverWait(driver, 120, poll_frequency=0.05).until(
             lambda d: d.execute_script("return document.getElementById('map').dataset.state === 'ready' && "
@@ -174,12 +172,6 @@ def measure(driver, base, expected, runs, paged_reference):
             raise RuntimeError(f"map shows {marks['count']} markers, expected {expected}")
         if not marks["snapshot"]:
             raise RuntimeError("the map paged through the Parse list instead of loading the snapshot")
-        # About one load in six, this headless Chromium stamps the whole page ~56 s late
-        # (domInteractive included) although the load took well under a second of wall time:
-        # such a clock glitch is not a load time, so that run is done again (and counted).
-        if marks["ready"] / 1000 > time.monotonic() - started + 0.5:
-            glitches += 1
-            continue
         results.append(marks)
     snapshot_only, paged = [], []
     for _ in range(runs):
@@ -188,7 +180,7 @@ def measure(driver, base, expected, runs, paged_reference):
         snapshot_only.append(driver.execute_async_script(FETCH_SNAPSHOT_JS)["ms"])
         if paged_reference:
             paged.append(driver.execute_async_script(FETCH_ONLY_JS)["ms"])
-    return results[0], results[1:], snapshot_only, paged, glitches
+    return results[0], results[1:], snapshot_only, paged
 
 
 def start_server(binary, data_dir, port, log):
@@ -282,7 +274,7 @@ def main():
             rss = int(next(line.split()[1] for line in open(f"/proc/{server.pid}/status") if line.startswith("VmRSS")))
             print(f"snapshot ready {built:.1f} s after start; server RSS {rss // 1024} MB", flush=True)
             load_at_start = os.getloadavg()[0]
-            cold, warm, snapshot_only, paged, glitches = measure(driver, base, size, args.runs, size <= args.paged_max)
+            cold, warm, snapshot_only, paged = measure(driver, base, size, args.runs, size <= args.paged_max)
             ready = [r["ready"] / 1000 for r in warm]
             loaded = [r["loaded"] / 1000 for r in warm]
             basemap = [r["basemap"] / 1000 for r in warm]
@@ -292,15 +284,14 @@ def main():
                 "loaded_median": statistics.median(loaded), "basemap_median": statistics.median(basemap), "fetch_median": statistics.median(fetch),
                 "paged_median": statistics.median(ms / 1000 for ms in paged) if paged else None, "built": built, "rss": rss // 1024,
                 "cold_ready": cold["ready"] / 1000, "drawn": warm[-1]["drawn"],
-                "load": max(load_at_start, os.getloadavg()[0]), "glitches": glitches,
+                "load": max(load_at_start, os.getloadavg()[0]),
             }
             rows.append(row)
             print(f"{size:>7} locations: markers ready {row['ready_median']:.3f} s median "
                   f"(min {row['ready_min']:.3f}, max {row['ready_max']:.3f}, first load {row['cold_ready']:.3f}); "
                   f"locations loaded at {row['loaded_median']:.3f} s; basemap drawn at {row['basemap_median']:.3f} s; snapshot fetch alone {row['fetch_median']:.3f} s; "
                   f"paged fetch (before) {row['paged_median'] or 0:.3f} s; "
-                  f"{row['drawn']} clusters/pins drawn; load average {row['load']:.1f}; "
-                  f"{glitches} runs redone for a clock glitch", flush=True)
+                  f"{row['drawn']} clusters/pins drawn; load average {row['load']:.1f}", flush=True)
     finally:
         if driver:
             driver.quit()
@@ -335,9 +326,6 @@ def main():
                      f"{row['cold_ready']:.3f} s | {row['loaded_median']:.3f} s | {row['basemap_median']:.3f} s | {row['fetch_median']:.3f} s | "
                      f"{'%.3f s' % row['paged_median'] if row['paged_median'] else 'not measured'} | {row['built']:.1f} s | {row['rss']} MB | {row['load']:.1f} | {verdict} |")
     lines += [
-        "",
-        "Runs redone because Chromium's clock glitched (the page stamped ~56 s late although the load took under a second): "
-        + "; ".join(f"{row['size']:,}: {row['glitches']}" for row in rows) + ".",
         "",
         f"Command: `python3 Benchmarks/WebMap/bench.py --sizes {args.sizes} --runs {args.runs} --seed {args.seed} "
         f"--bin {os.path.relpath(args.bin, ROOT) if args.bin.startswith(str(ROOT)) else args.bin}` "

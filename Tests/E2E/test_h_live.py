@@ -1,4 +1,6 @@
 """Live map: another client's writes reach an open map and list without a refresh."""
+import time
+
 from helpers import PARSE_HEADERS
 
 # What "live" promises: a change shows within a second of the write's answer.
@@ -145,3 +147,19 @@ def test_an_open_live_map_does_not_keep_the_server_from_stopping(photo_stub):
         viewer.close()
     finally:
         server.stop()
+
+
+def test_reloading_the_map_again_and_again_never_waits_for_a_connection(page, api):
+    """A browser opens six connections to one server. A page left for another used to keep its
+    live stream open (Chromium keeps the page for going back), so the seventh reload waited
+    about a minute for a free connection."""
+    viewer = api.create_user("Many", "Reloads")
+    page.log_in(viewer)
+    for attempt in range(8):
+        page.driver.get("about:blank")
+        started = time.monotonic()
+        page.driver.get(page.base + "/#/map")
+        page.map_ready(timeout=30)
+        page.until(lambda d: page.find("#live-indicator").get_attribute("data-state") == "live", 10, "stream not live")
+        took = time.monotonic() - started
+        assert took < 10, f"reload {attempt + 1} took {took:.1f} s"

@@ -23,6 +23,16 @@ export class LiveUpdates {
     this.retryDelay = FIRST_RETRY_MS;
     this.retryTimer = null;
     this.setState('off');
+    // A page being left closes its stream at once. Otherwise the browser keeps the page (and
+    // its connection) for going back, and after six reloads every one of the six connections
+    // a browser opens to one server is such a stream: the next load waits about a minute.
+    window.addEventListener('pagehide', () => {
+      if (this.source) this.source.close();
+      this.source = null;
+    });
+    window.addEventListener('pageshow', (event) => {
+      if (event.persisted && this.version !== null && !this.source) this.open();
+    });
   }
 
   /** Follows changes after `version` (a snapshot's); a no-op when already there. */
