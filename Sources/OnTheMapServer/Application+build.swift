@@ -98,19 +98,20 @@ func buildRouter(
     OpenAPIDocument.addRoute(to: router)
     MetricsRoute(metrics: metrics, token: configuration.metricsToken).register(on: router)
 
+    let accounts = AccountsService(store: store, configuration: configuration)
     let signInProviders = SignInProviders(configuration: configuration)
-    SignInController(store: store, configuration: configuration, providers: signInProviders).addRoutes(to: router)
+    SignInController(accounts: accounts, providers: signInProviders).addRoutes(to: router)
 
     // Only the routes that hash passwords get the hashing pool (and its 503 when full).
-    let sessions = SessionController(store: store, configuration: configuration, facebook: signInProviders.facebook)
+    let sessions = SessionController(accounts: accounts, facebook: signInProviders.facebook)
     for prefix in ["api", "v1"] {
         sessions.addRoutes(to: router.group(RouterPath(prefix)).add(middleware: PasswordHashingMiddleware(hashing: hashing)))
     }
-    AccountController(store: store, configuration: configuration)
+    AccountController(accounts: accounts)
         .addRoutes(to: router.group("api").add(middleware: PasswordHashingMiddleware(hashing: hashing)))
-    PasswordResetController(store: store, configuration: configuration)
+    PasswordResetController(accounts: accounts)
         .addRoutes(to: router.group("api").add(middleware: PasswordHashingMiddleware(hashing: hashing)))
-    ModerationController(store: store, configuration: configuration, cache: listCache).addRoutes(to: router.group("api"))
+    ModerationController(accounts: accounts, cache: listCache).addRoutes(to: router.group("api"))
 
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache, live: live)
         .addRoutes(to: router.group("parse/classes/StudentLocation")

@@ -12,7 +12,8 @@ public enum DatabaseCopy {
     /// its key (rows are read in key order, a page at a time).
     static let tables: [(name: String, key: String, columns: [(String, Kind)])] = [
         ("accounts", "key", [("key", .text), ("email", .text), ("password_hash", .text), ("first_name", .text),
-                             ("last_name", .text), ("created_at", .text), ("is_admin", .int), ("disabled_at", .optionalText)]),
+                             ("last_name", .text), ("created_at", .text), ("is_admin", .int), ("disabled_at", .optionalText),
+                             ("email_verified", .int)]),
         ("sessions", "id", [("id", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text)]),
         ("login_devices", "digest", [("digest", .text), ("account_key", .text), ("last_login_at", .text)]),
         ("student_locations", "object_id", [
@@ -29,7 +30,7 @@ public enum DatabaseCopy {
         ("password_resets", "digest", [("digest", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text),
                                        ("used_at", .optionalText)]),
         ("identity_links", "id", [("id", .text), ("provider", .text), ("subject", .text), ("account_key", .text), ("email", .text),
-                                        ("created_at", .text)]),
+                                  ("created_at", .text), ("origin", .text)]),
         ("pins", "id", [("id", .text), ("owner_key", .text), ("latitude", .double), ("longitude", .double),
                         ("place_name", .text), ("created_at", .text), ("updated_at", .text)]),
         ("photos", "id", [

@@ -6,11 +6,14 @@ import OnTheMapModels
 public protocol ModerationRepository: Sendable {
     /// Every account, oldest first, with how many posts each has.
     func accountSummaries() async throws -> [AccountSummary]
-    /// Returns whether the account exists.
-    @discardableResult func setAdmin(accountKey: String, _ isAdmin: Bool) async throws -> Bool
+    /// Makes an account an administrator, or no longer one. Taking the role away from the
+    /// last enabled administrator is refused (`.lastAdministrator`), checked in the same
+    /// statement as the change, so two administrators racing cannot both win.
+    @discardableResult func setAdmin(accountKey: String, _ isAdmin: Bool) async throws -> AccountChange
     /// Disables (or enables) an account: its posts are hidden (or shown) for everyone and,
-    /// when disabling, its sessions end. Returns the sessions ended, nil if there is no such account.
-    func setDisabled(accountKey: String, _ disabled: Bool, now: Date) async throws -> Int?
+    /// when disabling, its sessions end and its open reset links are spent. Disabling the last
+    /// enabled administrator is refused (`.lastAdministrator`), checked as `setAdmin` does.
+    func setDisabled(accountKey: String, _ disabled: Bool, now: Date) async throws -> AccountChange
 
     /// A post as a moderator sees it, hidden or not.
     func moderatedLocation(objectId: String) async throws -> ModeratedLocation?

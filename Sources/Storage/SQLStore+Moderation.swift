@@ -16,29 +16,56 @@ extension SQLStore {
     }
 
     @discardableResult
-    public func setAdmin(accountKey: String, _ isAdmin: Bool) async throws -> Bool {
+    public func setAdmin(accountKey: String, _ isAdmin: Bool) async throws -> AccountChange {
         try await withDatabase { db in
-            try await !db.raw(
-                "UPDATE accounts SET is_admin = \(bind: isAdmin ? 1 : 0) WHERE key = \(bind: accountKey) RETURNING key"
-            ).all().isEmpty
+            let changed = try await !db.raw("""
+                \(unsafeRaw: self.enabledAdministrators)
+                UPDATE accounts SET is_admin = \(bind: isAdmin ? 1 : 0) WHERE key = \(bind: accountKey)
+                  AND (\(bind: isAdmin ? 1 : 0) = 1 OR \(self.leavesAnotherAdministrator(accountKey))) RETURNING key
+                """).all().isEmpty
+            return changed ? .done(endedSessions: 0) : try await Self.refusal(accountKey: accountKey, on: db)
         }
     }
 
-    public func setDisabled(accountKey: String, _ disabled: Bool, now: Date) async throws -> Int? {
+    public func setDisabled(accountKey: String, _ disabled: Bool, now: Date) async throws -> AccountChange {
         let stamp: String? = disabled ? ParseDate.string(from: now) : nil
         return try await withDatabase { db in
             // The flag first: from here on no login succeeds and no session resolves (see
             // `session(id:now:)`), so deleting the sessions next cannot miss one.
-            guard try await !db.raw(
-                "UPDATE accounts SET disabled_at = \(bind: stamp) WHERE key = \(bind: accountKey) RETURNING key"
-            ).all().isEmpty else { return nil }
+            guard try await !db.raw("""
+                \(unsafeRaw: self.enabledAdministrators)
+                UPDATE accounts SET disabled_at = \(bind: stamp) WHERE key = \(bind: accountKey)
+                  AND (\(bind: disabled ? 0 : 1) = 1 OR \(self.leavesAnotherAdministrator(accountKey))) RETURNING key
+                """).all().isEmpty else { return try await Self.refusal(accountKey: accountKey, on: db) }
             // A write to student_locations, so other servers' list caches hear of it.
             try await db.raw(
                 "UPDATE student_locations SET owner_disabled = \(bind: disabled ? 1 : 0) WHERE owner_key = \(bind: accountKey)"
             ).run()
-            guard disabled else { return 0 }
-            return try await db.raw("DELETE FROM sessions WHERE account_key = \(bind: accountKey) RETURNING id").all().count
+            guard disabled else { return .done(endedSessions: 0) }
+            try await Self.spendPasswordResets(accountKey: accountKey, now: now, on: db)
+            return .done(endedSessions: try await db.raw("DELETE FROM sessions WHERE account_key = \(bind: accountKey) RETURNING id").all().count)
         }
+    }
+
+    /// At least one enabled administrator always remains. The check is part of the UPDATE
+    /// that takes the role away or disables: the target is not an enabled administrator, or
+    /// another one exists. On PostgreSQL the enabled administrators' rows are first locked in
+    /// key order (`enabledAdministrators`), so of two statements racing to remove the last two,
+    /// the second waits for the first, then sees its change and refuses; SQLite runs one
+    /// writing statement at a time.
+    private func leavesAnotherAdministrator(_ accountKey: String) -> SQLQueryString {
+        let others: SQLQueryString = isPostgres
+            ? "EXISTS (SELECT 1 FROM enabled_admins WHERE enabled_admins.key <> \(bind: accountKey))"
+            : "EXISTS (SELECT 1 FROM accounts other WHERE other.is_admin = 1 AND other.disabled_at IS NULL AND other.key <> \(bind: accountKey))"
+        return "is_admin = 0 OR disabled_at IS NOT NULL OR " + others
+    }
+
+    private var enabledAdministrators: String {
+        isPostgres ? "WITH enabled_admins AS (SELECT key FROM accounts WHERE is_admin = 1 AND disabled_at IS NULL ORDER BY key FOR UPDATE)" : ""
+    }
+
+    private static func refusal(accountKey: String, on db: any SQLDatabase) async throws -> AccountChange {
+        try await db.raw("SELECT key FROM accounts WHERE key = \(bind: accountKey)").first() == nil ? .notFound : .lastAdministrator
     }
 
     public func moderatedLocation(objectId: String) async throws -> ModeratedLocation? {

@@ -56,15 +56,18 @@ extension SQLStore {
     }
 
     public func linkIdentity(_ link: IdentityLink) async throws -> Bool {
+        try await withDatabase { db in try await Self.insertLink(link, on: db) }
+    }
+
+    /// False when the identity is linked already, or the account has one of this provider.
+    static func insertLink(_ link: IdentityLink, on db: any SQLDatabase) async throws -> Bool {
         let id = UUID().uuidString.lowercased()
-        return try await withDatabase { db in
-            try await !db.raw("""
-                INSERT INTO identity_links (id, provider, subject, account_key, email, created_at)
-                VALUES (\(bind: id), \(bind: link.provider), \(bind: link.subject), \(bind: link.accountKey), \(bind: link.email),
-                        \(bind: ParseDate.string(from: link.createdAt)))
-                ON CONFLICT DO NOTHING RETURNING id
-                """).all().isEmpty
-        }
+        return try await !db.raw("""
+            INSERT INTO identity_links (id, provider, subject, account_key, email, created_at, origin)
+            VALUES (\(bind: id), \(bind: link.provider), \(bind: link.subject), \(bind: link.accountKey), \(bind: link.email),
+                    \(bind: ParseDate.string(from: link.createdAt)), \(bind: link.origin.rawValue))
+            ON CONFLICT DO NOTHING RETURNING id
+            """).all().isEmpty
     }
 
     @discardableResult
@@ -76,20 +79,31 @@ extension SQLStore {
         }
     }
 
+    public func identityLink(provider: String, subject: String) async throws -> IdentityLink? {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT * FROM identity_links WHERE provider = \(bind: provider) AND subject = \(bind: subject)
+                """).first().map(Self.identityLink(from:))
+        }
+    }
+
     public func identities(accountKey: String) async throws -> [IdentityLink] {
         try await withDatabase { db in
             try await db.raw("""
                 SELECT * FROM identity_links WHERE account_key = \(bind: accountKey) ORDER BY created_at, provider
-                """).all().map { row in
-                IdentityLink(
-                    provider: try row.decode(column: "provider", as: String.self),
-                    subject: try row.decode(column: "subject", as: String.self),
-                    accountKey: try row.decode(column: "account_key", as: String.self),
-                    email: try row.decode(column: "email", as: String.self),
-                    createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast
-                )
-            }
+                """).all().map(Self.identityLink(from:))
         }
+    }
+
+    static func identityLink(from row: any SQLRow) throws -> IdentityLink {
+        IdentityLink(
+            provider: try row.decode(column: "provider", as: String.self),
+            subject: try row.decode(column: "subject", as: String.self),
+            accountKey: try row.decode(column: "account_key", as: String.self),
+            email: try row.decode(column: "email", as: String.self),
+            createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast,
+            origin: IdentityLink.Origin(rawValue: try row.decode(column: "origin", as: String.self)) ?? .legacy
+        )
     }
 
     public func saveSignInHandoff(code: String, accountKey: String, provider: String, challenge: String, expiresAt: Date) async throws {

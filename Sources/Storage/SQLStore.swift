@@ -240,10 +240,11 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             // The first account of a new community is its administrator. (`WHERE 1 = 1` lets
             // SQLite tell the SELECT's end from the ON CONFLICT clause.)
             let inserted = try await db.raw("""
-                INSERT INTO accounts (key, email, password_hash, first_name, last_name, created_at, is_admin)
+                INSERT INTO accounts (key, email, password_hash, first_name, last_name, created_at, is_admin, email_verified)
                 SELECT \(bind: account.key), \(bind: account.email), \(bind: account.passwordHash),
                        \(bind: account.firstName), \(bind: account.lastName), \(bind: ParseDate.string(from: account.createdAt)),
-                       CASE WHEN \(bind: account.isAdmin) OR NOT EXISTS (SELECT 1 FROM accounts) THEN 1 ELSE 0 END
+                       CASE WHEN \(bind: account.isAdmin) OR NOT EXISTS (SELECT 1 FROM accounts) THEN 1 ELSE 0 END,
+                       \(bind: account.emailVerified ? 1 : 0)
                 WHERE 1 = 1
                 ON CONFLICT (email) DO NOTHING RETURNING key
                 """).all()
@@ -264,11 +265,74 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     @discardableResult
-    public func updatePasswordHash(accountKey: String, to hash: String) async throws -> Bool {
-        try await withDatabase { db in
-            try await !db.raw(
+    public func updatePasswordHash(accountKey: String, to hash: String, now: Date) async throws -> Bool {
+        try await withTransaction { db in
+            guard try await !db.raw(
                 "UPDATE accounts SET password_hash = \(bind: hash) WHERE key = \(bind: accountKey) RETURNING key"
-            ).all().isEmpty
+            ).all().isEmpty else { return false }
+            try await Self.spendPasswordResets(accountKey: accountKey, now: now, on: db)
+            return true
+        }
+    }
+
+    public func markEmailVerified(accountKey: String) async throws {
+        try await withDatabase { db in
+            try await db.raw("UPDATE accounts SET email_verified = 1 WHERE key = \(bind: accountKey)").run()
+        }
+    }
+
+    public func claimAccount(_ claim: AccountClaim, now: Date) async throws -> Bool {
+        let key = claim.accountKey, link = claim.link
+        return try await withTransaction { db in
+            // The condition makes the claim happen once: a second provider sign-in racing this
+            // one finds the email proven and signs in as usual.
+            guard try await !db.raw("""
+                UPDATE accounts SET password_hash = '', email_verified = 1,
+                    first_name = COALESCE(\(bind: claim.firstName), first_name), last_name = COALESCE(\(bind: claim.lastName), last_name)
+                WHERE key = \(bind: key) AND email_verified = 0 RETURNING key
+                """).all().isEmpty else { return false }
+            try await db.raw("DELETE FROM session_sign_ins WHERE session_id IN (SELECT id FROM sessions WHERE account_key = \(bind: key))").run()
+            try await db.raw("DELETE FROM sessions WHERE account_key = \(bind: key)").run()
+            try await db.raw("DELETE FROM login_devices WHERE account_key = \(bind: key)").run()
+            try await db.raw("DELETE FROM sign_in_handoffs WHERE account_key = \(bind: key)").run()
+            try await db.raw("DELETE FROM pending_sign_ins WHERE link_account_key = \(bind: key)").run()
+            try await Self.spendPasswordResets(accountKey: key, now: now, on: db)
+            // Whoever made the account may have linked another provider of theirs to it.
+            try await db.raw("""
+                DELETE FROM identity_links WHERE account_key = \(bind: key)
+                  AND NOT (provider = \(bind: link.provider) AND subject = \(bind: link.subject))
+                """).run()
+            try await db.raw("""
+                UPDATE identity_links SET origin = \(bind: IdentityLink.Origin.verifiedEmail.rawValue)
+                WHERE provider = \(bind: link.provider) AND subject = \(bind: link.subject) AND account_key = \(bind: key)
+                """).run()
+            try await Self.insertLink(IdentityLink(provider: link.provider, subject: link.subject, accountKey: key, email: link.email,
+                                                   createdAt: link.createdAt, origin: .verifiedEmail), on: db)
+            return true
+        }
+    }
+
+    /// Marks every open reset link of the account used.
+    static func spendPasswordResets(accountKey: String, now: Date, on db: any SQLDatabase) async throws {
+        try await db.raw("""
+            UPDATE password_resets SET used_at = \(bind: ParseDate.string(from: now))
+            WHERE account_key = \(bind: accountKey) AND used_at IS NULL
+            """).run()
+    }
+
+    /// Runs `body` in one transaction on one connection (SQLite: `BEGIN IMMEDIATE`, taking the
+    /// write lock at once, so two writers queue instead of failing to upgrade a read lock).
+    func withTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await withDatabase { db in
+            try await db.raw(db.dialect.name == "postgresql" ? "BEGIN" : "BEGIN IMMEDIATE").run()
+            do {
+                let value = try await body(db)
+                try await db.raw("COMMIT").run()
+                return value
+            } catch {
+                try? await db.raw("ROLLBACK").run()
+                throw error
+            }
         }
     }
 
@@ -281,7 +345,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             lastName: try row.decode(column: "last_name", as: String.self),
             createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast,
             isAdmin: try row.decode(column: "is_admin", as: Int.self) != 0,
-            disabledAt: try row.decode(column: "disabled_at", as: String?.self).flatMap(ParseDate.date(from:))
+            disabledAt: try row.decode(column: "disabled_at", as: String?.self).flatMap(ParseDate.date(from:)),
+            emailVerified: try row.decode(column: "email_verified", as: Int.self) != 0
         )
     }
 

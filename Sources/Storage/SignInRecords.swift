@@ -47,13 +47,29 @@ public struct IdentityLink: Sendable, Equatable {
     /// The email the provider gave when the link was made (shown in the account menu).
     public var email: String
     public var createdAt: Date
+    /// How the link was made.
+    public var origin: Origin
 
-    public init(provider: String, subject: String, accountKey: String, email: String, createdAt: Date) {
+    public enum Origin: String, Sendable {
+        /// Made before links recorded their origin: the old rule linked a verified email to any
+        /// account holding it, proven or not, so such a link to an unproven account with a
+        /// password is treated as a claim at its next sign-in (see `SignInPolicy`).
+        case legacy
+        /// The provider sign-in created the account.
+        case signUp = "signup"
+        /// The account's owner, signed in, linked the provider from the account menu.
+        case accountMenu = "menu"
+        /// The provider vouched for the email of an existing account (proven, or claimed).
+        case verifiedEmail = "email"
+    }
+
+    public init(provider: String, subject: String, accountKey: String, email: String, createdAt: Date, origin: Origin) {
         self.provider = provider
         self.subject = subject
         self.accountKey = accountKey
         self.email = email
         self.createdAt = createdAt
+        self.origin = origin
     }
 }
 
@@ -79,6 +95,8 @@ public protocol SignInRepository: Sendable {
     @discardableResult func deleteExpiredPendingSignIns(now: Date) async throws -> Int
 
     func identityAccountKey(provider: String, subject: String) async throws -> String?
+    /// The link of this provider identity, if any.
+    func identityLink(provider: String, subject: String) async throws -> IdentityLink?
     /// False when the identity is already linked, or the account already has one of this provider.
     func linkIdentity(_ link: IdentityLink) async throws -> Bool
     @discardableResult func unlinkIdentity(provider: String, accountKey: String) async throws -> Bool

@@ -131,9 +131,9 @@ struct StoreContractTests {
             #expect(try await store.session(id: "1-1", now: now) == nil)
             #expect(try await store.deleteSessions(accountKey: "1", keeping: nil) == 1)
             #expect(try await store.session(id: "2-2", now: now) != nil)
-            #expect(try await store.updatePasswordHash(accountKey: "2", to: "new"))
+            #expect(try await store.updatePasswordHash(accountKey: "2", to: "new", now: now))
             #expect(try await store.account(key: "2")?.passwordHash == "new")
-            #expect(try await !store.updatePasswordHash(accountKey: "9", to: "new"))
+            #expect(try await !store.updatePasswordHash(accountKey: "9", to: "new", now: now))
         }
     }
 
@@ -317,7 +317,7 @@ struct StoreContractTests {
         #expect(try await from.report(objectId: "loc00001", reporterKey: "1000000001", reason: "spam", now: now) == .reported)
         #expect(try await from.setHidden(objectId: "loc00002", true, reason: "ads", moderatorKey: "1000000001", now: now))
         try await from.createPasswordReset(token: "reset-token", accountKey: "1000000001", now: now, expiresAt: now.addingTimeInterval(60))
-        #expect(try await from.linkIdentity(IdentityLink(provider: "school", subject: "sub-1", accountKey: "1000000001", email: "a@b.co", createdAt: now)))
+        #expect(try await from.linkIdentity(IdentityLink(provider: "school", subject: "sub-1", accountKey: "1000000001", email: "a@b.co", createdAt: now, origin: .signUp)))
         let copied = try await DatabaseCopy.copy(from: from, to: to)
         #expect(copied.map(\.table) == ["accounts", "sessions", "login_devices", "student_locations", "location_reports", "moderation_actions",
                                         "password_resets", "identity_links", "pins", "photos", "album_states"])
@@ -364,7 +364,7 @@ struct StoreContractTests {
                                                             browserDigest: "b", linkAccountKey: nil, createdAt: now, expiresAt: now.addingTimeInterval(-1)))
             #expect(try await store.deleteExpiredPendingSignIns(now: now) == 1)
 
-            let link = IdentityLink(provider: "school", subject: "s1", accountKey: "1000000001", email: "a@b.co", createdAt: now)
+            let link = IdentityLink(provider: "school", subject: "s1", accountKey: "1000000001", email: "a@b.co", createdAt: now, origin: .accountMenu)
             #expect(try await store.linkIdentity(link))
             var other = link
             other.accountKey = "1000000002"
@@ -563,16 +563,16 @@ struct ModerationContractTests {
             #expect(try await store.updateLocation(objectId: "a", patch: LocationPatch(mapString: "x"), updatedAt: Self.now) == nil)
             #expect(try await store.report(objectId: "a", reporterKey: "1000000002", reason: "x", now: Self.now) == .notFound)
 
-            #expect(try await store.setDisabled(accountKey: "1000000002", true, now: Self.now) == 1)
+            #expect(try await store.setDisabled(accountKey: "1000000002", true, now: Self.now) == .done(endedSessions: 1))
             #expect(try await store.locations(LocationQuery()).isEmpty)
             #expect(try await store.session(id: "sam-session", now: Self.now) == nil)
             #expect(try await store.account(key: "1000000002")?.disabledAt != nil)
-            #expect(try await store.setDisabled(accountKey: "nobody", true, now: Self.now) == nil)
+            #expect(try await store.setDisabled(accountKey: "nobody", true, now: Self.now) == .notFound)
             let newest = try await store.moderationList(.newest, limit: 10)
             #expect(Set(newest.map(\.record.objectId)) == ["a", "b", "c"])
             #expect(newest.first { $0.record.objectId == "b" }?.ownerDisabled == true)
 
-            #expect(try await store.setDisabled(accountKey: "1000000002", false, now: Self.now) == 0)
+            #expect(try await store.setDisabled(accountKey: "1000000002", false, now: Self.now) == .done(endedSessions: 0))
             #expect(try await store.setHidden(objectId: "a", false, reason: "ok", moderatorKey: nil, now: Self.now.addingTimeInterval(1)))
             #expect(try await store.countLocations(.always) == 3)
             #expect(try await store.moderationNotices(accountKey: "1000000001", limit: 10).map(\.action) == [.unhide, .hide])
@@ -612,6 +612,63 @@ struct ModerationContractTests {
             let winners = [try await first, try await second].compactMap { $0 }
             #expect(winners == ["1000000001"], "exactly one use wins")
             #expect(try await store.passwordResetAccount(token: "t1", now: Self.now) == nil)
+        }
+    }
+
+    @Test("the last enabled administrator cannot be disabled or demoted, even by two statements racing", arguments: Backend.available)
+    func lastAdministrator(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createAccount(Self.account("1000000001", "first@x.co"))
+            try await store.createAccount(Self.account("1000000002", "second@x.co"))
+            try await store.createAccount(Self.account("1000000003", "student@x.co"))
+            #expect(try await store.setAdmin(accountKey: "1000000003", false) == .done(endedSessions: 0))
+            #expect(try await store.setAdmin(accountKey: "1000000001", false) == .lastAdministrator)
+            #expect(try await store.setDisabled(accountKey: "1000000001", true, now: Self.now) == .lastAdministrator)
+            #expect(try await store.setAdmin(accountKey: "nobody", false) == .notFound)
+            for round in 0..<5 {
+                #expect(try await store.setAdmin(accountKey: "1000000002", true) == .done(endedSessions: 0))
+                #expect(try await store.setDisabled(accountKey: "1000000001", false, now: Self.now) == .done(endedSessions: 0))
+                #expect(try await store.setDisabled(accountKey: "1000000002", false, now: Self.now) == .done(endedSessions: 0))
+                // Two administrators remove each other at once (alternately by disabling and demoting).
+                async let first = round.isMultiple(of: 2)
+                    ? store.setDisabled(accountKey: "1000000001", true, now: Self.now) : store.setAdmin(accountKey: "1000000001", false)
+                async let second = store.setDisabled(accountKey: "1000000002", true, now: Self.now)
+                let outcomes = [try await first, try await second]
+                #expect(outcomes.filter { $0 == .lastAdministrator }.count == 1, "round \(round): \(outcomes)")
+                let summaries = try await store.accountSummaries()
+                #expect(summaries.filter { $0.account.isAdmin && $0.account.disabledAt == nil }.count == 1, "round \(round)")
+            }
+        }
+    }
+
+    @Test("claiming an unproven account removes every foothold in one go, once", arguments: Backend.available)
+    func claimAccount(backend: Backend) async throws {
+        try await backend.withStore { store in
+            try await store.createAccount(Self.account("1000000001", "admin@x.co"))
+            var maker = Self.account("1000000002", "student@x.co")
+            maker.passwordHash = "maker's hash"
+            try await store.createAccount(maker)
+            try await store.createSession(Session(id: "maker-session", accountKey: maker.key, createdAt: Self.now, expiresAt: Self.now.addingTimeInterval(600)))
+            try await store.rememberDevice(digest: "maker-device", accountKey: maker.key, now: Self.now)
+            try await store.createPasswordReset(token: "maker-reset", accountKey: maker.key, now: Self.now, expiresAt: Self.now.addingTimeInterval(600))
+            #expect(try await store.linkIdentity(IdentityLink(provider: "facebook", subject: "maker", accountKey: maker.key, email: "",
+                                                              createdAt: Self.now, origin: .accountMenu)))
+            try await store.saveSignInHandoff(code: "maker-code", accountKey: maker.key, provider: "facebook", challenge: "c",
+                                              expiresAt: Self.now.addingTimeInterval(600))
+            let link = IdentityLink(provider: "school", subject: "student", accountKey: maker.key, email: "student@x.co",
+                                    createdAt: Self.now, origin: .verifiedEmail)
+            let claim = AccountClaim(accountKey: maker.key, link: link, firstName: "Real", lastName: nil)
+            #expect(try await store.claimAccount(claim, now: Self.now))
+            let claimed = try #require(try await store.account(key: maker.key))
+            #expect(claimed.passwordHash.isEmpty && claimed.emailVerified && claimed.firstName == "Real" && claimed.lastName == maker.lastName)
+            #expect(try await store.session(id: "maker-session", now: Self.now) == nil)
+            #expect(try await !store.isKnownDevice(digest: "maker-device", accountKey: maker.key))
+            #expect(try await store.passwordResetAccount(token: "maker-reset", now: Self.now) == nil)
+            #expect(try await store.identities(accountKey: maker.key).map(\.provider) == ["school"])
+            #expect(try await store.takeSignInHandoff(code: "maker-code", now: Self.now) == nil)
+            // Proven now: a second claim changes nothing.
+            #expect(try await !store.claimAccount(claim, now: Self.now))
+            #expect(try await store.identities(accountKey: maker.key).count == 1)
         }
     }
 }

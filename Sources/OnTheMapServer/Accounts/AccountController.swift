@@ -9,6 +9,13 @@ import Storage
 struct AccountController: Sendable {
     let store: any OnTheMapStore
     let configuration: Configuration
+    let accounts: AccountsService
+
+    init(accounts: AccountsService) {
+        self.store = accounts.store
+        self.configuration = accounts.configuration
+        self.accounts = accounts
+    }
 
     static let minimumPasswordLength = 8
     static let maximumNameLength = 100
@@ -50,12 +57,12 @@ struct AccountController: Sendable {
         }
         let password = form.password, cost = configuration.bcryptCost
         let hash = try await PasswordHashing.run { Passwords.hash(password, cost: cost) }
-        var account = Account(key: Identifiers.accountKey(), email: email, passwordHash: hash,
-                              firstName: firstName, lastName: lastName, createdAt: Date())
-        // Keys are random; on the rare collision draw again.
-        while try await store.account(key: account.key) != nil { account.key = Identifiers.accountKey() }
+        // A password sign-up proves nothing about the email: the account stays unproven until a
+        // provider vouches for it (see `SignInPolicy`).
+        let account: Account
         do {
-            try await store.createAccount(account)
+            account = try await accounts.createAccount(email: email, passwordHash: hash, firstName: firstName, lastName: lastName,
+                                                       emailVerified: false)
         } catch StorageError.emailTaken {
             throw APIError(.conflict, "email_taken", "An account with this email already exists. Log in instead.")
         }
@@ -99,8 +106,7 @@ struct AccountController: Sendable {
         }
         let password = form.newPassword, cost = configuration.bcryptCost
         let hash = try await PasswordHashing.run { Passwords.hash(password, cost: cost) }
-        try await store.updatePasswordHash(accountKey: account.key, to: hash)
-        let ended = try await store.deleteSessions(accountKey: account.key, keeping: session.id)
+        let ended = try await accounts.setPassword(accountKey: account.key, hash: hash, keeping: session.id)
         context.logger.info("password changed", metadata: ["account": "\(account.key)", "sessions_ended": "\(ended)"])
         return try JSONResponse.make(PasswordChangeResponse(endedSessions: ended))
     }

@@ -10,7 +10,15 @@ import Storage
 struct ModerationController: Sendable {
     let store: any OnTheMapStore
     let configuration: Configuration
+    let accounts: AccountsService
     let cache: ListResponseCache?
+
+    init(accounts: AccountsService, cache: ListResponseCache?) {
+        self.store = accounts.store
+        self.configuration = accounts.configuration
+        self.accounts = accounts
+        self.cache = cache
+    }
 
     /// Reports one account may make in `reportWindow`, so reporting cannot flood the list.
     static let reportsPerWindow = 20
@@ -77,7 +85,12 @@ struct ModerationController: Sendable {
         guard !(disabled && key == admin.key) else {
             throw APIError(.badRequest, "cannot_disable_self", "You cannot disable your own account.")
         }
-        guard let ended = try await store.setDisabled(accountKey: key, disabled, now: Date()) else { throw Self.accountNotFound }
+        let ended: Int
+        switch try await store.setDisabled(accountKey: key, disabled, now: Date()) {
+        case .done(let count): ended = count
+        case .notFound: throw Self.accountNotFound
+        case .lastAdministrator: throw Self.lastAdministrator
+        }
         cache?.invalidate()
         context.logger.notice(disabled ? "account disabled" : "account enabled",
                               metadata: ["account": "\(key)", "by": "\(admin.key)", "sessions_ended": "\(ended)"])
@@ -88,7 +101,7 @@ struct ModerationController: Sendable {
     @Sendable func promote(_ request: Request, context: AppRequestContext) async throws -> Response {
         let admin = try await requireAdmin(request)
         let key = context.parameters.get("key") ?? ""
-        guard try await store.setAdmin(accountKey: key, true) else { throw Self.accountNotFound }
+        guard try await store.setAdmin(accountKey: key, true) != .notFound else { throw Self.accountNotFound }
         context.logger.notice("account promoted", metadata: ["account": "\(key)", "by": "\(admin.key)"])
         return try JSONResponse.make(PromoteView(key: key, isAdmin: true))
     }
@@ -99,7 +112,12 @@ struct ModerationController: Sendable {
         let admin = try await requireAdmin(request)
         let key = context.parameters.get("key") ?? ""
         guard try await store.account(key: key) != nil else { throw Self.accountNotFound }
-        let origin = configuration.publicOrigin ?? request.head.authority.map { "http\(context.isHTTPS ? "s" : "")://\($0)" } ?? ""
+        let origin: String
+        do {
+            origin = try accounts.origin(for: request, context: context)
+        } catch {
+            throw APIError(.badRequest, "unknown_host", error.description)
+        }
         let link = try await PasswordResetLinks.create(for: key, store: store, origin: origin)
         context.logger.notice("reset link created", metadata: ["account": "\(key)", "by": "\(admin.key)"])
         return try JSONResponse.make(ResetLinkView(url: link.url, expiresAt: ParseDate.string(from: link.expiresAt)), status: .created)
@@ -160,6 +178,8 @@ struct ModerationController: Sendable {
 
     static let locationNotFound = APIError(.notFound, "not_found", "There is no such post.")
     static let accountNotFound = APIError(.notFound, "not_found", "There is no such account.")
+    static let lastAdministrator = APIError(.conflict, "last_administrator",
+                                            "This is the last enabled administrator: promote another account first, so the community always has one.")
 
     private func requireAccount(_ request: Request, message: String) async throws -> Account {
         guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request),

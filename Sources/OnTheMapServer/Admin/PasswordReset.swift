@@ -27,6 +27,13 @@ public enum PasswordResetLinks {
 struct PasswordResetController: Sendable {
     let store: any OnTheMapStore
     let configuration: Configuration
+    let accounts: AccountsService
+
+    init(accounts: AccountsService) {
+        self.store = accounts.store
+        self.configuration = accounts.configuration
+        self.accounts = accounts
+    }
 
     static let invalidLink = APIError(.badRequest, "invalid_reset_link",
                                       "This reset link is unknown, already used or expired; ask your administrator for a new one.")
@@ -48,8 +55,8 @@ struct PasswordResetController: Sendable {
         let hash = try await PasswordHashing.run { Passwords.hash(password, cost: cost) }
         // Spent only now, so a busy hashing pool (503) does not waste the link.
         guard let accountKey = try await store.consumePasswordReset(token: form.token, now: Date()) else { throw Self.invalidLink }
-        try await store.updatePasswordHash(accountKey: accountKey, to: hash)
-        let ended = try await store.deleteSessions(accountKey: accountKey, keeping: nil)
+        // Every other open link of the account is spent with it.
+        let ended = try await accounts.setPassword(accountKey: accountKey, hash: hash, keeping: nil)
         context.logger.notice("password reset with a link", metadata: ["account": "\(accountKey)", "sessions_ended": "\(ended)"])
         return try JSONResponse.make(PasswordChangeResponse(endedSessions: ended))
     }

@@ -25,6 +25,10 @@ struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
             throw translate(status: error.status, message: error.body, path: request.uri.path) ?? error
         } catch let error as any HTTPResponseError {
             throw error
+        } catch let error as MalformedRequestBody {
+            context.logger.notice("malformed request body", metadata: ["reason": "\(error.reason.prefix(200))"])
+            let message = "The request body could not be read: its framing (Content-Length or chunked encoding) is malformed."
+            throw translate(status: .badRequest, message: message, path: request.uri.path) ?? HTTPError(.badRequest, message: message)
         } catch StorageError.queryTimeout {
             // The database cancelled a query past its deadline (or none could start in time):
             // the protocol's timeout answer, never a 500.

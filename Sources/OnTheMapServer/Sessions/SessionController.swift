@@ -11,15 +11,17 @@ import Storage
 struct SessionController: Sendable {
     let store: any OnTheMapStore
     let configuration: Configuration
+    let accounts: AccountsService
     /// A hash of a random password, verified when the email is unknown so that both
     /// failures take as long and the response time does not reveal who has an account.
     let timingDecoyHash: String
     /// Checks old clients' `facebook_mobile` tokens; nil when Facebook is not configured.
     let facebook: FacebookClient?
 
-    init(store: any OnTheMapStore, configuration: Configuration, facebook: FacebookClient? = nil) {
-        self.store = store
-        self.configuration = configuration
+    init(accounts: AccountsService, facebook: FacebookClient? = nil) {
+        self.store = accounts.store
+        self.configuration = accounts.configuration
+        self.accounts = accounts
         self.facebook = facebook
         self.timingDecoyHash = Passwords.hash(Identifiers.randomHex(bytes: 16), cost: configuration.bcryptCost)
     }
@@ -52,7 +54,7 @@ struct SessionController: Sendable {
         let account = try await store.account(email: email)
         // A device that has logged in to this account before counts its own guesses, so the
         // owner is not locked out by someone else's (see `LoginThrottle`).
-        let device = (request.cookies[Self.deviceCookie]?.value).flatMap { $0.count <= 64 ? SessionToken.digest(String($0)) : nil }
+        let device = AccountsService.deviceDigest(request)
         var knownDevice = false
         if let account, let device { knownDevice = try await store.isKnownDevice(digest: device, accountKey: account.key) }
         let subjects = [
@@ -74,7 +76,7 @@ struct SessionController: Sendable {
         }
         // Told only to someone who knows the password, so it reveals nothing to a guesser.
         guard account.disabledAt == nil else {
-            throw UdacityError(status: 403, "This account has been disabled by the community's administrator.")
+            throw UdacityError(status: 403, AccountsService.disabledMessage)
         }
         try await throttle.recordSuccess(subjects)
         return try await loginAnswer(for: account, provider: nil, request: request, context: context)
@@ -107,7 +109,7 @@ struct SessionController: Sendable {
             throw UdacityError.invalidCredentials
         }
         guard account.disabledAt == nil else {
-            throw UdacityError(status: 403, "This account has been disabled by the community's administrator.")
+            throw UdacityError(status: 403, AccountsService.disabledMessage)
         }
         return try await loginAnswer(for: account, provider: "facebook", request: request, context: context)
     }
@@ -115,7 +117,7 @@ struct SessionController: Sendable {
     /// What every login answers, whatever proved who the user is: a new session, its
     /// cookies, and the Udacity body with the 5-byte prefix.
     private func loginAnswer(for account: Account, provider: String?, request: Request, context: AppRequestContext) async throws -> Response {
-        let (session, cookies) = try await Self.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
+        let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context)
         var metadata: Logger.Metadata = ["account": "\(account.key)"]
         if let provider { metadata["provider"] = "\(provider)" }
         context.logger.info("login", metadata: metadata)
@@ -130,56 +132,9 @@ struct SessionController: Sendable {
         return response
     }
 
-    /// Creates a session for `account` and the cookies a password login sets with it (the
-    /// session, `XSRF-TOKEN`, and the device marker on a first login from this browser).
-    /// Every way of signing in ends here, so all of them give the same session.
-    static func startSession(
-        for account: Account, request: Request, context: AppRequestContext, store: any OnTheMapStore, configuration: Configuration
-    ) async throws -> (Session, [Cookie]) {
-        let now = Date()
-        let session = Session(
-            id: Identifiers.sessionId(now: now), accountKey: account.key, createdAt: now,
-            expiresAt: now.addingTimeInterval(configuration.sessionLifetime)
-        )
-        try await store.createSession(session)
-        let device = (request.cookies[Self.deviceCookie]?.value).flatMap { $0.count <= 64 ? SessionToken.digest(String($0)) : nil }
-        let deviceToken = device == nil ? Identifiers.randomHex(bytes: 16) : nil
-        if let digest = deviceToken.map(SessionToken.digest) ?? device {
-            try await store.rememberDevice(digest: digest, accountKey: account.key, now: now)
-        }
-        let secure = context.isHTTPS
-        var cookies = [
-            Cookie(
-                name: SessionResolver.cookieName, value: session.id, expires: session.expiresAt,
-                path: "/", secure: secure, httpOnly: true, sameSite: .lax
-            ),
-            // Old clients echo this as X-XSRF-TOKEN on logout; it must be readable by scripts.
-            Cookie(
-                name: "XSRF-TOKEN", value: Identifiers.randomHex(bytes: 16), expires: session.expiresAt,
-                path: "/", secure: secure, httpOnly: false, sameSite: .lax
-            ),
-        ]
-        if let deviceToken {
-            cookies.append(Cookie(
-                name: Self.deviceCookie, value: deviceToken, expires: now.addingTimeInterval(365 * 86_400),
-                path: "/", secure: secure, httpOnly: true, sameSite: .lax
-            ))
-        }
-        return (session, cookies)
-    }
-
-    /// Marks a browser or app that has logged in before; never a credential by itself.
-    static let deviceCookie = "onthemap_device"
-
     enum Credential: Equatable {
         case udacity(username: String, password: String)
         case facebook(token: String)
-    }
-
-    /// The username and password of a `udacity` body (a `facebook_mobile` one is refused).
-    static func credentials(from body: Data) throws -> (username: String, password: String) {
-        guard case .udacity(let username, let password) = try credential(from: body) else { throw UdacityError.invalidCredentials }
-        return (username, password)
     }
 
     /// Reads `{"udacity":{"username":…,"password":…}}` or `{"facebook_mobile":{"access_token":…}}`. Exactly one credential is allowed.

@@ -13,6 +13,12 @@ struct SessionResolver: Sendable {
         case none
         case invalid
         case valid(Session)
+
+        /// The live session, if any.
+        var session: Session? {
+            if case .valid(let session) = self { return session }
+            return nil
+        }
     }
 
     let sessions: any SessionRepository

@@ -21,8 +21,24 @@ struct SignInController: Sendable {
     let store: any OnTheMapStore
     let configuration: Configuration
     let providers: SignInProviders
+    let accounts: AccountsService
+    let policy: SignInPolicy
 
+    init(accounts: AccountsService, providers: SignInProviders) {
+        self.store = accounts.store
+        self.configuration = accounts.configuration
+        self.providers = providers
+        self.accounts = accounts
+        self.policy = SignInPolicy(store: accounts.store, accounts: accounts)
+    }
+
+    /// The cookie binding a pending sign-in to the browser that started it: a fresh random
+    /// value every time (never one the browser brought, which a sibling site or a plain-HTTP
+    /// answer could have planted), `__Host-` prefixed over HTTPS so no other site can set it.
     static let browserCookie = "onthemap_signin"
+    static let secureBrowserCookie = "__Host-onthemap_signin"
+
+    static func browserCookieName(https: Bool) -> String { https ? secureBrowserCookie : browserCookie }
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("auth/:provider/start", use: start)
@@ -101,9 +117,14 @@ struct SignInController: Sendable {
         answer: (URL, Cookie) throws -> Response
     ) async throws -> Response {
         let state = OIDCClient.randomToken(), nonce = OIDCClient.randomToken(), verifier = OIDCClient.randomToken()
-        let browser = request.cookies[Self.browserCookie].map { String($0.value) }.flatMap { $0.count == 43 ? $0 : nil }
-            ?? OIDCClient.randomToken()
-        let redirectURI = redirectURI(for: provider.id, request: request, context: context)
+        let browser = OIDCClient.randomToken()
+        let redirectURI: String
+        do {
+            redirectURI = try self.redirectURI(for: provider.id, request: request, context: context)
+        } catch {
+            context.logger.notice("sign-in refused", metadata: ["reason": "unknown host"])
+            return SignInPage.problem(.badRequest, "This address is not this server's", error.description)
+        }
         let url: URL
         do {
             switch provider {
@@ -126,20 +147,14 @@ struct SignInController: Sendable {
             clientRedirect: client?.redirect, clientChallenge: client?.challenge, createdAt: now, expiresAt: now.addingTimeInterval(configuration.signInLifetime)
         ))
         context.logger.info("sign-in started", metadata: ["provider": "\(provider.id)", "linking": "\(linkAccountKey != nil)"])
-        let cookie = Cookie(name: Self.browserCookie, value: browser, maxAge: max(60, Int(configuration.signInLifetime)), path: "/",
-                            secure: context.isHTTPS, httpOnly: true, sameSite: .lax)
+        let cookie = Cookie(name: Self.browserCookieName(https: context.isHTTPS), value: browser,
+                            maxAge: max(60, Int(configuration.signInLifetime)), path: "/", secure: context.isHTTPS, httpOnly: true, sameSite: .lax)
         return try answer(url, cookie)
     }
 
     /// The callback URL to register with the provider.
-    func redirectURI(for id: String, request: Request, context: AppRequestContext) -> String {
-        Self.baseURL(configuration: configuration, request: request, context: context) + "/auth/\(id)/callback"
-    }
-
-    static func baseURL(configuration: Configuration, request: Request, context: AppRequestContext) -> String {
-        if let origin = configuration.publicOrigin { return origin }
-        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-        return (context.isHTTPS ? "https://" : "http://") + host
+    func redirectURI(for id: String, request: Request, context: AppRequestContext) throws(PublicOrigin.UnknownHost) -> String {
+        try accounts.origin(for: request, context: context) + "/auth/\(id)/callback"
     }
 
     /// A path on this server, or `/`: never another site (`//evil.example`, `/\evil`,
@@ -192,7 +207,8 @@ struct SignInController: Sendable {
             response = SignInPage.problem(problem.status, problem.title, problem.message)
         }
         // The browser's pending-sign-in cookie is spent either way.
-        response.setCookie(Cookie(name: Self.browserCookie, value: "", maxAge: 0, path: "/", secure: context.isHTTPS, httpOnly: true, sameSite: .lax))
+        response.setCookie(Cookie(name: Self.browserCookieName(https: context.isHTTPS), value: "", maxAge: 0, path: "/",
+                                  secure: context.isHTTPS, httpOnly: true, sameSite: .lax))
         return response
     }
 
@@ -219,7 +235,7 @@ struct SignInController: Sendable {
                           "This sign-in was already finished, or did not start here. \(startAgain)")
         }
         guard pending.provider == provider.id,
-              let browser = request.cookies[Self.browserCookie]?.value,
+              let browser = request.cookies[Self.browserCookieName(https: context.isHTTPS)]?.value,
               OIDCClient.constantTimeEqual(SessionToken.digest(String(browser)), pending.browserDigest)
         else {
             throw Problem(.badRequest, "Sign-in started elsewhere",
@@ -232,14 +248,19 @@ struct SignInController: Sendable {
         guard let code = query.get("code"), !code.isEmpty, code.count <= 2048 else {
             throw Problem(.badRequest, "Sign-in link not valid", "This address is missing its code. \(startAgain)")
         }
-        let redirectURI = redirectURI(for: provider.id, request: request, context: context)
-        let identity: ExternalIdentity
+        let redirectURI: String
+        do {
+            redirectURI = try self.redirectURI(for: provider.id, request: request, context: context)
+        } catch {
+            throw Problem(.badRequest, "This address is not this server's", error.description)
+        }
+        let identity: SignInPolicy.ExternalIdentity
         var sessionSignIn: SessionSignIn
         do {
             switch provider {
             case .oidc(let client):
                 let (verified, idToken) = try await client.exchange(code: code, redirectURI: redirectURI, codeVerifier: pending.codeVerifier, nonce: pending.nonce)
-                identity = ExternalIdentity(
+                identity = SignInPolicy.ExternalIdentity(
                     provider: provider.id, subject: verified.subject, email: verified.email, emailVerified: verified.emailVerified,
                     firstName: verified.givenName ?? verified.name?.split(separator: " ").first.map(String.init),
                     lastName: verified.familyName ?? verified.name.map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
@@ -248,7 +269,7 @@ struct SignInController: Sendable {
             case .facebook(let client):
                 let token = try await client.exchange(code: code, redirectURI: redirectURI)
                 let profile = try await client.profile(token: token)
-                identity = ExternalIdentity(
+                identity = SignInPolicy.ExternalIdentity(
                     provider: provider.id, subject: profile.id, email: profile.email, emailVerified: profile.email != nil,
                     firstName: profile.firstName, lastName: profile.lastName
                 )
@@ -265,22 +286,35 @@ struct SignInController: Sendable {
         } catch FacebookClient.Failure.invalidToken {
             throw Problem(.forbidden, "Facebook sign-in not accepted", "Facebook did not confirm this sign-in. Nothing changed. \(startAgain)")
         }
-        let account = try await resolveAccount(identity, linking: pending.linkAccountKey, request: request, context: context)
+        let session = try await SessionResolver(sessions: store).resolve(request).session
+        let resolution = try await policy.resolve(identity, linking: pending.linkAccountKey, session: session)
+        let account = resolution.account
+        var next = pending.returnPath
         if let loopback = pending.clientRedirect, let challenge = pending.clientChallenge {
             let code = OIDCClient.randomToken()
             try await store.saveSignInHandoff(code: code, accountKey: account.key, provider: provider.id, challenge: challenge,
                                               expiresAt: Date().addingTimeInterval(120))
             context.logger.info("sign-in handed to an app", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
-            return SignInPage.redirect(to: FormEncoding.url(URL(string: loopback)!, adding: [("code", code)]).absoluteString)
+            next = FormEncoding.url(URL(string: loopback)!, adding: [("code", code)]).absoluteString
+        } else {
+            let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context)
+            if pending.linkAccountKey == nil || sessionSignIn.accessToken != nil {
+                try await store.saveSessionSignIn(sessionID: session.id, sessionSignIn)
+            }
+            context.logger.info("login", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
+            var response = Self.arrival(resolution, next: next)
+            for cookie in cookies { response.setCookie(cookie) }
+            return response
         }
-        let (session, cookies) = try await SessionController.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
-        if pending.linkAccountKey == nil || sessionSignIn.accessToken != nil {
-            try await store.saveSessionSignIn(sessionID: session.id, sessionSignIn)
-        }
-        context.logger.info("login", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
-        var response = SignInPage.redirect(to: pending.returnPath)
-        for cookie in cookies { response.setCookie(cookie) }
-        return response
+        return Self.arrival(resolution, next: next)
+    }
+
+    /// Straight on to `next`; or, when an unproven account with the person's email became
+    /// theirs, a page saying what happened first.
+    static func arrival(_ resolution: SignInPolicy.Resolution, next: String) -> Response {
+        guard case .claimed = resolution else { return SignInPage.redirect(to: next) }
+        return SignInPage.notice(title: "This account is now yours", message: SignInPolicy.claimNotice,
+                                 continueTo: next, continueLabel: "Continue to OnTheMap")
     }
 
     static func reason(_ failure: OIDCClient.Failure) -> String {
@@ -288,88 +322,6 @@ struct SignInController: Sendable {
         case .rejected: "the sign-in code was refused, perhaps already used"
         case .invalidToken(let why): why
         }
-    }
-
-    struct ExternalIdentity {
-        var provider: String
-        var subject: String
-        var email: String?
-        var emailVerified: Bool
-        var firstName: String?
-        var lastName: String?
-    }
-
-    /// The account this identity signs in to: the linked one; or, linking, the signed-in
-    /// user's; or an existing account with the same email when the provider says it is
-    /// verified; or a new account.
-    private func resolveAccount(_ identity: ExternalIdentity, linking: String?, request: Request, context: AppRequestContext) async throws -> Account {
-        let linked = try await store.identityAccountKey(provider: identity.provider, subject: identity.subject)
-        let email = identity.email.map(AccountController.normalizedEmail).flatMap { AccountController.isPlausibleEmail($0) ? $0 : nil }
-        if let linking {
-            // Only the user who started linking, still signed in, may finish it.
-            guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request), session.accountKey == linking,
-                  let account = try await store.account(key: linking) else {
-                throw Problem(.forbidden, "Not signed in", "Log in to OnTheMap first, then link \(identity.provider) from the account menu.")
-            }
-            if let linked {
-                guard linked == account.key else {
-                    throw Problem(.conflict, "Already linked elsewhere", "That account is already linked to another OnTheMap account. Nothing changed.")
-                }
-                return account
-            }
-            guard try await store.linkIdentity(IdentityLink(provider: identity.provider, subject: identity.subject, accountKey: account.key,
-                                                            email: email ?? "", createdAt: Date())) else {
-                throw Problem(.conflict, "Already linked", "Your OnTheMap account is already linked to another account of this provider. Unlink it first.")
-            }
-            context.logger.info("identity linked", metadata: ["account": "\(account.key)", "provider": "\(identity.provider)"])
-            return account
-        }
-        if let linked, let account = try await store.account(key: linked) {
-            return try checkEnabled(account)
-        }
-        if let email, let existing = try await store.account(email: email) {
-            guard identity.emailVerified else {
-                throw Problem(.conflict, "Account already exists",
-                              "An OnTheMap account already uses this email, and the provider does not say the email is verified. Log in with your password, then link this provider from the account menu.")
-            }
-            _ = try checkEnabled(existing)
-            guard try await store.linkIdentity(IdentityLink(provider: identity.provider, subject: identity.subject, accountKey: existing.key,
-                                                            email: email, createdAt: Date())) else {
-                throw Problem(.conflict, "Already linked", "Your OnTheMap account is already linked to another account of this provider.")
-            }
-            context.logger.info("identity linked by verified email", metadata: ["account": "\(existing.key)", "provider": "\(identity.provider)"])
-            return existing
-        }
-        // A new account, named as the provider names the user.
-        let first = Self.cleanName(identity.firstName) ?? "Student"
-        let last = Self.cleanName(identity.lastName) ?? ""
-        let accountEmail = email ?? "\(identity.provider)-\(SessionToken.digest(identity.subject).prefix(16))@users.invalid"
-        var account = Account(key: Identifiers.accountKey(), email: accountEmail, passwordHash: "", firstName: first, lastName: last, createdAt: Date())
-        while try await store.account(key: account.key) != nil { account.key = Identifiers.accountKey() }
-        do {
-            try await store.createAccount(account)
-        } catch StorageError.emailTaken {
-            throw Problem(.conflict, "Account already exists", "An account with this email was created a moment ago. Try signing in again.")
-        }
-        guard try await store.linkIdentity(IdentityLink(provider: identity.provider, subject: identity.subject, accountKey: account.key,
-                                                        email: email ?? "", createdAt: Date())) else {
-            throw Problem(.conflict, "Sign-in raced", "Another sign-in with this account finished at the same moment. Try again.")
-        }
-        context.logger.info("sign-up", metadata: ["account": "\(account.key)", "provider": "\(identity.provider)"])
-        return try await store.account(key: account.key) ?? account
-    }
-
-    private func checkEnabled(_ account: Account) throws -> Account {
-        guard account.disabledAt == nil else {
-            throw Problem(.forbidden, "Account disabled", "This account has been disabled by the community's administrator.")
-        }
-        return account
-    }
-
-    static func cleanName(_ name: String?) -> String? {
-        guard let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty,
-              TextRules.isDisplaySafe(trimmed) else { return nil }
-        return String(trimmed.prefix(AccountController.maximumNameLength))
     }
 
     // MARK: POST /api/auth/<id>/link
@@ -450,7 +402,7 @@ struct SignInController: Sendable {
               let account = try await store.account(key: handoff.accountKey), account.disabledAt == nil else {
             throw APIError(.forbidden, "invalid_code", "This sign-in code is unknown, used, expired or not yours. Sign in again.")
         }
-        let (session, cookies) = try await SessionController.startSession(for: account, request: request, context: context, store: store, configuration: configuration)
+        let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context)
         try await store.saveSessionSignIn(sessionID: session.id, SessionSignIn(provider: handoff.provider, idToken: nil, accessToken: nil))
         context.logger.info("login", metadata: ["account": "\(account.key)", "provider": "\(handoff.provider)", "client": "app"])
         var response = try JSONResponse.make(SessionResponse(
@@ -483,9 +435,10 @@ struct SignInController: Sendable {
             let provider = signIn.flatMap { providers.provider($0.provider) }
             switch provider {
             case .oidc(let client):
-                if let endpoint = try? await client.metadata().end_session_endpoint, let url = URL(string: endpoint) {
-                    var fields = [("client_id", client.settings.clientID),
-                                  ("post_logout_redirect_uri", Self.baseURL(configuration: configuration, request: request, context: context) + "/")]
+                // No way back is offered from an address this server does not hand out links for.
+                if let endpoint = try? await client.metadata().end_session_endpoint, let url = URL(string: endpoint),
+                   let origin = try? accounts.origin(for: request, context: context) {
+                    var fields = [("client_id", client.settings.clientID), ("post_logout_redirect_uri", origin + "/")]
                     if let hint = signIn?.idToken { fields.insert(("id_token_hint", hint), at: 0) }
                     logoutURL = FormEncoding.url(url, adding: fields).absoluteString
                 }

@@ -33,6 +33,21 @@ enum SignInPage {
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
+    /// A page that tells the person something before they go on to `continueTo` (a path on
+    /// this server, or an app's loopback address).
+    static func notice(title: String, message: String, continueTo: String, continueLabel: String) -> Response {
+        var fields = headers()
+        fields[.contentType] = "text/html; charset=utf-8"
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(title)) · OnTheMap</title><link rel="stylesheet" href="/css/app.css"></head>
+            <body><main class="signin-problem"><h1>\(escape(title))</h1><p id="signin-notice">\(escape(message))</p>
+            <p><a id="signin-continue" href="\(escape(continueTo))">\(escape(continueLabel))</a></p></main></body></html>
+            """
+        return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
     static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")

@@ -33,6 +33,17 @@ extension Request {
             return Data(buffer: buffer)
         } catch is NIOTooManyBytesError {
             throw tooLarge()
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // The body's framing could not be read (a chunk size that is not hex, one too large
+            // to be real): the client's mistake, which `ErrorFormatMiddleware` answers with 400.
+            throw MalformedRequestBody(reason: String(describing: error))
         }
     }
+}
+
+/// A request body that could not be read as HTTP frames it.
+struct MalformedRequestBody: Error {
+    let reason: String
 }

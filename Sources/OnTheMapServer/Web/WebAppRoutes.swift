@@ -90,7 +90,9 @@ public struct WebAppRoutes: Sendable {
             ))
         }
 
-        let pageConfig = PageConfig(tileURL: configuration.tileURL.flatMap { $0.isEmpty ? nil : $0 })
+        let pageConfig = PageConfig(tileURL: configuration.tileURL.flatMap { $0.isEmpty ? nil : $0 },
+                                    parseApplicationID: configuration.parseApplicationID,
+                                    parseRESTAPIKey: configuration.parseRESTAPIKey)
         let encoded = (try? JSONEncoder().encode(pageConfig)) ?? Data("{}".utf8)
         router.get("config.json") { _, _ -> Response in
             Response(
@@ -105,8 +107,15 @@ public struct WebAppRoutes: Sendable {
     struct PageConfig: Codable {
         var tileURL: String?
         var tileAttribution: String?
+        /// The Parse keys this server checks on `/parse/…` (`--parse-app-id`, `--parse-rest-key`):
+        /// the web app sends what the server expects instead of the original clients' values.
+        /// Not secrets: every original client ships them.
+        var parseApplicationID: String
+        var parseRESTAPIKey: String
 
-        init(tileURL: String?) {
+        init(tileURL: String?, parseApplicationID: String, parseRESTAPIKey: String) {
+            self.parseApplicationID = parseApplicationID
+            self.parseRESTAPIKey = parseRESTAPIKey
             self.tileURL = tileURL
             self.tileAttribution = tileURL == nil ? nil : "&copy; <a href=\"https://www.openstreetmap.org/copyright\">OpenStreetMap</a> contributors"
         }

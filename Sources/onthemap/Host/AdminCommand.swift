@@ -54,7 +54,9 @@ struct AdminCommand: AsyncParsableCommand {
         func run() async throws {
             try await withHostStore(database) { store in
                 let found = try await findAccount(account, in: store)
-                let ended = try await store.setDisabled(accountKey: found.key, true, now: Date()) ?? 0
+                guard case .done(let ended) = try await store.setDisabled(accountKey: found.key, true, now: Date()) else {
+                    throw ValidationError(lastAdministratorMessage(found))
+                }
                 print("Disabled \(found.email) (\(found.key)); \(ended) session\(ended == 1 ? "" : "s") ended.")
             }
         }
@@ -83,7 +85,9 @@ struct AdminCommand: AsyncParsableCommand {
         func run() async throws {
             try await withHostStore(database) { store in
                 let found = try await findAccount(account, in: store)
-                try await store.setAdmin(accountKey: found.key, !revoke)
+                guard case .done = try await store.setAdmin(accountKey: found.key, !revoke) else {
+                    throw ValidationError(lastAdministratorMessage(found))
+                }
                 print("\(found.email) (\(found.key)) is \(revoke ? "no longer" : "now") an administrator.")
             }
         }
@@ -131,6 +135,11 @@ struct AdminCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// Why disabling or demoting this account was refused (it exists: it was just found).
+private func lastAdministratorMessage(_ account: Account) -> String {
+    "\(account.email) (\(account.key)) is the last enabled administrator: promote another account first."
 }
 
 /// An account by key, else by email (as typed at login: case and spaces do not matter).
