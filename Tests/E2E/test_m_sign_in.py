@@ -386,6 +386,58 @@ def test_cli_login_with_a_provider_through_a_loopback_redirect(providers, tmp_pa
     assert not jar or all(cookie.name != "onthemap_session" for cookie in jar)
 
 
+def test_an_account_set_up_in_a_students_name_is_theirs_when_the_school_vouches(providers):
+    """The pre-registration takeover, as an attacker would try it: sign up with the email of a
+    student who has not arrived, wait for them to sign in with the school's provider, then log
+    in with the password and read what they posted. The account becomes the student's instead."""
+    base, oidc = providers["base"], providers["oidc"]
+    api = Api(base)
+    email = f"new.{uuid.uuid4().hex[:8]}@school.example"
+    attacker = api.create_user("Not", "Them", email=email, password="the attacker's password")
+    attacker_session = attacker.session
+
+    sub = f"student-{uuid.uuid4().hex[:8]}"
+    oidc.set_user(sub, {"email": email, "email_verified": True, "given_name": "Real", "family_name": "Student"})
+    jar = http.cookiejar.CookieJar()
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
+
+    def location(url, data=None):
+        try:
+            opener.open(url, data=data, timeout=10)
+        except urllib.error.HTTPError as error:
+            assert error.code in (302, 303), error.code
+            return error.headers["Location"]
+        raise AssertionError(f"{url} did not redirect")
+
+    authorize = location(base + "/auth/school/start?return=%2F%23%2Ftravel")
+    assert authorize.startswith(oidc.issuer + "/oauth2/authorize")
+    callback = location(authorize, urllib.parse.urlencode({"sub": sub}).encode())
+    with opener.open(callback, timeout=10) as response:
+        page = response.read().decode()
+    # Told on arrival, with the way on to where they were going.
+    assert "already existed" in page and "password was removed" in page and 'href="/#/travel"' in page
+    session = next(cookie.value for cookie in jar if cookie.name == "onthemap_session")
+
+    # The student uses the account: it is theirs, named as the school names them.
+    student = {"X-Parse-Session-Token": session}
+    _, me = api.request("GET", "/api/auth/me", headers=student)
+    assert me["key"] == attacker.key and (me["first_name"], me["last_name"]) == ("Real", "Student")
+    api.request("POST", "/api/pins", {"latitude": 48.85, "longitude": 2.35}, headers=student)
+
+    # The attacker's session ended and the password is gone: nothing to read the pins with.
+    assert not api.session_alive(attacker_session)
+    with pytest.raises(HTTPFailure) as refused:
+        api.log_in(email, "the attacker's password")
+    assert refused.value.status == 403
+    _, pins = api.request("GET", "/api/pins", headers=student)
+    assert len(pins["results"]) == 1
+
+
 def test_no_secret_or_token_reaches_the_server_log(providers):
     """Runs last in this file: everything above went through this server."""
     log = (OUTPUT / "e2e-signin-server.log").read_text()
