@@ -2,8 +2,8 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The request context every route sees. Plain for now; features read what they need
-/// (the session, the body) through small helpers rather than through context state.
+/// The request context every route sees: who is asking (`caller`, set by `CallerMiddleware`),
+/// from which address, and over which scheme.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The client's IP address, for rate limits, throttling and logs: the peer's, or behind
@@ -12,6 +12,19 @@ public struct AppRequestContext: RequestContext {
     /// Whether the client reached us over HTTPS (through a trusted proxy, or by the public
     /// URL's scheme): cookies are then `Secure`.
     public var isHTTPS = false
+    /// Who is asking, as `CallerMiddleware` resolved the request's credential.
+    public var caller: Caller {
+        get {
+            assert(callerResolved, "a route read the caller on a group without CallerMiddleware")
+            return resolvedCaller
+        }
+        set {
+            resolvedCaller = newValue
+            callerResolved = true
+        }
+    }
+    private var resolvedCaller = Caller.anonymous
+    private var callerResolved = false
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -19,5 +32,6 @@ public struct AppRequestContext: RequestContext {
     }
 
     /// Bodies are collected with an explicit limit per route; this is the transport cap.
-    public var maxUploadSize: Int { 1024 * 1024 }
+    public var maxUploadSize: Int { Self.transportBodyLimit }
+    static let transportBodyLimit = 1024 * 1024
 }

@@ -98,27 +98,32 @@ func buildRouter(
     OpenAPIDocument.addRoute(to: router)
     MetricsRoute(metrics: metrics, token: configuration.metricsToken).register(on: router)
 
+    // Who is asking is resolved once per request, on the routes that read it (`context.caller`).
+    let caller = CallerMiddleware(sessions: store)
+    let root = router.group().add(middleware: caller)
+    let api = router.group("api").add(middleware: caller)
     let accounts = AccountsService(store: store, configuration: configuration)
     let signInProviders = SignInProviders(configuration: configuration)
-    SignInController(accounts: accounts, providers: signInProviders).addRoutes(to: router)
+    SignInController(accounts: accounts, providers: signInProviders).addRoutes(root: root, api: api)
+    IdentityController(store: store, providers: signInProviders).addRoutes(to: api)
 
     // Only the routes that hash passwords get the hashing pool (and its 503 when full).
     let sessions = SessionController(accounts: accounts, facebook: signInProviders.facebook)
     for prefix in ["api", "v1"] {
-        sessions.addRoutes(to: router.group(RouterPath(prefix)).add(middleware: PasswordHashingMiddleware(hashing: hashing)))
+        sessions.addRoutes(to: router.group(RouterPath(prefix)).add(middleware: caller).add(middleware: PasswordHashingMiddleware(hashing: hashing)))
     }
-    AccountController(accounts: accounts)
-        .addRoutes(to: router.group("api").add(middleware: PasswordHashingMiddleware(hashing: hashing)))
-    PasswordResetController(accounts: accounts)
-        .addRoutes(to: router.group("api").add(middleware: PasswordHashingMiddleware(hashing: hashing)))
-    ModerationController(accounts: accounts, cache: listCache).addRoutes(to: router.group("api"))
+    let hashingAPI = api.group().add(middleware: PasswordHashingMiddleware(hashing: hashing))
+    AccountController(accounts: accounts).addRoutes(to: hashingAPI)
+    PasswordResetController(accounts: accounts).addRoutes(to: hashingAPI)
+    ModerationController(accounts: accounts, cache: listCache).addRoutes(to: api)
 
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache, live: live)
         .addRoutes(to: router.group("parse/classes/StudentLocation")
             .add(middleware: ParseCredentialsMiddleware(
-                applicationID: configuration.parseApplicationID, restAPIKey: configuration.parseRESTAPIKey)))
+                applicationID: configuration.parseApplicationID, restAPIKey: configuration.parseRESTAPIKey))
+            .add(middleware: caller))
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true, cache: listCache, live: live)
-        .addRoutes(to: router.group("v1/StudentLocation"))
+        .addRoutes(to: router.group("v1/StudentLocation").add(middleware: caller))
 
     if let live, let changes = store as? any LocationChangeRepository {
         LiveMapController(live: live, store: changes).addRoutes(to: router.group("api/locations"))
@@ -130,7 +135,7 @@ func buildRouter(
         searchLimiter: SearchAllowance(store: store, limit: max(1, configuration.photoSearchesPerWindow),
                                        windowSeconds: max(1, configuration.photoSearchWindowSeconds))
     )
-        .addRoutes(to: router.group("api"))
+        .addRoutes(to: api)
 
     WebAppRoutes(configuration: configuration, logger: logger).register(on: router)
     return router

@@ -26,6 +26,8 @@ public protocol SessionRepository: Sendable {
     func createSession(_ session: Session) async throws
     /// The session with this token, if it exists and has not expired at `now`.
     func session(id: String, now: Date) async throws -> Session?
+    /// The live session with this token and its (enabled) account, in one query: who is asking.
+    func signedIn(token: String, now: Date) async throws -> (session: Session, account: Account)?
     /// Ends a session; returns whether one existed.
     @discardableResult func deleteSession(id: String) async throws -> Bool
     /// Ends every session of an account except `keeping` (a token, or nil for all);

@@ -381,6 +381,25 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         }
     }
 
+    public func signedIn(token: String, now: Date) async throws -> (session: Session, account: Account)? {
+        let nowText = ParseDate.string(from: now)
+        return try await withDatabase { db in
+            guard let row = try await db.raw("""
+                SELECT accounts.*, sessions.created_at AS session_created_at, sessions.expires_at AS session_expires_at
+                FROM sessions JOIN accounts ON accounts.key = sessions.account_key
+                WHERE sessions.id = \(bind: SessionToken.digest(token)) AND sessions.expires_at > \(bind: nowText)
+                  AND accounts.disabled_at IS NULL
+                """).first() else { return nil }
+            let account = try Self.account(from: row)
+            let session = Session(
+                id: token, accountKey: account.key,
+                createdAt: ParseDate.date(from: try row.decode(column: "session_created_at", as: String.self)) ?? .distantPast,
+                expiresAt: ParseDate.date(from: try row.decode(column: "session_expires_at", as: String.self)) ?? .distantPast
+            )
+            return (session, account)
+        }
+    }
+
     @discardableResult
     public func deleteSession(id: String) async throws -> Bool {
         try await withDatabase { db in

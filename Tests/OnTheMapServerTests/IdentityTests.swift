@@ -166,7 +166,7 @@ struct IdentityTests {
                 #expect(response.status == .ok)
             }
             for token in [user.sessionID, second] {
-                try await client.execute(uri: "/v1/StudentLocation", method: .post, headers: [SessionResolver.headerName: token],
+                try await client.execute(uri: "/v1/StudentLocation", method: .post, headers: [SessionCredential.headerName: token],
                                          body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
                     #expect(response.status == .unauthorized)
                 }
@@ -198,7 +198,7 @@ struct IdentityTests {
                 #expect(response.status == .ok)
                 #expect(try response.json["ended_sessions"] as? Int == 1)
             }
-            try await client.execute(uri: "/v1/StudentLocation", method: .post, headers: [SessionResolver.headerName: other],
+            try await client.execute(uri: "/v1/StudentLocation", method: .post, headers: [SessionCredential.headerName: other],
                                      body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
                 #expect(response.status == .unauthorized)
             }

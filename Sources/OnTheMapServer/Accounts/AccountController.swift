@@ -77,17 +77,13 @@ struct AccountController: Sendable {
     /// Needs the session and the current password; every other session of the account ends,
     /// so whoever learnt the old password is logged out everywhere but here.
     @Sendable func changePassword(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request) else {
-            throw APIError(.unauthorized, "not_logged_in", "Log in to change your password.")
-        }
+        let caller = try context.requireSignedIn(.api("Log in to change your password."))
         let body = try await request.collectBody(limit: configuration.maxBodySize) { APIError.tooLarge }
         guard let form = try? JSONDecoder().decode(PasswordChangeRequest.self, from: body) else {
             throw APIError(.badRequest, "invalid_body", "Send a JSON object with current_password and new_password (strings).")
         }
         try Self.checkNewPassword(form.newPassword)
-        guard let account = try await store.account(key: session.accountKey) else {
-            throw APIError(.unauthorized, "not_logged_in", "Log in to change your password.")
-        }
+        let account = caller.account
         // A stolen session must not become a way around login throttling.
         let subjects = [ThrottleSubject(.account, account.email), ThrottleSubject(.address, context.clientAddress)]
         if let seconds = try await throttle.retryAfter(subjects) {
@@ -106,7 +102,7 @@ struct AccountController: Sendable {
         }
         let password = form.newPassword, cost = configuration.bcryptCost
         let hash = try await PasswordHashing.run { Passwords.hash(password, cost: cost) }
-        let ended = try await accounts.setPassword(accountKey: account.key, hash: hash, keeping: session.id)
+        let ended = try await accounts.setPassword(accountKey: account.key, hash: hash, keeping: caller.session.id)
         context.logger.info("password changed", metadata: ["account": "\(account.key)", "sessions_ended": "\(ended)"])
         return try JSONResponse.make(PasswordChangeResponse(endedSessions: ended))
     }

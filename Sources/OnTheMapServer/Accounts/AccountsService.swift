@@ -38,8 +38,8 @@ struct AccountsService: Sendable {
     }
 
     /// The origin of links in the answer to `request` (see `PublicOrigin`).
-    func origin(for request: Request, context: AppRequestContext) throws(PublicOrigin.UnknownHost) -> String {
-        try publicOrigin.origin(for: request, isHTTPS: context.isHTTPS)
+    func origin(for request: Request, isHTTPS: Bool) throws(PublicOrigin.UnknownHost) -> String {
+        try publicOrigin.origin(for: request, isHTTPS: isHTTPS)
     }
 
     /// Creates a session for `account` and the cookies a password login sets with it (the
@@ -60,7 +60,7 @@ struct AccountsService: Sendable {
         let secure = context.isHTTPS
         var cookies = [
             Cookie(
-                name: SessionResolver.cookieName, value: session.id, expires: session.expiresAt,
+                name: SessionCredential.cookieName, value: session.id, expires: session.expiresAt,
                 path: "/", secure: secure, httpOnly: true, sameSite: .lax
             ),
             // Old clients echo this as X-XSRF-TOKEN on logout; it must be readable by scripts.

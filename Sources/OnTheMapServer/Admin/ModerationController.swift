@@ -28,22 +28,24 @@ struct ModerationController: Sendable {
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("account", use: account)
         group.post("locations/:objectId/report", use: report)
-        group.get("admin/users", use: users)
-        group.post("admin/users/:key/disable") { try await self.setDisabled(true, $0, $1) }
-        group.post("admin/users/:key/enable") { try await self.setDisabled(false, $0, $1) }
-        group.post("admin/users/:key/promote", use: promote)
-        group.post("admin/users/:key/reset-link", use: resetLink)
-        group.get("admin/moderation", use: moderationList)
-        group.post("admin/locations/:objectId/hide") { try await self.setHidden(true, $0, $1) }
-        group.post("admin/locations/:objectId/unhide") { try await self.setHidden(false, $0, $1) }
-        group.delete("admin/locations/:objectId", use: deleteLocation)
+        // Every route below runs for a signed-in administrator only.
+        let admin = group.group("admin", context: AdministratorContext.self)
+        admin.get("users", use: users)
+        admin.post("users/:key/disable") { try await self.setDisabled(true, $0, $1) }
+        admin.post("users/:key/enable") { try await self.setDisabled(false, $0, $1) }
+        admin.post("users/:key/promote", use: promote)
+        admin.post("users/:key/reset-link", use: resetLink)
+        admin.get("moderation", use: moderationList)
+        admin.post("locations/:objectId/hide") { try await self.setHidden(true, $0, $1) }
+        admin.post("locations/:objectId/unhide") { try await self.setHidden(false, $0, $1) }
+        admin.delete("locations/:objectId", use: deleteLocation)
     }
 
     // MARK: Every student
 
     /// `GET /api/account`: who I am, whether I moderate, and what moderators did to my posts.
     @Sendable func account(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await requireAccount(request, message: "Log in to see your account.")
+        let me = try context.requireSignedIn(.api("Log in to see your account.")).account
         let notices = try await store.moderationNotices(accountKey: me.key, limit: 20)
         return try JSONResponse.make(AccountView(
             account: .init(key: me.key, email: me.email, firstName: me.firstName, lastName: me.lastName, isAdmin: me.isAdmin),
@@ -53,7 +55,7 @@ struct ModerationController: Sendable {
 
     /// `POST /api/locations/:objectId/report` `{"reason"}`: once per post and student.
     @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await requireAccount(request, message: "Log in to report a post.")
+        let me = try context.requireSignedIn(.api("Log in to report a post.")).account
         let reason = try await self.reason(request)
         let objectId = context.parameters.get("objectId") ?? ""
         let since = Date().addingTimeInterval(-Self.reportWindow)
@@ -73,16 +75,15 @@ struct ModerationController: Sendable {
     // MARK: Administrators
 
     /// `GET /api/admin/users`
-    @Sendable func users(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try await requireAdmin(request)
+    @Sendable func users(_ request: Request, context: AdministratorContext) async throws -> Response {
         let summaries = try await store.accountSummaries()
         return try JSONResponse.make(["users": summaries.map(UserView.init)])
     }
 
-    @Sendable func setDisabled(_ disabled: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let admin = try await requireAdmin(request)
+    @Sendable func setDisabled(_ disabled: Bool, _ request: Request, _ context: AdministratorContext) async throws -> Response {
+        let admin = context.administrator
         let key = context.parameters.get("key") ?? ""
-        guard !(disabled && key == admin.key) else {
+        guard !(disabled && key == admin.accountKey) else {
             throw APIError(.badRequest, "cannot_disable_self", "You cannot disable your own account.")
         }
         let ended: Int
@@ -93,39 +94,38 @@ struct ModerationController: Sendable {
         }
         cache?.invalidate()
         context.logger.notice(disabled ? "account disabled" : "account enabled",
-                              metadata: ["account": "\(key)", "by": "\(admin.key)", "sessions_ended": "\(ended)"])
+                              metadata: ["account": "\(key)", "by": "\(admin.accountKey)", "sessions_ended": "\(ended)"])
         return try JSONResponse.make(DisableView(key: key, disabled: disabled, endedSessions: ended))
     }
 
     /// `POST /api/admin/users/:key/promote`: makes another administrator.
-    @Sendable func promote(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let admin = try await requireAdmin(request)
+    @Sendable func promote(_ request: Request, context: AdministratorContext) async throws -> Response {
+        let admin = context.administrator
         let key = context.parameters.get("key") ?? ""
         guard try await store.setAdmin(accountKey: key, true) != .notFound else { throw Self.accountNotFound }
-        context.logger.notice("account promoted", metadata: ["account": "\(key)", "by": "\(admin.key)"])
+        context.logger.notice("account promoted", metadata: ["account": "\(key)", "by": "\(admin.accountKey)"])
         return try JSONResponse.make(PromoteView(key: key, isAdmin: true))
     }
 
     /// `POST /api/admin/users/:key/reset-link`: a one-time link for a student who forgot
     /// their password, handed over by the administrator (no e-mail server needed).
-    @Sendable func resetLink(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let admin = try await requireAdmin(request)
+    @Sendable func resetLink(_ request: Request, context: AdministratorContext) async throws -> Response {
+        let admin = context.administrator
         let key = context.parameters.get("key") ?? ""
         guard try await store.account(key: key) != nil else { throw Self.accountNotFound }
         let origin: String
         do {
-            origin = try accounts.origin(for: request, context: context)
+            origin = try accounts.origin(for: request, isHTTPS: context.isHTTPS)
         } catch {
             throw APIError(.badRequest, "unknown_host", error.description)
         }
         let link = try await PasswordResetLinks.create(for: key, store: store, origin: origin)
-        context.logger.notice("reset link created", metadata: ["account": "\(key)", "by": "\(admin.key)"])
+        context.logger.notice("reset link created", metadata: ["account": "\(key)", "by": "\(admin.accountKey)"])
         return try JSONResponse.make(ResetLinkView(url: link.url, expiresAt: ParseDate.string(from: link.expiresAt)), status: .created)
     }
 
     /// `GET /api/admin/moderation?view=newest|reported&limit=N`
-    @Sendable func moderationList(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try await requireAdmin(request)
+    @Sendable func moderationList(_ request: Request, context: AdministratorContext) async throws -> Response {
         let query = request.uri.queryParameters
         let viewText = query["view"].map(String.init) ?? "newest"
         guard let view = ModerationView(rawValue: viewText) else {
@@ -142,8 +142,8 @@ struct ModerationController: Sendable {
         return try JSONResponse.make(ModerationListView(view: view.rawValue, locations: locations.map(ModeratedView.init)))
     }
 
-    @Sendable func setHidden(_ hidden: Bool, _ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let admin = try await requireAdmin(request)
+    @Sendable func setHidden(_ hidden: Bool, _ request: Request, _ context: AdministratorContext) async throws -> Response {
+        let admin = context.administrator
         // Showing a post again needs no reason; one given is kept in the author's notices.
         let reason: String
         if hidden {
@@ -152,25 +152,25 @@ struct ModerationController: Sendable {
             reason = (try? await self.reason(request)) ?? "Shown again by a moderator."
         }
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await store.setHidden(objectId: objectId, hidden, reason: reason, moderatorKey: admin.key, now: Date()) else {
+        guard try await store.setHidden(objectId: objectId, hidden, reason: reason, moderatorKey: admin.accountKey, now: Date()) else {
             throw Self.locationNotFound
         }
         cache?.invalidate()
-        context.logger.notice(hidden ? "post hidden" : "post shown", metadata: ["object_id": "\(objectId)", "by": "\(admin.key)"])
+        context.logger.notice(hidden ? "post hidden" : "post shown", metadata: ["object_id": "\(objectId)", "by": "\(admin.accountKey)"])
         guard let location = try await store.moderatedLocation(objectId: objectId) else { throw Self.locationNotFound }
         return try JSONResponse.make(ModeratedView(location))
     }
 
     /// `DELETE /api/admin/locations/:objectId` `{"reason"}`
-    @Sendable func deleteLocation(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let admin = try await requireAdmin(request)
+    @Sendable func deleteLocation(_ request: Request, context: AdministratorContext) async throws -> Response {
+        let admin = context.administrator
         let reason = try await self.reason(request)
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await store.moderatorDelete(objectId: objectId, reason: reason, moderatorKey: admin.key, now: Date()) else {
+        guard try await store.moderatorDelete(objectId: objectId, reason: reason, moderatorKey: admin.accountKey, now: Date()) else {
             throw Self.locationNotFound
         }
         cache?.invalidate()
-        context.logger.notice("post deleted by moderator", metadata: ["object_id": "\(objectId)", "by": "\(admin.key)"])
+        context.logger.notice("post deleted by moderator", metadata: ["object_id": "\(objectId)", "by": "\(admin.accountKey)"])
         return try JSONResponse.make(["deleted": true])
     }
 
@@ -180,22 +180,6 @@ struct ModerationController: Sendable {
     static let accountNotFound = APIError(.notFound, "not_found", "There is no such account.")
     static let lastAdministrator = APIError(.conflict, "last_administrator",
                                             "This is the last enabled administrator: promote another account first, so the community always has one.")
-
-    private func requireAccount(_ request: Request, message: String) async throws -> Account {
-        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request),
-              let account = try await store.account(key: session.accountKey)
-        else { throw APIError(.unauthorized, "not_logged_in", message) }
-        return account
-    }
-
-    /// Every administrator route checks this first, before reading the body or the target.
-    private func requireAdmin(_ request: Request) async throws -> Account {
-        let account = try await requireAccount(request, message: "Log in as an administrator.")
-        guard account.isAdmin else {
-            throw APIError(.forbidden, "forbidden", "Only the community's administrators may do this.")
-        }
-        return account
-    }
 
     /// `{"reason": "..."}`: what the author (or the administrator) is told.
     private func reason(_ request: Request) async throws -> String {

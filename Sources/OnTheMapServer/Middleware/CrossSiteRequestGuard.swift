@@ -43,7 +43,7 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
         case .get, .head, .options: return nil
         default: break
         }
-        if request.headers[SessionResolver.headerName] != nil { return nil }
+        if request.headers[SessionCredential.headerName] != nil { return nil }
         if let site = request.headers[Self.fetchSiteHeader]?.lowercased() {
             guard site == "same-origin" || site == "none" else { return .crossSite("Sec-Fetch-Site: \(site)") }
         } else if let origin = request.headers[.origin] {

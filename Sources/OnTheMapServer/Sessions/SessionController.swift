@@ -26,7 +26,6 @@ struct SessionController: Sendable {
         self.timingDecoyHash = Passwords.hash(Identifiers.randomHex(bytes: 16), cost: configuration.bcryptCost)
     }
 
-    private var resolver: SessionResolver { SessionResolver(sessions: store) }
     private var throttle: LoginThrottle { LoginThrottle(store: store, settings: configuration.loginThrottle) }
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -201,8 +200,9 @@ struct SessionController: Sendable {
     /// nothing was ended; the cookies are cleared in every case.
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
         let response: Response
-        switch try await resolver.resolve(request) {
-        case .valid(let session):
+        switch context.caller {
+        case .signedIn(let caller):
+            let session = caller.session
             let everywhere = ["1", "true", "yes"].contains(request.uri.queryParameters.get("all")?.lowercased() ?? "")
             if everywhere {
                 let ended = try await store.deleteSessions(accountKey: session.accountKey, keeping: nil)
@@ -215,9 +215,9 @@ struct SessionController: Sendable {
                 LogoutResponse(session: .init(id: session.id, expiration: ParseDate.string(from: Date()))),
                 prefix: udacityResponsePrefix
             )
-        case .invalid:
+        case .invalidSession:
             response = try Self.logoutRefusal("This session has already ended (logged out or expired); nothing to log out.")
-        case .none:
+        case .anonymous:
             response = try Self.logoutRefusal("No session to end: send the session cookie or X-Parse-Session-Token.")
         }
         return Self.clearingSessionCookies(response)
@@ -229,8 +229,8 @@ struct SessionController: Sendable {
 
     static func clearingSessionCookies(_ response: Response) -> Response {
         var response = response
-        for name in [SessionResolver.cookieName, "XSRF-TOKEN"] {
-            response.setCookie(Cookie(name: name, value: "", maxAge: 0, path: "/", httpOnly: name == SessionResolver.cookieName, sameSite: .lax))
+        for name in [SessionCredential.cookieName, "XSRF-TOKEN"] {
+            response.setCookie(Cookie(name: name, value: "", maxAge: 0, path: "/", httpOnly: name == SessionCredential.cookieName, sameSite: .lax))
         }
         return response
     }
@@ -244,8 +244,7 @@ struct SessionController: Sendable {
         }
         // The email address is shown only to its owner; others get an empty string, since
         // strict clients require the field to be present.
-        var isOwner = false
-        if case .valid(let session) = try await resolver.resolve(request) { isOwner = session.accountKey == account.key }
+        let isOwner = context.caller.signedIn?.accountKey == account.key
         let profile = UserProfile(account: account, showEmail: isOwner)
         return try JSONResponse.make(UserResponse(profile: profile), prefix: udacityResponsePrefix)
     }

@@ -40,50 +40,13 @@ struct SignInController: Sendable {
 
     static func browserCookieName(https: Bool) -> String { https ? secureBrowserCookie : browserCookie }
 
-    func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("auth/:provider/start", use: start)
-        router.get("auth/:provider/callback", use: callback)
-        let api = router.group("api")
-        api.get("auth/providers", use: list)
-        api.get("auth/me", use: me)
+    /// `root` is the server's root (for `/auth/…`), `api` the `/api` group.
+    func addRoutes(root: RouterGroup<AppRequestContext>, api: RouterGroup<AppRequestContext>) {
+        root.get("auth/:provider/start", use: start)
+        root.get("auth/:provider/callback", use: callback)
         api.post("auth/:provider/link", use: link)
         api.post("auth/logout", use: logout)
         api.post("auth/token", use: token)
-        api.get("account/identities", use: identities)
-        api.delete("account/identities/:provider", use: unlink)
-    }
-
-    // MARK: GET /api/auth/providers
-
-    struct ProviderList: Encodable {
-        struct Entry: Encodable { let id: String; let name: String; let kind: String }
-        let providers: [Entry]
-    }
-
-    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try JSONResponse.make(ProviderList(providers: providers.all.map { .init(id: $0.id, name: $0.name, kind: $0.kind) }))
-    }
-
-    // MARK: GET /api/auth/me
-
-    struct Me: Encodable {
-        let key: String
-        let first_name: String
-        let last_name: String
-        let email: String
-        let provider: String?
-    }
-
-    /// Who this session belongs to: how the web app learns it is signed in after coming back
-    /// from a provider (the session cookie is HttpOnly).
-    @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request),
-              let account = try await store.account(key: session.accountKey) else {
-            throw APIError(.unauthorized, "not_logged_in", "Not signed in.")
-        }
-        let provider = try await store.sessionSignIn(sessionID: session.id)?.provider
-        return try JSONResponse.make(Me(key: account.key, first_name: account.firstName, last_name: account.lastName,
-                                        email: account.email, provider: provider))
     }
 
     // MARK: GET /auth/<id>/start
@@ -154,7 +117,7 @@ struct SignInController: Sendable {
 
     /// The callback URL to register with the provider.
     func redirectURI(for id: String, request: Request, context: AppRequestContext) throws(PublicOrigin.UnknownHost) -> String {
-        try accounts.origin(for: request, context: context) + "/auth/\(id)/callback"
+        try accounts.origin(for: request, isHTTPS: context.isHTTPS) + "/auth/\(id)/callback"
     }
 
     /// A path on this server, or `/`: never another site (`//evil.example`, `/\evil`,
@@ -286,7 +249,7 @@ struct SignInController: Sendable {
         } catch FacebookClient.Failure.invalidToken {
             throw Problem(.forbidden, "Facebook sign-in not accepted", "Facebook did not confirm this sign-in. Nothing changed. \(startAgain)")
         }
-        let session = try await SessionResolver(sessions: store).resolve(request).session
+        let session = context.caller.signedIn?.session
         let resolution = try await policy.resolve(identity, linking: pending.linkAccountKey, session: session)
         let account = resolution.account
         var next = pending.returnPath
@@ -329,9 +292,7 @@ struct SignInController: Sendable {
     struct LinkStart: Encodable { let location: String }
 
     @Sendable func link(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request) else {
-            throw APIError(.unauthorized, "not_logged_in", "Log in to link another account.")
-        }
+        let session = try context.requireSignedIn(.api("Log in to link another account.")).session
         guard let provider = providers.provider(context.parameters.get("provider") ?? "") else {
             throw APIError(.notFound, "unknown_provider", "This server does not offer that way of signing in.")
         }
@@ -344,46 +305,6 @@ struct SignInController: Sendable {
             throw APIError(.badGateway, "provider_unavailable", "\(provider.name) is not answering; try again in a moment.")
         }
         return response
-    }
-
-    // MARK: GET /api/account/identities, DELETE /api/account/identities/<id>
-
-    struct IdentityList: Encodable {
-        struct Entry: Encodable { let provider: String; let name: String; let email: String; let linked: Bool }
-        let has_password: Bool
-        let identities: [Entry]
-    }
-
-    @Sendable func identities(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request),
-              let account = try await store.account(key: session.accountKey) else {
-            throw APIError(.unauthorized, "not_logged_in", "Log in to see your linked accounts.")
-        }
-        let links = try await store.identities(accountKey: account.key)
-        let entries = providers.all.map { provider in
-            let link = links.first { $0.provider == provider.id }
-            return IdentityList.Entry(provider: provider.id, name: provider.name, email: link?.email ?? "", linked: link != nil)
-        }
-        return try JSONResponse.make(IdentityList(has_password: !account.passwordHash.isEmpty, identities: entries))
-    }
-
-    @Sendable func unlink(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard case .valid(let session) = try await SessionResolver(sessions: store).resolve(request),
-              let account = try await store.account(key: session.accountKey) else {
-            throw APIError(.unauthorized, "not_logged_in", "Log in to unlink an account.")
-        }
-        let id = context.parameters.get("provider") ?? ""
-        let links = try await store.identities(accountKey: account.key)
-        guard links.contains(where: { $0.provider == id }) else {
-            throw APIError(.notFound, "not_linked", "That provider is not linked to your account.")
-        }
-        // Never leave an account nobody can sign in to.
-        guard !account.passwordHash.isEmpty || links.count > 1 else {
-            throw APIError(.conflict, "last_sign_in_method", "Set a password first: this is the only way you can sign in.")
-        }
-        try await store.unlinkIdentity(provider: id, accountKey: account.key)
-        context.logger.info("identity unlinked", metadata: ["account": "\(account.key)", "provider": "\(id.prefix(32))"])
-        return try JSONResponse.make(["unlinked": id])
     }
 
     // MARK: POST /api/auth/token
@@ -427,7 +348,7 @@ struct SignInController: Sendable {
 
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
         var result = LogoutResult(logged_out: false, provider: nil, provider_name: nil, provider_logout_url: nil, provider_token_revoked: nil)
-        if case .valid(let session) = try await SessionResolver(sessions: store).resolve(request) {
+        if let session = context.caller.signedIn?.session {
             let signIn = try await store.sessionSignIn(sessionID: session.id)
             try await store.deleteSession(id: session.id)
             context.logger.info("logout", metadata: ["account": "\(session.accountKey)"])
@@ -437,7 +358,7 @@ struct SignInController: Sendable {
             case .oidc(let client):
                 // No way back is offered from an address this server does not hand out links for.
                 if let endpoint = try? await client.metadata().end_session_endpoint, let url = URL(string: endpoint),
-                   let origin = try? accounts.origin(for: request, context: context) {
+                   let origin = try? accounts.origin(for: request, isHTTPS: context.isHTTPS) {
                     var fields = [("client_id", client.settings.clientID), ("post_logout_redirect_uri", origin + "/")]
                     if let hint = signIn?.idToken { fields.insert(("id_token_hint", hint), at: 0) }
                     logoutURL = FormEncoding.url(url, adding: fields).absoluteString

@@ -61,7 +61,7 @@ struct StudentLocationController: Sendable {
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let owner = try await writer(request)
+        let owner = try writer(context)
         let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
         let patch = try LocationBody.patch(from: body, creating: true)
         let now = ParseDate.string(from: Date())
@@ -85,7 +85,7 @@ struct StudentLocationController: Sendable {
     }
 
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let owner = try await writer(request)
+        let owner = try writer(context)
         let id = try objectId(context)
         let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
         var patch = try LocationBody.patch(from: body, creating: false)
@@ -100,7 +100,7 @@ struct StudentLocationController: Sendable {
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let owner = try await writer(request)
+        let owner = try writer(context)
         let id = try objectId(context)
         try await authorize(owner, toChange: id)
         guard try await store.deleteLocation(objectId: id) else { throw ParseError.objectNotFound }
@@ -118,14 +118,9 @@ struct StudentLocationController: Sendable {
     }
 
     /// The account writing, or nil under legacy open writes without a session.
-    private func writer(_ request: Request) async throws -> String? {
-        switch try await SessionResolver(sessions: store).resolve(request) {
-        case .valid(let session): return session.accountKey
-        case .none where configuration.legacyOpenWrites: return nil
-        case .invalid where configuration.legacyOpenWrites: return nil
-        case .none: throw ParseError.loginRequired
-        case .invalid: throw ParseError.invalidSession
-        }
+    private func writer(_ context: AppRequestContext) throws -> String? {
+        if configuration.legacyOpenWrites { return context.caller.signedIn?.accountKey }
+        return try context.requireSignedIn(SignInRequired(missing: ParseError.loginRequired, invalid: ParseError.invalidSession)).accountKey
     }
 
     @discardableResult

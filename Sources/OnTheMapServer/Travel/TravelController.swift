@@ -47,12 +47,12 @@ struct TravelController: Sendable {
     // MARK: Pins
 
     @Sendable func listPins(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let account = try await signedIn(request)
+        let account = try signedIn(context)
         return try JSONResponse.make(PinListView(results: try await store.pins(ownerKey: account).map(PinView.init)))
     }
 
     @Sendable func createPin(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let account = try await signedIn(request)
+        let account = try signedIn(context)
         let body = try await request.collectBody(limit: Self.bodyLimit) { APIError.tooLarge }
         let coordinates = try PinCoordinates.parse(body)
         try await searchLimiter.admit(account)
@@ -261,17 +261,17 @@ struct TravelController: Sendable {
     static let pinNotFound = APIError(.notFound, "pin_not_found", "No such pin.")
     static let photoNotFound = APIError(.notFound, "photo_not_found", "No such photo.")
 
-    private func signedIn(_ request: Request) async throws -> String {
-        switch try await SessionResolver(sessions: store).resolve(request) {
-        case .valid(let session): return session.accountKey
-        case .none: throw APIError(.unauthorized, "login_required", "Log in to use Travel: send the session cookie or X-Parse-Session-Token.")
-        case .invalid: throw APIError(.unauthorized, "invalid_session", "Your session has ended or is not valid; log in again.")
-        }
+    static let signInRequired = SignInRequired(
+        missing: APIError(.unauthorized, "login_required", "Log in to use Travel: send the session cookie or X-Parse-Session-Token."),
+        invalid: APIError(.unauthorized, "invalid_session", "Your session has ended or is not valid; log in again."))
+
+    private func signedIn(_ context: AppRequestContext) throws -> String {
+        try context.requireSignedIn(Self.signInRequired).accountKey
     }
 
     /// The pin named in the path, if the signed-in account owns it; 404 otherwise.
     private func ownedPin(_ request: Request, _ context: AppRequestContext) async throws -> Pin {
-        let account = try await signedIn(request)
+        let account = try signedIn(context)
         guard let id = context.parameters.get("pinID"), PhotoFileStore.isSafeComponent(id),
               let pin = try await store.pin(id: id), pin.ownerKey == account
         else { throw Self.pinNotFound }
@@ -279,7 +279,7 @@ struct TravelController: Sendable {
     }
 
     private func ownedPhoto(_ request: Request, _ context: AppRequestContext) async throws -> Photo {
-        let account = try await signedIn(request)
+        let account = try signedIn(context)
         guard let id = context.parameters.get("photoID"), PhotoFileStore.isSafeComponent(id),
               let photo = try await store.photo(id: id),
               let pin = try await store.pin(id: photo.pinID), pin.ownerKey == account

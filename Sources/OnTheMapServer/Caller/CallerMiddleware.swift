@@ -1,0 +1,26 @@
+import Foundation
+import Hummingbird
+import Storage
+
+/// Resolves the request's credential (see `SessionCredential`) into `context.caller`, once,
+/// with one query for the session and its account. Mounted on the API routes; static files
+/// never need a caller.
+struct CallerMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let sessions: any SessionRepository
+
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+        var context = context
+        switch SessionCredential.presented(in: request) {
+        case .none: context.caller = .anonymous
+        case .malformed: context.caller = .invalidSession
+        case .token(let token):
+            if let (session, account) = try await sessions.signedIn(token: token, now: Date()) {
+                context.caller = .signedIn(SignedIn(session: session, account: account))
+            } else {
+                context.caller = .invalidSession
+            }
+        }
+        return try await next(request, context)
+    }
+}
