@@ -5,7 +5,9 @@
 // replayed: the page refuses them while offline.
 
 const SHELL = 'onthemap-shell-v1';
-/** Answers that belong to the signed-in account; the page deletes this cache on logout. */
+/** Answers that belong to the signed-in account. The page makes this cache at login and
+ *  deletes it when the session ends (js/keptSession.js); while it is not there nothing is
+ *  kept in it, so an answer arriving after a logout is not kept for nobody. */
 const DATA = 'onthemap-data-v1';
 /** Files the page does not name in index.html but needs offline. */
 const EXTRA_SHELL = ['/', '/config.json', '/world.geojson', '/places.json', '/manifest.webmanifest',
@@ -45,6 +47,7 @@ self.addEventListener('activate', (event) => {
   })());
 });
 
+// A page from before js/keptSession.js (still open while this worker took over) asks here.
 self.addEventListener('message', (event) => {
   if (event.data && event.data.type === 'logged-out') event.waitUntil(caches.delete(DATA));
 });
@@ -106,7 +109,7 @@ async function cacheFirst(cacheName, key, request, event) {
   const response = await fetch(request);
   if (response.ok) {
     const copy = response.clone();
-    event.waitUntil(caches.open(cacheName).then((cache) => cache.put(key, copy)));
+    event.waitUntil(openForKeeping(cacheName).then((cache) => cache && cache.put(key, copy)));
   }
   return response;
 }
@@ -124,13 +127,21 @@ async function keepCopy(cacheName, key, response) {
   // that its kept-at time says when it was last confirmed.
   const tag = response.headers.get('ETag');
   const url = cacheKeyURL(key);
-  const cache = await caches.open(cacheName);
+  const cache = await openForKeeping(cacheName);
+  if (!cache) return;
   if (cacheName === SHELL && tag) {
     const kept = await cache.match(key, { ignoreVary: true });
     shellTags.set(url, tag);
     if (kept && kept.headers.get('ETag') === tag) return;
   }
   await cache.put(key, await stamped(response));
+}
+
+/** The cache to keep an answer in, or null: the account's data cache only while a session
+ *  has it (the page made it at login and has not deleted it since). */
+async function openForKeeping(cacheName) {
+  if (cacheName === DATA && !(await caches.has(DATA))) return null;
+  return caches.open(cacheName);
 }
 
 /** The response with the time it was kept. */

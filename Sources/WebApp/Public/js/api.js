@@ -2,6 +2,8 @@
 // routes, our account routes, and the Parse-style StudentLocation class.
 
 import { FROM_CACHE_HEADER, noteAnswer, noteNoAnswer } from './connection.js';
+import { readCookie } from './cookies.js';
+import { sessionEpoch, sessionRefused } from './sessionEvents.js';
 
 const LOCATIONS = '/parse/classes/StudentLocation';
 const UDACITY_PREFIX = ")]}'";
@@ -17,15 +19,6 @@ export class ApiError extends Error {
     this.code = code;
   }
   get isNetwork() { return this.kind === 'network'; }
-}
-
-function cookie(name) {
-  const prefix = name + '=';
-  for (const part of document.cookie.split(';')) {
-    const item = part.trim();
-    if (item.startsWith(prefix)) return decodeURIComponent(item.slice(prefix.length));
-  }
-  return null;
 }
 
 function messageFrom(body) {
@@ -44,13 +37,14 @@ function codeFrom(body) {
 
 /** One HTTP call. `udacity: true` strips the 5-byte anti-JSON-hijacking prefix. */
 async function call(path, { method = 'GET', body, headers = {}, udacity = false, signal } = {}) {
+  const epoch = sessionEpoch();
   const init = { method, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin', signal };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
   if (method !== 'GET') {
-    const xsrf = cookie('XSRF-TOKEN');
+    const xsrf = readCookie('XSRF-TOKEN');
     if (xsrf) init.headers['X-XSRF-TOKEN'] = xsrf;
   }
   let response;
@@ -76,6 +70,9 @@ async function call(path, { method = 'GET', body, headers = {}, udacity = false,
   }
   if (!response.ok) {
     const status = response.status;
+    // Our API answers 401 only when the request has no live session (ended, expired, or
+    // never started): whatever this device kept for the account must go (session.js).
+    if (status === 401) sessionRefused(epoch);
     const kind = status >= 500 ? 'server' : status === 401 || status === 403 ? 'auth' : status === 404 ? 'notFound' : 'client';
     const message = messageFrom(json) || `The server answered ${status} ${response.statusText || ''}`.trim();
     throw new ApiError(kind, message, status, codeFrom(json));
@@ -86,12 +83,14 @@ async function call(path, { method = 'GET', body, headers = {}, udacity = false,
 
 // ---- session and accounts -------------------------------------------------
 
-/** Logs in; resolves to the account key. */
+/** Logs in; resolves to `{ key, expiresAt }`: the account key, and when the session ends
+ *  (an ISO date, or null when the server did not say). */
 export async function logIn(email, password) {
   const body = await call('/api/session', { method: 'POST', udacity: true, body: { udacity: { username: email, password } } });
   const key = body && body.account && body.account.key;
   if (!key) throw new ApiError('server', 'The server did not return an account.');
-  return String(key);
+  const expiration = body.session && typeof body.session.expiration === 'string' ? new Date(body.session.expiration) : null;
+  return { key: String(key), expiresAt: expiration && !Number.isNaN(expiration.getTime()) ? expiration.toISOString() : null };
 }
 
 /** Ends this session, or with `everywhere` every session of the account (this one too). */

@@ -3,11 +3,14 @@ import * as api from './api.js';
 import { state, saveAccount } from './state.js';
 import { go } from './router.js';
 import { setBusy, formFailureMessage, showFormMessage } from './ui.js';
-import { forgetKeptData } from './connection.js';
+import { showingSignedIn } from './connection.js';
+import { startKeptData } from './keptSession.js';
+import { sessionBegan } from './sessionEvents.js';
 
 const $ = (id) => document.getElementById(id);
 
 export function showLogin(form) {
+  showingSignedIn(false);
   $('main-scene').hidden = true;
   $('login-scene').hidden = false;
   const signup = form === 'signup';
@@ -25,15 +28,18 @@ function loginFailureMessage(error) {
 }
 
 async function completeLogin(email, password) {
-  const key = await api.logIn(email, password);
-  forgetKeptData();
+  const { key, expiresAt } = await api.logIn(email, password);
+  sessionBegan();
+  // Whatever this device kept before belongs to another session (a student who never
+  // logged out here, say): deleted before this account's answers are kept.
+  await startKeptData({ fresh: true });
   let user = { key, firstName: '', lastName: '' };
   try {
     user = await api.fetchUser(key);
   } catch {
     // The names only label our own location; logging in still worked.
   }
-  saveAccount({ key, firstName: user.firstName, lastName: user.lastName, email });
+  saveAccount({ key, firstName: user.firstName, lastName: user.lastName, email, provider: null, expiresAt });
 }
 
 function setUpLoginForm() {

@@ -10,6 +10,8 @@ const connection = {
   offline: !navigator.onLine,
   /** When the kept copy shown was fetched (a Date), if known. */
   keptAt: null,
+  /** The signed-in scenes show (a kept copy offline), not the login scene. */
+  signedIn: true,
 };
 const listeners = new Set();
 
@@ -45,11 +47,21 @@ export function noteNoAnswer() {
   set(true);
 }
 
+/** main.js and auth.js: which scene shows, for the banner's words. */
+export function showingSignedIn(signedIn) {
+  connection.signedIn = signedIn;
+  render();
+}
+
 function render() {
   const banner = document.getElementById('offline-banner');
   if (!banner) return;
   banner.hidden = !connection.offline;
   if (!connection.offline) return;
+  if (!connection.signedIn) {
+    document.getElementById('offline-text').textContent = 'You are offline: log in when the connection is back.';
+    return;
+  }
   const when = connection.keptAt
     ? ` as of ${connection.keptAt.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`
     : '';
@@ -64,14 +76,6 @@ export async function refuseWhileOffline(what) {
   await showAlert('You Are Offline',
     `${what} needs a connection to the server, so nothing was sent. Try again when you are back online.`);
   return true;
-}
-
-/** Tells the service worker to forget the answers it kept for the account (sw.js): on
- *  logout, and on login in case the last student never logged out on this device. */
-export function forgetKeptData() {
-  if (navigator.serviceWorker && navigator.serviceWorker.controller) {
-    navigator.serviceWorker.controller.postMessage({ type: 'logged-out' });
-  }
 }
 
 window.addEventListener('online', () => set(false));

@@ -7,9 +7,10 @@ import { loadStudentsOnce, refreshAll, showOnMap } from './students.js';
 import { TABS, selectTab, setUpTabs, refresh } from './tabs.js';
 import { addLocation } from './addLocation.js';
 import { AccountDialog } from './account.js';
-import { logOut } from './session.js';
+import { logOut, setUpSessionEnd } from './session.js';
+import { watchSession } from './sessionWatch.js';
 import { showProviderButtons, completeProviderSignIn } from './providers.js';
-import { onConnectionChange } from './connection.js';
+import { onConnectionChange, showingSignedIn } from './connection.js';
 import { LiveUpdates } from './live.js';
 import { formatCount } from './ui.js';
 import { moderationSignedIn, setUpReporting } from './moderation.js';
@@ -34,6 +35,7 @@ function route() {
 }
 
 function showMain(tab) {
+  showingSignedIn(true);
   $('login-scene').hidden = true;
   $('main-scene').hidden = false;
   selectTab(tab);
@@ -70,7 +72,9 @@ function start() {
   $('refresh-button').addEventListener('click', () => refresh());
   $('add-location-button').addEventListener('click', addLocation);
   setUpReporting();
+  setUpSessionEnd();
   startRouting(route);
+  watchSession();
   startServiceWorker();
   // Back online: show what changed meanwhile.
   onConnectionChange((offline) => {

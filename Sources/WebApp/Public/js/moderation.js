@@ -2,6 +2,7 @@
 // button on list rows) and is told when a moderator hid or deleted theirs; administrators
 // get a Moderation dialog (reported and newest posts, accounts) from the top bar.
 import { ApiError } from './api.js';
+import { sessionEpoch, sessionRefused } from './sessionEvents.js';
 import { state } from './state.js';
 import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure } from './ui.js';
 
@@ -10,6 +11,7 @@ const $ = (id) => document.getElementById(id);
 /** One call to our own API (errors as {"error":{"code","message"}}), as api.js makes them. */
 async function call(path, { method = 'GET', body } = {}) {
   const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
+  const epoch = sessionEpoch();
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -22,6 +24,7 @@ async function call(path, { method = 'GET', body } = {}) {
   }
   const json = await response.json().catch(() => null);
   if (!response.ok) {
+    if (response.status === 401) sessionRefused(epoch);
     const kind = response.status >= 500 ? 'server' : response.status === 401 || response.status === 403 ? 'auth'
       : response.status === 404 ? 'notFound' : 'client';
     throw new ApiError(kind, json?.error?.message || `The server answered ${response.status}.`, response.status, json?.error?.code);

@@ -3,7 +3,8 @@
 import * as api from './api.js';
 import { state, saveAccount } from './state.js';
 import { el, setBusy, formFailureMessage, showFormMessage } from './ui.js';
-import { forgetKeptData } from './connection.js';
+import { startKeptData } from './keptSession.js';
+import { sessionBegan } from './sessionEvents.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -35,8 +36,16 @@ export async function showProviderButtons() {
 export async function completeProviderSignIn() {
   try {
     const me = await api.fetchMe();
-    forgetKeptData();
-    saveAccount({ key: String(me.key), firstName: me.first_name || '', lastName: me.last_name || '', email: me.email || '', provider: me.provider || null });
+    const key = String(me.key);
+    // Back from linking a provider the account is the same one, and what was kept stays.
+    const same = Boolean(state.account && state.account.key === key);
+    sessionBegan();
+    await startKeptData({ fresh: !same });
+    saveAccount({
+      key, firstName: me.first_name || '', lastName: me.last_name || '', email: me.email || '', provider: me.provider || null,
+      // /api/auth/me does not say when the session ends; the session cookie's lifetime bounds it.
+      expiresAt: same ? state.account.expiresAt || null : null,
+    });
     return true;
   } catch (error) {
     showFormMessage('login-error', error.kind === 'auth'

@@ -4,8 +4,9 @@ import * as api from './api.js';
 import { state, saveAccount } from './state.js';
 import { go } from './router.js';
 import { clearStudents } from './students.js';
-import { forgetKeptData } from './connection.js';
-import { confirmAction, showAlert } from './ui.js';
+import { dropKeptData } from './keptSession.js';
+import { onSessionRefused } from './sessionEvents.js';
+import { confirmAction, showAlert, showFormMessage } from './ui.js';
 
 export async function logOut() {
   const button = document.getElementById('logout-button');
@@ -43,11 +44,24 @@ async function afterProviderLogout(result) {
   }
 }
 
-/** Forgets the account and everything shown for it, then shows the login scene. */
-export function leaveSession() {
+/** Forgets the account, everything shown for it and everything this device kept for it,
+ *  then shows the login scene; `ended`: the server had ended the session, which the login
+ *  scene says. */
+export function leaveSession({ ended = false } = {}) {
   saveAccount(null);
-  forgetKeptData();
   clearStudents();
   if (state.travel) state.travel.reset();
   go('login');
+  showFormMessage('login-error', ended
+    ? 'Your session has ended: you were logged out, on this device or another. Log in again.'
+    : '');
+}
+
+/** Any 401 from our API: the server holds no session for this device (logged out of all
+ *  devices, disabled by an administrator, a password reset, expired). */
+export function setUpSessionEnd() {
+  onSessionRefused(() => {
+    if (state.account) leaveSession({ ended: true });
+    else dropKeptData();
+  });
 }

@@ -6,7 +6,7 @@
 
 /** The map's layout of the snapshot: one array per field it draws. */
 const SNAPSHOT = '/api/locations/snapshot/map';
-/** sw.js's cache of the account's answers, deleted at logout. */
+/** sw.js's cache of the account's answers: there while a session is (js/keptSession.js). */
 const KEPT = 'onthemap-data-v1';
 const KEPT_AT = 'X-OnTheMap-Kept-At';
 const ACCOUNT_STORAGE = 'onthemap.account';
@@ -69,6 +69,7 @@ function parse(text) {
 async function keep(blob, key) {
   if (!self.caches || !key) return;
   try {
+    if (!(await caches.has(KEPT))) return; // the session ended meanwhile
     const cache = await caches.open(KEPT);
     if (accountKey() !== key) return;
     const headers = { 'Content-Type': 'application/json; charset=utf-8', [KEPT_AT]: new Date().toISOString() };

@@ -1,10 +1,9 @@
 // What the scenes share: who is signed in, the current tab, and the views built so far.
 import { fetchConfig, fetchWorld } from './api.js';
-
-const ACCOUNT_STORAGE = 'onthemap.account';
+import { loadKeptAccount, keepAccount } from './keptSession.js';
 
 export const state = {
-  account: loadAccount(),
+  account: loadKeptAccount(),
   configPromise: fetchConfig(),
   worldPromise: null,
   map: null,
@@ -17,22 +16,13 @@ export const state = {
 };
 
 // The account is kept between page loads because the session cookie itself is HttpOnly:
-// the page cannot read it to know it is signed in.
+// the page cannot read it to know it is signed in (keptSession.js says when a kept one counts).
 
-function loadAccount() {
-  try {
-    const account = JSON.parse(localStorage.getItem(ACCOUNT_STORAGE) || 'null');
-    return account && typeof account.key === 'string' ? account : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Remembers `account` (`{ key, firstName, lastName, email }`), or forgets it with null. */
+/** Remembers `account` (`{ key, firstName, lastName, email, provider, expiresAt }`), or with
+ *  null forgets it and everything kept for it on this device. */
 export function saveAccount(account) {
   state.account = account;
-  if (account) localStorage.setItem(ACCOUNT_STORAGE, JSON.stringify(account));
-  else localStorage.removeItem(ACCOUNT_STORAGE);
+  keepAccount(account);
 }
 
 /** The country outlines, downloaded once for every map that draws them. */

@@ -14,6 +14,8 @@ let loaded = false;
 let mapPromise = null;
 /** Bumped whenever a map load starts or the student leaves, so a stale load drops its result. */
 let mapGeneration = 0;
+/** Bumped whenever the student leaves, so a refresh under way loads nothing more. */
+let clearings = 0;
 /** Settles once the first markers are on the map (or failed), the cue to draw the basemap. */
 let markFirstMarkers;
 const firstMarkers = new Promise((resolve) => { markFirstMarkers = resolve; });
@@ -126,7 +128,8 @@ export function refreshAll({ initial = false } = {}) {
   button.classList.add('spinning');
   button.disabled = true;
   $('progress').hidden = false;
-  state.refreshing = (async () => {
+  const clearing = clearings;
+  const job = (async () => {
     const lists = [state.list];
     if (!initial && state.search.results.where) lists.push(state.search.results);
     // The map tab gets the connections and the main thread first; the hidden list follows.
@@ -134,6 +137,7 @@ export function refreshAll({ initial = false } = {}) {
     const listsFirst = state.tab !== 'map';
     const listJobs = lists.map(async (list) => {
       if (!listsFirst) await Promise.race([mapJob.catch(() => {}), leftMapTab()]);
+      if (clearing !== clearings) return true;
       return list.reload(undefined, { alertOnFailure: false });
     });
     const outcomes = await Promise.allSettled([mapJob, ...listJobs]);
@@ -143,28 +147,35 @@ export function refreshAll({ initial = false } = {}) {
     });
     // Offline the service worker answered with what it kept: nothing new was downloaded.
     if (!error && !initial && isOffline()) error = new ApiError('network', 'Offline: showing what this device kept.');
-    button.classList.remove('spinning');
-    button.disabled = false;
-    $('progress').hidden = true;
-    state.refreshing = null;
-    if (error) {
+    if (state.refreshing === job) state.refreshing = null;
+    if (!state.refreshing) {
+      button.classList.remove('spinning');
+      button.disabled = false;
+      $('progress').hidden = true;
+    }
+    // The student left meanwhile: what failed is no longer shown.
+    if (error && clearing === clearings) {
       const { title, message } = describeFailure(error, 'downloading student locations');
       await showAlert(title, message);
     }
   })();
-  return state.refreshing;
+  state.refreshing = job;
+  return job;
 }
 
 /** Forgets every student shown (after a logout), so the next login loads afresh. */
 export function clearStudents() {
   loaded = false;
+  clearings += 1;
+  state.refreshing = null; // a refresh under way is for the student who left
   document.dispatchEvent(new CustomEvent('onthemap:students-cleared'));
   mapGeneration += 1;
   if (state.map) state.map.setLocations([]);
   const mapElement = $('map');
   delete mapElement.dataset.markerCount;
   delete mapElement.dataset.state;
-  $('student-list').replaceChildren();
+  // Through the list, so that a download still under way does not fill it again.
+  state.list.clear();
   $('search-input').value = '';
   state.search.results.clear('Type a name or a place, for example “Lagos” or “Maria”.');
   state.search.lastQuery = null;

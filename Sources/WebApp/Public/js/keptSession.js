@@ -1,0 +1,106 @@
+// The account this device keeps between visits, and what was kept for it: sw.js's data
+// cache (the last map snapshot, list, Travel pins and albums) and the account record here.
+// The session cookie is HttpOnly, so the page cannot see it; this module decides when the
+// kept account, and so its kept copy, may be shown.
+//
+// Which session can the page prove, above all when it starts without a connection?
+//
+// Offline nothing proves that the server still holds the session: only the server knows.
+// The page shows the kept copy only for a session this browser can vouch for, that is:
+//   1. The last word from the server about it was yes. The record is written when a login
+//      answers (or /api/auth/me does, after a provider's sign-in), and it is deleted, with
+//      everything kept, at a logout and at any 401 from our API, the server's "no such
+//      session" (api.js, session.js). While the app is open and online it asks the server
+//      (sessionWatch.js: at start, when it comes back into view or online, and every
+//      minute), so a session ended elsewhere (logging out of all devices, an administrator
+//      disabling the account, a password reset) is found out before the device goes offline.
+//   2. It has not expired: the session's expiration, as the login answer gave it
+//      (`session.expiration`), is still ahead.
+//   3. The browser still holds the session cookie. The server sets the XSRF-TOKEN cookie,
+//      which scripts can read, together with the session cookie, with the same expiry, and
+//      clears both at a logout: without it the browser has dropped the session cookie
+//      (expired, cleared with the browser's data), so no request of this page carries a
+//      session. This also bounds sessions whose expiration the page never heard (provider
+//      sign-ins).
+// When any of these fails, the record and the kept copy are deleted and the login screen
+// shows (saying when the app is offline). What stays unknowable: a session ended elsewhere
+// while this device could not reach the server, or while the app was closed. Its kept copy
+// shows until the device reaches the server again, and never after the session's expiry;
+// closing that gap would mean showing nothing offline at all.
+import { readCookie } from './cookies.js';
+
+const ACCOUNT_STORAGE = 'onthemap.account';
+/** sw.js's cache of the account's answers (snapshot.js and sw.js name it too). It exists only
+ *  while an account is signed in: made at login, deleted when the session ends; sw.js and
+ *  snapshot.js keep nothing when it is not there. */
+const DATA_CACHE = 'onthemap-data-v1';
+/** The script-readable cookie that comes and goes with the session cookie. */
+const SESSION_COOKIE_SHADOW = 'XSRF-TOKEN';
+
+/** Cache deletions and creations run one after another, in the order asked. */
+let cacheWork = Promise.resolve();
+
+function queued(work) {
+  cacheWork = cacheWork.then(work).catch(() => {
+    // No cache storage here (a plain-http host), or no room: nothing was kept to show.
+  });
+  return cacheWork;
+}
+
+function readRecord() {
+  try {
+    const account = JSON.parse(localStorage.getItem(ACCOUNT_STORAGE) || 'null');
+    return account && typeof account.key === 'string' ? account : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `record` belongs to a session this browser can still vouch for (rules 2 and 3
+ *  above; rule 1 is the record being there at all). */
+function provable(record) {
+  if (readCookie(SESSION_COOKIE_SHADOW) === null) return false;
+  if (record.expiresAt) {
+    const expiry = Date.parse(record.expiresAt);
+    if (Number.isNaN(expiry) || expiry <= Date.now()) return false;
+  }
+  return true;
+}
+
+/** The account signed in on this device, or null. A kept account whose session cannot be
+ *  vouched for is forgotten here, with everything kept for it. */
+export function loadKeptAccount() {
+  const record = readRecord();
+  if (record && provable(record)) return record;
+  if (record) localStorage.removeItem(ACCOUNT_STORAGE);
+  dropKeptData();
+  return null;
+}
+
+/** Remembers `account` ({ key, firstName, lastName, email, provider, expiresAt }); null
+ *  forgets it and everything kept for it. */
+export function keepAccount(account) {
+  if (account) {
+    localStorage.setItem(ACCOUNT_STORAGE, JSON.stringify(account));
+  } else {
+    localStorage.removeItem(ACCOUNT_STORAGE);
+    dropKeptData();
+  }
+}
+
+/** A session began: from now on sw.js keeps this account's answers. `fresh` first deletes
+ *  whatever was kept before (another student who never logged out on this device). */
+export function startKeptData({ fresh = true } = {}) {
+  return queued(async () => {
+    if (!self.caches) return;
+    if (fresh) await caches.delete(DATA_CACHE);
+    await caches.open(DATA_CACHE);
+  });
+}
+
+/** Deletes every answer kept for the account (sw.js's data cache and the map's snapshot). */
+export function dropKeptData() {
+  return queued(async () => {
+    if (self.caches) await caches.delete(DATA_CACHE);
+  });
+}
