@@ -129,8 +129,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Runs the built `onthemap` binary end to end against a server process.
-        .testTarget(name: "CLITests", dependencies: ["OnTheMapKit", "TestDatabases"]),
+        // Runs the built `onthemap` binary end to end against a server process (and holds
+        // `serve --help` to the settings' declaration in OnTheMapServer).
+        .testTarget(name: "CLITests", dependencies: ["OnTheMapKit", "OnTheMapServer", "TestDatabases"]),
         .testTarget(
             name: "StorageTests",
             dependencies: ["Storage", "TestDatabases"]

@@ -13,10 +13,8 @@ public func buildApplication(
     configuration: Configuration, logger: Logger? = nil,
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    var logger = logger ?? Logger(label: "onthemap")
-    if logger.logLevel > .info, let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap({ Logger.Level(rawValue: $0) }) {
-        logger.logLevel = level
-    }
+    try configuration.validate()
+    let logger = logger ?? configuration.makeLogger()
     let trustedProxies = try TrustedProxies(configuration.trustedProxies)
     let limits = QueryLimits(timeout: configuration.queryTimeout, concurrentPatternQueries: configuration.concurrentPatternQueries)
     let store = try await SQLStore.open(
@@ -67,17 +65,10 @@ public func buildApplication(
 
 func makeGeocoder(configuration: Configuration) throws -> any Geocoder {
     let gazetteer = try BundledGazetteer.shared.get()
-    guard let text = configuration.geocoderUpstreamURL, !text.isEmpty else { return gazetteer }
-    guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-        throw ConfigurationError("The geocoder upstream URL must be an http(s) URL, not '\(text)'.")
-    }
+    guard let text = configuration.geocoderUpstreamURL, !text.isEmpty, let url = Configuration.httpURL(text) else { return gazetteer }
     return FallbackGeocoder(primary: gazetteer, upstream: UpstreamGeocoder(baseURL: url))
 }
 
-public struct ConfigurationError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
-}
 
 func buildRouter(
     store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, listCache: ListResponseCache?,

@@ -1,5 +1,6 @@
 import Foundation
 import OnTheMapKit
+import OnTheMapServer
 import Testing
 
 /// The `onthemap` client commands, run as processes against `onthemap serve`.
@@ -222,6 +223,21 @@ struct CLITests {
         result = try sandbox.run(["copy-database", "--from", copy, "--to", copy])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("--from and --to name the same database."))
+    }
+
+    @Test("serve --help lists every declared setting with its variable and default; a bad value is one clear error")
+    func serveHelpFollowsTheDeclaration() throws {
+        let sandbox = try CLISandbox()
+        let help = try sandbox.run(["serve", "--help"])
+        #expect(help.status == 0, "\(help)")
+        let text = help.stdout.replacingOccurrences(of: "\n      ", with: " ")
+        for setting in Settings.all {
+            if let flag = setting.flag { #expect(text.contains("  --\(flag)"), "--\(flag)") }
+            for variable in setting.environment { #expect(text.contains(variable), "\(variable)") }
+            #expect(text.contains("(default: \(setting.defaultText))"), "\(setting.flag ?? setting.environment[0])")
+        }
+        let refused = try sandbox.run(["serve", "--photos-per-album", "500"])
+        #expect(refused.status != 0 && refused.stderr.contains("Photos per album must be a number from 1 to 100, not 500."), "\(refused)")
     }
 
     @Test func servingOnATakenPortIsOneClearLine() async throws {

@@ -224,8 +224,9 @@ def test_facebook_web_sign_in_and_logout_revokes_the_token(signin_page, provider
     assert facebook.proof_failures == 0
 
 
-def plain_http_facebook_sign_in(base, facebook, user_id):
-    """The web flow without a browser: start, the dialog's approval, the callback."""
+def plain_http_browser():
+    """A cookie jar, an opener that does not follow redirects, and `location(url, data=None)`
+    that requests a URL and returns where it redirects (failing if it does not)."""
     jar = http.cookiejar.CookieJar()
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -234,12 +235,20 @@ def plain_http_facebook_sign_in(base, facebook, user_id):
 
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
 
-    def location(url):
+    def location(url, data=None):
         try:
-            opener.open(url, timeout=10)
+            opener.open(url, data=data, timeout=10)
         except urllib.error.HTTPError as error:
+            assert error.code in (302, 303), error.code
             return error.headers["Location"]
         raise AssertionError(f"{url} did not redirect")
+
+    return jar, opener, location
+
+
+def plain_http_facebook_sign_in(base, facebook, user_id):
+    """The web flow without a browser: start, the dialog's approval, the callback."""
+    _, _, location = plain_http_browser()
 
     dialog = location(base + "/auth/facebook/start")
     assert dialog.startswith(facebook.dialog_url)
@@ -351,21 +360,7 @@ def test_cli_login_with_a_provider_through_a_loopback_redirect(providers, tmp_pa
     try:
         address = cli.stdout.readline().strip()
         assert address.startswith(base + "/auth/school/start?client_redirect=http%3A%2F%2F127.0.0.1%3A")
-        jar = http.cookiejar.CookieJar()
-
-        class NoRedirect(urllib.request.HTTPRedirectHandler):
-            def redirect_request(self, *args, **kwargs):
-                return None
-
-        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
-
-        def location(url, data=None):
-            try:
-                opener.open(url, data=data, timeout=10)
-            except urllib.error.HTTPError as error:
-                assert error.code in (302, 303), error.code
-                return error.headers["Location"]
-            raise AssertionError(f"{url} did not redirect")
+        jar, opener, location = plain_http_browser()
 
         authorize = location(address)
         assert authorize.startswith(oidc.issuer + "/oauth2/authorize")
@@ -398,21 +393,7 @@ def test_an_account_set_up_in_a_students_name_is_theirs_when_the_school_vouches(
 
     sub = f"student-{uuid.uuid4().hex[:8]}"
     oidc.set_user(sub, {"email": email, "email_verified": True, "given_name": "Real", "family_name": "Student"})
-    jar = http.cookiejar.CookieJar()
-
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args, **kwargs):
-            return None
-
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
-
-    def location(url, data=None):
-        try:
-            opener.open(url, data=data, timeout=10)
-        except urllib.error.HTTPError as error:
-            assert error.code in (302, 303), error.code
-            return error.headers["Location"]
-        raise AssertionError(f"{url} did not redirect")
+    jar, opener, location = plain_http_browser()
 
     authorize = location(base + "/auth/school/start?return=%2F%23%2Ftravel")
     assert authorize.startswith(oidc.issuer + "/oauth2/authorize")

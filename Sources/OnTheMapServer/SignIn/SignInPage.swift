@@ -21,31 +21,29 @@ enum SignInPage {
     }
 
     static func problem(_ status: HTTPResponse.Status, _ title: String, _ message: String) -> Response {
-        var fields = headers()
-        fields[.contentType] = "text/html; charset=utf-8"
-        let html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escape(title)) · OnTheMap</title><link rel="stylesheet" href="/css/app.css"></head>
-            <body><main class="signin-problem"><h1>\(escape(title))</h1><p id="signin-problem">\(escape(message))</p>
-            <p><a href="/#/login">Back to the login page</a></p></main></body></html>
-            """
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html)))
+        page(status, title: title, paragraph: #"<p id="signin-problem">\#(escape(message))</p>"#,
+             link: #"<a href="/#/login">Back to the login page</a>"#)
     }
 
     /// A page that tells the person something before they go on to `continueTo` (a path on
     /// this server, or an app's loopback address).
     static func notice(title: String, message: String, continueTo: String, continueLabel: String) -> Response {
+        page(.ok, title: title, paragraph: #"<p id="signin-notice">\#(escape(message))</p>"#,
+             link: #"<a id="signin-continue" href="\#(escape(continueTo))">\#(escape(continueLabel))</a>"#)
+    }
+
+    /// A plain page: a heading, a paragraph and a link (both already escaped).
+    private static func page(_ status: HTTPResponse.Status, title: String, paragraph: String, link: String) -> Response {
         var fields = headers()
         fields[.contentType] = "text/html; charset=utf-8"
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(escape(title)) · OnTheMap</title><link rel="stylesheet" href="/css/app.css"></head>
-            <body><main class="signin-problem"><h1>\(escape(title))</h1><p id="signin-notice">\(escape(message))</p>
-            <p><a id="signin-continue" href="\(escape(continueTo))">\(escape(continueLabel))</a></p></main></body></html>
+            <body><main class="signin-problem"><h1>\(escape(title))</h1>\(paragraph)
+            <p>\(link)</p></main></body></html>
             """
-        return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html)))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
     static func escape(_ text: String) -> String {

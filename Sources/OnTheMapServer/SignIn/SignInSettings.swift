@@ -84,8 +84,10 @@ public struct OIDCProviderSettings: Sendable, Equatable, CustomStringConvertible
 public struct FacebookSettings: Sendable, Equatable, CustomStringConvertible {
     public var appID: String
     public var appSecret: String
-    public var dialogURL = "https://www.facebook.com/v21.0/dialog/oauth"
-    public var graphURL = "https://graph.facebook.com/v21.0"
+    public var dialogURL = Self.defaultDialogURL
+    public var graphURL = Self.defaultGraphURL
+    public static let defaultDialogURL = "https://www.facebook.com/v21.0/dialog/oauth"
+    public static let defaultGraphURL = "https://graph.facebook.com/v21.0"
 
     public init(appID: String, appSecret: String) {
         self.appID = appID

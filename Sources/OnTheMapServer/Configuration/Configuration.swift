@@ -1,9 +1,10 @@
 import Foundation
+import Logging
 import Storage
 import OnTheMapModels
 
-/// Everything `onthemap serve` can be told. Filled from flags, then `ONTHEMAP_*`
-/// environment variables, then these defaults (see `ServeCommand`).
+/// Everything `onthemap serve` can be told. Filled from flags, then environment variables,
+/// then these defaults, as `Settings` declares each one; checked by `validate()`.
 public struct Configuration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
@@ -116,6 +117,15 @@ public struct Configuration: Sendable {
     public var passwordHashingQueue = 32
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     public var metricsToken: String?
+    /// The server's log level and line format, for a logger `buildApplication` makes itself.
+    public var logLevel = Logger.Level.info
+    public var logFormat = LogFormat.text
+
+    public enum LogFormat: String, Sendable {
+        case text
+        /// One JSON object a line (`JSONLogHandler`).
+        case json
+    }
 
     /// OpenID Connect providers students may sign in with (see `OIDCProviderSettings`).
     public var oidcProviders: [OIDCProviderSettings] = []
@@ -146,10 +156,11 @@ public struct Configuration: Sendable {
         CrossSiteRequestGuard<AppRequestContext>.normalizedOrigin(text)
     }
 
-    /// `maxConnections` in effect: the setting, or what the file-descriptor limit allows.
+    /// `maxConnections` in effect: the setting, or 10,000 lowered to what the file-descriptor
+    /// limit allows.
     public var resolvedMaxConnections: Int {
         if let maxConnections { return max(1, maxConnections) }
-        guard let descriptors = FileDescriptorLimit.current else { return 1_000 }
+        guard let descriptors = FileDescriptorLimit.current else { return 10_000 }
         // Keep room for database connections, photo files and the listening socket.
         let available = descriptors - 256
         return max(64, min(10_000, available))
