@@ -28,7 +28,7 @@ public func buildApplication(
     let albums = try await TravelFeature.makeAlbumService(store: store, configuration: configuration, logger: logger)
     let hashing = PasswordHashing(threads: configuration.resolvedPasswordHashingThreads, queueLimit: configuration.passwordHashingQueue)
     var services: [any Service] = [
-        StoreService(store: store), PasswordHashingService(hashing: hashing), SessionSweeper(sessions: store, logger: logger), albums,
+        StoreService(store: store), PasswordHashingService(hashing: hashing), SessionSweeper(sessions: store, clock: configuration.clock, logger: logger), albums,
     ]
     let events = albums.events
     let metrics = ServerMetrics(samplers: [{ ("onthemap_album_live_viewers", Double(events.watcherCount)) }])
@@ -90,7 +90,7 @@ func buildRouter(
     MetricsRoute(metrics: metrics, token: configuration.metricsToken).register(on: router)
 
     // Who is asking is resolved once per request, on the routes that read it (`context.caller`).
-    let caller = CallerMiddleware(sessions: store)
+    let caller = CallerMiddleware(sessions: store, clock: configuration.clock)
     let root = router.group().add(middleware: caller)
     let api = router.group("api").add(middleware: caller)
     let accounts = AccountsService(store: store, configuration: configuration)
@@ -123,7 +123,7 @@ func buildRouter(
         .addRoutes(to: router.group("api/geocode"))
     TravelController(
         store: store, albums: albums, geocoder: geocoder, configuration: configuration,
-        searchLimiter: SearchAllowance(store: store, limit: max(1, configuration.photoSearchesPerWindow),
+        searchLimiter: SearchAllowance(store: store, clock: configuration.clock, limit: max(1, configuration.photoSearchesPerWindow),
                                        windowSeconds: max(1, configuration.photoSearchWindowSeconds))
     )
         .addRoutes(to: api)
@@ -145,16 +145,18 @@ struct StoreService: Service {
 /// Deletes expired sessions and stale login counters hourly, so the tables do not grow forever.
 struct SessionSweeper: Service {
     let sessions: any SessionRepository & LoginThrottleRepository & SignInRepository
+    let clock: WallClock
     let logger: Logger
 
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                let removed = try await sessions.deleteExpiredSessions(now: Date())
+                let now = clock.now()
+                let removed = try await sessions.deleteExpiredSessions(now: now)
                 if removed > 0 { logger.info("expired sessions removed", metadata: ["count": "\(removed)"]) }
                 // Counters of guesses that stopped a day ago, so spraying emails cannot grow the table.
-                try await sessions.deleteStaleLoginFailures(before: Date().addingTimeInterval(-86_400))
-                try await sessions.deleteExpiredPendingSignIns(now: Date())
+                try await sessions.deleteStaleLoginFailures(before: now.addingTimeInterval(-86_400))
+                try await sessions.deleteExpiredPendingSignIns(now: now)
             } catch {
                 logger.warning("session sweep failed", metadata: ["error": "\(error)"])
             }

@@ -28,7 +28,8 @@ func withLiveServer(_ adjust: (inout Configuration) -> Void, _ body: @Sendable (
 }
 
 /// A plain TCP connection, for what an HTTP client library would not do: stall, trickle, hold.
-final class RawSocket {
+/// `@unchecked Sendable`: one test uses a socket at a time; reads move to a thread of their own.
+final class RawSocket: @unchecked Sendable {
     let descriptor: Int32
     private var isOpen = true
 
@@ -111,6 +112,15 @@ func rawExchange(port: Int, _ request: String, stopAfter marker: String? = nil, 
             } catch {
                 continuation.resume(throwing: error)
             }
+        }
+    }
+}
+
+extension RawSocket {
+    /// `read(until:stopAfter:)` on a thread of its own (see `rawExchange`).
+    func readAsync(until seconds: TimeInterval, stopAfter marker: String? = nil) async -> (text: String, closed: Bool) {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: self.read(until: seconds, stopAfter: marker)) }
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import OnTheMapServer
 import Testing
 
 @Suite("Moderation: administrators, reports, disabled accounts")
@@ -180,12 +181,13 @@ struct ModerationAPITests {
 
     @Test("reports: any student, once per post, listed for the administrator with reasons; bounded per hour")
     func reports() async throws {
-        try await withTestServer { client in
+        let clock = ManualClock()
+        try await withTestServer({ $0.clock = clock.clock }) { client in
             let admin = try await client.makeUser()
             let author = try await client.makeUser()
             let reporter = try await client.makeUser()
             let spam = try await client.postLocation(author)
-            try await Task.sleep(for: .milliseconds(5))  // distinct creation times, so "newest" has one order
+            clock.advance(by: 1)  // distinct creation times, so "newest" has one order
             let fine = try await client.postLocation(admin)
             try await client.execute(uri: "/api/locations/\(spam)/report", method: .post, body: jsonBody(["reason": "spam"])) { response throws in
                 #expect(response.status == .unauthorized)

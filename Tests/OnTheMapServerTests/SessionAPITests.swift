@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import OnTheMapModels
+import OnTheMapServer
 import Testing
 
 @Suite("Udacity-compatible session API")
@@ -150,9 +151,14 @@ struct SessionAPITests {
 
     @Test("sessions expire")
     func sessionExpiry() async throws {
-        try await withTestServer({ $0.sessionLifetime = 1 }) { client in
+        let clock = ManualClock()
+        try await withTestServer({ $0.sessionLifetime = 60; $0.clock = clock.clock }) { client in
             let user = try await client.makeUser()
-            try await Task.sleep(for: .milliseconds(1200))
+            clock.advance(by: 59)
+            try await client.execute(uri: "/api/auth/me", method: .get, headers: user.cookieHeaders) { response throws in
+                #expect(response.status == .ok)
+            }
+            clock.advance(by: 2)
             try await client.execute(uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders,
                                      body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
                 #expect(response.status == .unauthorized)

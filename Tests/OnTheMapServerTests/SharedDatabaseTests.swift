@@ -21,9 +21,11 @@ struct SharedDatabaseTests {
                 let user = try await writerClient.makeUser()
                 let firstPage = "?limit=100&order=-updatedAt"
                 // The reader caches its answer once it listens; ask until that has happened.
-                #expect((try await readerClient.list(firstPage)["results"] as! [Any]).isEmpty)
-                try await Task.sleep(for: .milliseconds(300))
-                #expect((try await readerClient.list(firstPage)["results"] as! [Any]).isEmpty)
+                // Once the reader listens it answers from its cache: read until an answer comes from it.
+                try #require(await eventually {
+                    #expect((try await readerClient.list(firstPage)["results"] as! [Any]).isEmpty)
+                    return try await cacheHits(readerClient) > 0
+                })
 
                 let objectID = try await writerClient.postLocation(user)
                 try #require(await eventually { try await ids(readerClient.list(firstPage)) == [objectID] })
@@ -53,6 +55,13 @@ struct SharedDatabaseTests {
                 try #require(await eventually { try await ids(readerClient.list(firstPage)) == [second] })
             }
         }
+    }
+
+    /// `onthemap_list_cache_hits_total` on this server's /metrics.
+    private func cacheHits(_ client: some TestClientProtocol) async throws -> Double {
+        let text = try await client.execute(uri: "/metrics", method: .get) { $0.text }
+        let line = text.split(separator: "\n").first { $0.hasPrefix("onthemap_list_cache_hits_total") && !$0.hasPrefix("#") }
+        return line.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) } ?? 0
     }
 
     private func ids(_ page: [String: Any]) -> [String] {

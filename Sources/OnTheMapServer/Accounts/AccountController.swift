@@ -20,7 +20,7 @@ struct AccountController: Sendable {
     static let minimumPasswordLength = 8
     static let maximumNameLength = 100
 
-    private var throttle: LoginThrottle { LoginThrottle(store: store, settings: configuration.loginThrottle) }
+    private var throttle: LoginThrottle { LoginThrottle(store: store, settings: configuration.loginThrottle, clock: configuration.clock) }
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("users", use: signUp)

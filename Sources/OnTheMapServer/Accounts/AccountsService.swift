@@ -22,7 +22,7 @@ struct AccountsService: Sendable {
     /// Creates an account under a fresh random key; throws `StorageError.emailTaken`.
     func createAccount(email: String, passwordHash: String, firstName: String, lastName: String, emailVerified: Bool) async throws -> Account {
         var account = Account(key: Identifiers.accountKey(), email: email, passwordHash: passwordHash, firstName: firstName,
-                              lastName: lastName, createdAt: Date(), emailVerified: emailVerified)
+                              lastName: lastName, createdAt: configuration.clock.now(), emailVerified: emailVerified)
         // Keys are random; on the rare collision draw again.
         while try await store.account(key: account.key) != nil { account.key = Identifiers.accountKey() }
         try await store.createAccount(account)
@@ -33,7 +33,7 @@ struct AccountsService: Sendable {
     /// Sets a new password hash: open reset links are spent, and every session of the account
     /// but `keeping` ends (whoever knew the old password is logged out). Returns how many ended.
     func setPassword(accountKey: String, hash: String, keeping: String?) async throws -> Int {
-        try await store.updatePasswordHash(accountKey: accountKey, to: hash, now: Date())
+        try await store.updatePasswordHash(accountKey: accountKey, to: hash, now: configuration.clock.now())
         return try await store.deleteSessions(accountKey: accountKey, keeping: keeping)
     }
 
@@ -46,7 +46,7 @@ struct AccountsService: Sendable {
     /// session, `XSRF-TOKEN`, and the device marker on a first login from this browser).
     /// Every way of signing in ends here, so all of them give the same session.
     func startSession(for account: Account, request: Request, context: AppRequestContext) async throws -> (Session, [Cookie]) {
-        let now = Date()
+        let now = configuration.clock.now()
         let session = Session(
             id: Identifiers.sessionId(now: now), accountKey: account.key, createdAt: now,
             expiresAt: now.addingTimeInterval(configuration.sessionLifetime)

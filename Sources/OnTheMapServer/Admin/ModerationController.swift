@@ -58,12 +58,12 @@ struct ModerationController: Sendable {
         let me = try context.requireSignedIn(.api("Log in to report a post.")).account
         let reason = try await self.reason(request)
         let objectId = context.parameters.get("objectId") ?? ""
-        let since = Date().addingTimeInterval(-Self.reportWindow)
+        let since = configuration.clock.now().addingTimeInterval(-Self.reportWindow)
         guard try await store.reportCount(reporterKey: me.key, since: since) < Self.reportsPerWindow else {
             throw RetryLater(APIError(.tooManyRequests, "rate_limited",
                                       "You have reported \(Self.reportsPerWindow) posts this hour; try again later."), after: 600)
         }
-        switch try await store.report(objectId: objectId, reporterKey: me.key, reason: reason, now: Date()) {
+        switch try await store.report(objectId: objectId, reporterKey: me.key, reason: reason, now: configuration.clock.now()) {
         case .notFound: throw Self.locationNotFound
         case .alreadyReported: return try JSONResponse.make(["reported": true, "already_reported": true])
         case .reported:
@@ -87,7 +87,7 @@ struct ModerationController: Sendable {
             throw APIError(.badRequest, "cannot_disable_self", "You cannot disable your own account.")
         }
         let ended: Int
-        switch try await store.setDisabled(accountKey: key, disabled, now: Date()) {
+        switch try await store.setDisabled(accountKey: key, disabled, now: configuration.clock.now()) {
         case .done(let count): ended = count
         case .notFound: throw Self.accountNotFound
         case .lastAdministrator: throw Self.lastAdministrator
@@ -119,7 +119,7 @@ struct ModerationController: Sendable {
         } catch {
             throw APIError(.badRequest, "unknown_host", error.description)
         }
-        let link = try await PasswordResetLinks.create(for: key, store: store, origin: origin)
+        let link = try await PasswordResetLinks.create(for: key, store: store, origin: origin, now: configuration.clock.now())
         context.logger.notice("reset link created", metadata: ["account": "\(key)", "by": "\(admin.accountKey)"])
         return try JSONResponse.make(ResetLinkView(url: link.url, expiresAt: ParseDate.string(from: link.expiresAt)), status: .created)
     }
@@ -152,7 +152,7 @@ struct ModerationController: Sendable {
             reason = (try? await self.reason(request)) ?? "Shown again by a moderator."
         }
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await store.setHidden(objectId: objectId, hidden, reason: reason, moderatorKey: admin.accountKey, now: Date()) else {
+        guard try await store.setHidden(objectId: objectId, hidden, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
             throw Self.locationNotFound
         }
         cache?.invalidate()
@@ -166,7 +166,7 @@ struct ModerationController: Sendable {
         let admin = context.administrator
         let reason = try await self.reason(request)
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await store.moderatorDelete(objectId: objectId, reason: reason, moderatorKey: admin.accountKey, now: Date()) else {
+        guard try await store.moderatorDelete(objectId: objectId, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
             throw Self.locationNotFound
         }
         cache?.invalidate()

@@ -48,13 +48,13 @@ struct PasswordResetController: Sendable {
             throw APIError(.badRequest, "invalid_body", "Send a JSON object with token and new_password (strings).")
         }
         try AccountController.checkNewPassword(form.newPassword)
-        guard form.token.count <= 128, try await store.passwordResetAccount(token: form.token, now: Date()) != nil else {
+        guard form.token.count <= 128, try await store.passwordResetAccount(token: form.token, now: configuration.clock.now()) != nil else {
             throw Self.invalidLink
         }
         let password = form.newPassword, cost = configuration.bcryptCost
         let hash = try await PasswordHashing.run { Passwords.hash(password, cost: cost) }
         // Spent only now, so a busy hashing pool (503) does not waste the link.
-        guard let accountKey = try await store.consumePasswordReset(token: form.token, now: Date()) else { throw Self.invalidLink }
+        guard let accountKey = try await store.consumePasswordReset(token: form.token, now: configuration.clock.now()) else { throw Self.invalidLink }
         // Every other open link of the account is spent with it.
         let ended = try await accounts.setPassword(accountKey: accountKey, hash: hash, keeping: nil)
         context.logger.notice("password reset with a link", metadata: ["account": "\(accountKey)", "sessions_ended": "\(ended)"])

@@ -8,6 +8,7 @@ import Storage
 struct CallerMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let sessions: any SessionRepository
+    let clock: WallClock
 
     func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
         var context = context
@@ -15,7 +16,7 @@ struct CallerMiddleware: RouterMiddleware {
         case .none: context.caller = .anonymous
         case .malformed: context.caller = .invalidSession
         case .token(let token):
-            if let (session, account) = try await sessions.signedIn(token: token, now: Date()) {
+            if let (session, account) = try await sessions.signedIn(token: token, now: clock.now()) {
                 context.caller = .signedIn(SignedIn(session: session, account: account))
             } else {
                 context.caller = .invalidSession

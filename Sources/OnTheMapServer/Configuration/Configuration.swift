@@ -117,6 +117,8 @@ public struct Configuration: Sendable {
     public var passwordHashingQueue = 32
     /// When set, `/metrics` answers only `Authorization: Bearer <token>`.
     public var metricsToken: String?
+    /// The time of day as the server reads it; tests move a `ManualClock` instead of waiting.
+    public var clock = WallClock.system
     /// The server's log level and line format, for a logger `buildApplication` makes itself.
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text

@@ -51,15 +51,18 @@ struct LoginThrottle: Sendable {
 
     let store: any LoginThrottleRepository
     let settings: Settings
+    var clock = WallClock.system
 
     /// Seconds until every subject's lock has lifted, or nil when none is locked.
-    func retryAfter(_ subjects: [ThrottleSubject], now: Date = Date()) async throws -> Int? {
+    func retryAfter(_ subjects: [ThrottleSubject], now: Date? = nil) async throws -> Int? {
+        let now = now ?? clock.now()
         let counters = try await store.loginFailures(subjects)
         let until = counters.values.compactMap(\.lockedUntil).filter { $0 > now }.max()
         return until.map { max(1, Int($0.timeIntervalSince(now).rounded(.up))) }
     }
 
-    func recordFailure(_ subjects: [ThrottleSubject], now: Date = Date()) async throws {
+    func recordFailure(_ subjects: [ThrottleSubject], now: Date? = nil) async throws {
+        let now = now ?? clock.now()
         for subject in subjects {
             let failures = try await store.recordLoginFailure(subject, now: now, resetBefore: now.addingTimeInterval(-settings.resetAfter))
             if let lock = settings.policy(for: subject.kind).lock(afterFailures: failures) {

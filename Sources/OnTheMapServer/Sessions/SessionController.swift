@@ -26,7 +26,7 @@ struct SessionController: Sendable {
         self.timingDecoyHash = Passwords.hash(Identifiers.randomHex(bytes: 16), cost: configuration.bcryptCost)
     }
 
-    private var throttle: LoginThrottle { LoginThrottle(store: store, settings: configuration.loginThrottle) }
+    private var throttle: LoginThrottle { LoginThrottle(store: store, settings: configuration.loginThrottle, clock: configuration.clock) }
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("session", use: login)
@@ -212,7 +212,7 @@ struct SessionController: Sendable {
                 context.logger.info("logout", metadata: ["account": "\(session.accountKey)"])
             }
             response = try JSONResponse.make(
-                LogoutResponse(session: .init(id: session.id, expiration: ParseDate.string(from: Date()))),
+                LogoutResponse(session: .init(id: session.id, expiration: ParseDate.string(from: configuration.clock.now()))),
                 prefix: udacityResponsePrefix
             )
         case .invalidSession:

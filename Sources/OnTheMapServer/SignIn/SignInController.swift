@@ -102,7 +102,7 @@ struct SignInController: Sendable {
             return SignInPage.problem(.badGateway, "\(provider.name) is not answering",
                                       "OnTheMap could not reach \(provider.name) to start signing in. Try again in a moment, or log in with your email and password.")
         }
-        let now = Date()
+        let now = configuration.clock.now()
         try await store.deleteExpiredPendingSignIns(now: now)
         try await store.savePendingSignIn(PendingSignIn(
             stateDigest: SessionToken.digest(state), provider: provider.id, nonce: nonce, codeVerifier: verifier,
@@ -204,7 +204,7 @@ struct SignInController: Sendable {
             throw Problem(.badRequest, "Sign-in started elsewhere",
                           "This sign-in was started in another browser or for another provider, so it cannot finish here. \(startAgain)")
         }
-        guard pending.expiresAt > Date() else {
+        guard pending.expiresAt > configuration.clock.now() else {
             throw Problem(.badRequest, "Sign-in took too long", "More than \(Int(configuration.signInLifetime / 60)) minutes passed. \(startAgain)")
         }
         if providerError != nil { throw denial }
@@ -222,7 +222,8 @@ struct SignInController: Sendable {
         do {
             switch provider {
             case .oidc(let client):
-                let (verified, idToken) = try await client.exchange(code: code, redirectURI: redirectURI, codeVerifier: pending.codeVerifier, nonce: pending.nonce)
+                let (verified, idToken) = try await client.exchange(code: code, redirectURI: redirectURI, codeVerifier: pending.codeVerifier, nonce: pending.nonce,
+                                                                        now: configuration.clock.now())
                 identity = SignInPolicy.ExternalIdentity(
                     provider: provider.id, subject: verified.subject, email: verified.email, emailVerified: verified.emailVerified,
                     firstName: verified.givenName ?? verified.name?.split(separator: " ").first.map(String.init),
@@ -256,7 +257,7 @@ struct SignInController: Sendable {
         if let loopback = pending.clientRedirect, let challenge = pending.clientChallenge {
             let code = OIDCClient.randomToken()
             try await store.saveSignInHandoff(code: code, accountKey: account.key, provider: provider.id, challenge: challenge,
-                                              expiresAt: Date().addingTimeInterval(120))
+                                              expiresAt: configuration.clock.now().addingTimeInterval(120))
             context.logger.info("sign-in handed to an app", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
             next = FormEncoding.url(URL(string: loopback)!, adding: [("code", code)]).absoluteString
         } else {
@@ -318,7 +319,7 @@ struct SignInController: Sendable {
         guard let form = try? JSONDecoder().decode(TokenRequest.self, from: body), form.code.count <= 128, form.code_verifier.count <= 128 else {
             throw APIError(.badRequest, "invalid_body", "Send a JSON object with code and code_verifier (strings).")
         }
-        guard let handoff = try await store.takeSignInHandoff(code: form.code, now: Date()),
+        guard let handoff = try await store.takeSignInHandoff(code: form.code, now: configuration.clock.now()),
               OIDCClient.constantTimeEqual(OIDCClient.codeChallenge(for: form.code_verifier), handoff.challenge),
               let account = try await store.account(key: handoff.accountKey), account.disabledAt == nil else {
             throw APIError(.forbidden, "invalid_code", "This sign-in code is unknown, used, expired or not yours. Sign in again.")

@@ -31,8 +31,8 @@ struct SignInPolicy: Sendable {
 
         var verifiedEmail: String? { emailVerified ? usableEmail : nil }
 
-        func link(to accountKey: String, origin: IdentityLink.Origin) -> IdentityLink {
-            IdentityLink(provider: provider, subject: subject, accountKey: accountKey, email: usableEmail ?? "", createdAt: Date(), origin: origin)
+        func link(to accountKey: String, origin: IdentityLink.Origin, at now: Date) -> IdentityLink {
+            IdentityLink(provider: provider, subject: subject, accountKey: accountKey, email: usableEmail ?? "", createdAt: now, origin: origin)
         }
     }
 
@@ -49,6 +49,8 @@ struct SignInPolicy: Sendable {
     }
 
     typealias Problem = SignInController.Problem
+
+    private func now() -> Date { accounts.configuration.clock.now() }
 
     func resolve(_ identity: ExternalIdentity, linking: String?, session: Session?) async throws -> Resolution {
         if let linking { return .signedIn(try await link(identity, to: linking, session: session)) }
@@ -67,7 +69,7 @@ struct SignInPolicy: Sendable {
             }
             _ = try Self.checkEnabled(existing)
             if !existing.emailVerified { return try await claim(existing, by: identity) }
-            guard try await store.linkIdentity(identity.link(to: existing.key, origin: .verifiedEmail)) else {
+            guard try await store.linkIdentity(identity.link(to: existing.key, origin: .verifiedEmail, at: now())) else {
                 throw Problem(.conflict, "Already linked", "Your OnTheMap account is already linked to another account of this provider.")
             }
             return .signedIn(existing)
@@ -82,7 +84,7 @@ struct SignInPolicy: Sendable {
         } catch StorageError.emailTaken {
             throw Problem(.conflict, "Account already exists", "An account with this email was created a moment ago. Try signing in again.")
         }
-        guard try await store.linkIdentity(identity.link(to: account.key, origin: .signUp)) else {
+        guard try await store.linkIdentity(identity.link(to: account.key, origin: .signUp, at: now())) else {
             throw Problem(.conflict, "Sign-in raced", "Another sign-in with this account finished at the same moment. Try again.")
         }
         return .signedIn(account)
@@ -99,7 +101,7 @@ struct SignInPolicy: Sendable {
             }
             return account
         }
-        guard try await store.linkIdentity(identity.link(to: account.key, origin: .accountMenu)) else {
+        guard try await store.linkIdentity(identity.link(to: account.key, origin: .accountMenu, at: now())) else {
             throw Problem(.conflict, "Already linked", "Your OnTheMap account is already linked to another account of this provider. Unlink it first.")
         }
         // The owner, who proved the password, and the provider agree on the email: proven.
@@ -108,16 +110,16 @@ struct SignInPolicy: Sendable {
     }
 
     private func claim(_ account: Account, by identity: ExternalIdentity) async throws -> Resolution {
-        let claim = AccountClaim(accountKey: account.key, link: identity.link(to: account.key, origin: .verifiedEmail),
+        let claim = AccountClaim(accountKey: account.key, link: identity.link(to: account.key, origin: .verifiedEmail, at: now()),
                                  firstName: Self.cleanName(identity.firstName), lastName: Self.cleanName(identity.lastName))
-        let claimed = try await store.claimAccount(claim, now: Date())
+        let claimed = try await store.claimAccount(claim, now: now())
         guard let current = try await store.account(key: account.key) else {
             throw Problem(.conflict, "Sign-in raced", "The account changed while you were signing in. Try again.")
         }
         if claimed { return .claimed(current) }
         // Another sign-in proved the email a moment ago: this one signs in as that one did.
         if try await store.identityAccountKey(provider: identity.provider, subject: identity.subject) != current.key {
-            guard try await store.linkIdentity(identity.link(to: current.key, origin: .verifiedEmail)) else {
+            guard try await store.linkIdentity(identity.link(to: current.key, origin: .verifiedEmail, at: now())) else {
                 throw Problem(.conflict, "Already linked", "Your OnTheMap account is already linked to another account of this provider.")
             }
         }

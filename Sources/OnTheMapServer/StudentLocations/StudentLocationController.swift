@@ -64,7 +64,7 @@ struct StudentLocationController: Sendable {
         let owner = try writer(context)
         let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
         let patch = try LocationBody.patch(from: body, creating: true)
-        let now = ParseDate.string(from: Date())
+        let now = ParseDate.string(from: configuration.clock.now())
         let record = StudentInformation(
             objectId: Identifiers.objectId(),
             // Replaced rather than refused: clients post hard-coded keys (even their link) and
@@ -91,7 +91,7 @@ struct StudentLocationController: Sendable {
         var patch = try LocationBody.patch(from: body, creating: false)
         let stored = try await authorize(owner, toChange: id)
         if let ownerKey = stored.ownerKey { patch.uniqueKey = ownerKey }
-        guard let updated = try await store.updateLocation(objectId: id, patch: patch, updatedAt: Date()) else {
+        guard let updated = try await store.updateLocation(objectId: id, patch: patch, updatedAt: configuration.clock.now()) else {
             throw ParseError.objectNotFound
         }
         cache?.invalidate()

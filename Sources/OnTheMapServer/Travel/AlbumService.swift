@@ -66,9 +66,13 @@ final class AlbumService: Service, Sendable {
         var searchAbandonedAfter: TimeInterval = 240
     }
 
+    /// Album states' and photos' times, and download claims' leases.
+    let clock: WallClock
+
     init(store: any TravelRepository, provider: any PhotoProvider, downloader: ImageDownloader, fetcher: HTTPFetcher,
-         events: AlbumEvents, photosPerAlbum: Int, logger: Logger, sharing: Sharing = Sharing()) {
+         events: AlbumEvents, photosPerAlbum: Int, logger: Logger, sharing: Sharing = Sharing(), clock: WallClock = .system) {
         self.sharing = sharing
+        self.clock = clock
         self.store = store
         self.provider = provider
         self.downloader = downloader
@@ -107,7 +111,7 @@ final class AlbumService: Service, Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(Int(period * 1000)))
             if Task.isCancelled { return }
-            let now = Date()
+            let now = clock.now()
             let ids = Array(active.withLock { $0 })
             do {
                 try await store.renewClaims(ids: ids, owner: sharing.serverID, until: now.addingTimeInterval(sharing.claimDuration))
@@ -127,7 +131,7 @@ final class AlbumService: Service, Sendable {
 
     /// Searches a stopped server left `searching`, taken over by exactly one server.
     private func resumeStaleSearches() async {
-        let now = Date()
+        let now = clock.now()
         let before = now.addingTimeInterval(-sharing.searchAbandonedAfter)
         guard let stale = try? await store.staleSearches(before: before, limit: 50) else { return }
         for state in stale where (try? await store.takeStaleSearch(pinID: state.pinID, before: before, now: now)) == true {
@@ -166,7 +170,7 @@ final class AlbumService: Service, Sendable {
     /// answers as the provider itself would (rate limited, retry when the hour turns).
     private func admitProviderSearch() async throws {
         guard let perHour = sharing.providerSearchesPerHour else { return }
-        let now = Date()
+        let now = clock.now()
         let hour = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 3600).rounded(.down) * 3600)
         guard try await store.countUse(name: sharing.quotaName, windowStart: hour, limit: perHour) else {
             throw PhotoProviderError.rateLimited(provider: provider.displayName, retryAfter: max(1, Int(hour.addingTimeInterval(3600).timeIntervalSince(now).rounded(.up))))
@@ -186,7 +190,7 @@ final class AlbumService: Service, Sendable {
             state.status = .searching
             state.errorCode = nil
             state.errorMessage = nil
-            state.updatedAt = Date()
+            state.updatedAt = clock.now()
             try await store.saveAlbumState(state)
             await publishAlbum(pinID: pinID)
         }
@@ -244,12 +248,12 @@ final class AlbumService: Service, Sendable {
         guard let pin = try await store.pin(id: pinID) else { throw Failure.pinGone }
         let previous = try await store.albumState(pinID: pinID)
         var searching = previous ?? AlbumState(
-            pinID: pinID, provider: provider.name, collection: 0, page: 0, pages: 0, total: 0, status: .searching, updatedAt: Date()
+            pinID: pinID, provider: provider.name, collection: 0, page: 0, pages: 0, total: 0, status: .searching, updatedAt: clock.now()
         )
         searching.status = .searching
         searching.errorCode = nil
         searching.errorMessage = nil
-        searching.updatedAt = Date()
+        searching.updatedAt = clock.now()
         guard try await store.saveAlbumState(searching) else { throw Failure.pinGone }
         await publishAlbum(pinID: pinID)
 
@@ -279,7 +283,7 @@ final class AlbumService: Service, Sendable {
             throw AlbumServiceError.noMorePhotos(provider: provider.displayName, place: pin.placeName)
         }
 
-        let now = Date()
+        let now = clock.now()
         let collection = (previous?.collection ?? 0) + 1
         var seen = Set<String>()
         let photos = result.photos.filter { seen.insert($0.remoteID).inserted }.enumerated().map { index, remote in
@@ -311,7 +315,7 @@ final class AlbumService: Service, Sendable {
         failed.status = .failed
         failed.errorCode = code
         failed.errorMessage = message
-        failed.updatedAt = Date()
+        failed.updatedAt = clock.now()
         try await store.saveAlbumState(failed)
         await publishAlbum(pinID: failed.pinID)
         await settle(pinID: failed.pinID)
@@ -330,7 +334,7 @@ final class AlbumService: Service, Sendable {
 
     /// Queues a failed photo's download again; nil when it is not failed.
     func retry(photoID: String) async throws -> Photo? {
-        guard let photo = try await store.markPhotoPending(id: photoID, at: Date()) else { return nil }
+        guard let photo = try await store.markPhotoPending(id: photoID, at: clock.now()) else { return nil }
         await publish(.photo(photo), pinID: photo.pinID)
         enqueue(.download(photo))
         return photo
@@ -345,7 +349,7 @@ final class AlbumService: Service, Sendable {
         let claimed: Photo?
         do {
             claimed = try await store.claimPhoto(id: photo.id, owner: sharing.serverID,
-                                                 until: Date().addingTimeInterval(sharing.claimDuration), now: Date())
+                                                 until: clock.now().addingTimeInterval(sharing.claimDuration), now: clock.now())
         } catch {
             logger.warning("could not claim a photo download", metadata: ["photo": "\(photo.id)", "error": "\(String(reflecting: error))"])
             return
@@ -366,7 +370,7 @@ final class AlbumService: Service, Sendable {
             let stored = StoredImage(filePath: path, contentType: image.format.contentType, byteCount: image.data.count,
                                      contentHash: ContentHash.fnv1a(image.data))
             metrics?.photoDownloads.increment()
-            if let ready = try await store.markPhotoReady(id: photo.id, image: stored, at: Date()) {
+            if let ready = try await store.markPhotoReady(id: photo.id, image: stored, at: clock.now()) {
                 await publish(.photo(ready), pinID: photo.pinID)
             }
         } catch is CancellationError {
@@ -378,7 +382,7 @@ final class AlbumService: Service, Sendable {
             let reason = String(describing: error)
             logger.debug("photo download failed", metadata: ["photo": "\(photo.id)", "reason": "\(reason)"])
             metrics?.photoFailures.increment()
-            if let failed = try? await store.markPhotoFailed(id: photo.id, reason: reason, at: Date()) {
+            if let failed = try? await store.markPhotoFailed(id: photo.id, reason: reason, at: clock.now()) {
                 await publish(.photo(failed), pinID: photo.pinID)
             }
         }
@@ -387,7 +391,7 @@ final class AlbumService: Service, Sendable {
 
     /// When nothing is pending any more: completes the album and tells watchers.
     func settle(pinID: String) async {
-        guard let state = try? await store.settleAlbum(pinID: pinID, at: Date()),
+        guard let state = try? await store.settleAlbum(pinID: pinID, at: clock.now()),
               let pin = try? await store.pin(id: pinID),
               let photos = try? await store.photos(pinID: pinID)
         else { return }

@@ -7,11 +7,12 @@ import Storage
 /// with `Retry-After` (the window's end), in our error format.
 struct SearchAllowance: Sendable {
     let store: any TravelRepository
+    let clock: WallClock
     let limit: Int
     let windowSeconds: Int
 
     func admit(_ account: String) async throws {
-        let now = Date()
+        let now = clock.now()
         let length = Double(windowSeconds)
         let window = (now.timeIntervalSince1970 / length).rounded(.down) * length
         let start = Date(timeIntervalSince1970: window)

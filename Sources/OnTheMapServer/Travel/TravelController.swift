@@ -59,7 +59,7 @@ struct TravelController: Sendable {
         guard try await store.countPins(ownerKey: account) < Self.maximumPinsPerAccount else {
             throw APIError(.conflict, "too_many_pins", "An account keeps at most \(Self.maximumPinsPerAccount) pins; delete some first.")
         }
-        let now = Date()
+        let now = configuration.clock.now()
         let pin = Pin(
             id: Identifiers.objectId(), ownerKey: account, latitude: coordinates.latitude, longitude: coordinates.longitude,
             placeName: await placeName(coordinates), createdAt: now, updatedAt: now
@@ -86,7 +86,7 @@ struct TravelController: Sendable {
         try await searchLimiter.admit(pin.ownerKey)
         guard let moved = try await store.movePin(
             id: pin.id, latitude: coordinates.latitude, longitude: coordinates.longitude,
-            placeName: await placeName(coordinates), updatedAt: Date()
+            placeName: await placeName(coordinates), updatedAt: configuration.clock.now()
         ) else { throw Self.pinNotFound }
         try await albums.refetch(pinID: pin.id)
         return try JSONResponse.make(PinView(moved))

@@ -13,7 +13,7 @@ enum TravelFeature {
         // left alone long enough to be abandoned: claims expired several times over.
         let sqlStore = store as? SQLStore
         let shared = store.photoStorage.isShared || (sqlStore?.isPostgres ?? false)
-        let abandonedBefore = shared ? Date().addingTimeInterval(-max(600, 4 * configuration.photoClaimSeconds)) : Date()
+        let abandonedBefore = shared ? configuration.clock.now().addingTimeInterval(-max(600, 4 * configuration.photoClaimSeconds)) : configuration.clock.now()
         let report = try await store.sweepPhotoFiles(abandonedBefore: abandonedBefore)
         if report != PhotoSweepReport() {
             logger.notice("photo files repaired", metadata: [
@@ -47,7 +47,7 @@ enum TravelFeature {
         }
         return AlbumService(
             store: store, provider: provider, downloader: downloader, fetcher: fetcher, events: AlbumEvents(),
-            photosPerAlbum: configuration.photosPerAlbum, logger: logger, sharing: sharing
+            photosPerAlbum: configuration.photosPerAlbum, logger: logger, sharing: sharing, clock: configuration.clock
         )
     }
 
