@@ -5,8 +5,7 @@ import { state } from './state.js';
 import { leaveSession } from './session.js';
 import { LinkedAccounts } from './providers.js';
 import { initials, hueFor, setBusy, showAlert, confirmAction, formFailureMessage, showFormMessage } from './ui.js';
-
-const $ = (id) => document.getElementById(id);
+import { $ } from './dom.js';
 
 function passwordChangedMessage(ended) {
   if (ended === 0) return 'Password changed. No other device was signed in.';

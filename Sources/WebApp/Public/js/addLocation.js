@@ -7,9 +7,9 @@ import { addBaseLayers, mapOptions, pinIcon } from './map.js';
 import { state, loadWorld } from './state.js';
 import { refreshAll } from './students.js';
 import { refuseWhileOffline } from './connection.js';
+import { $ } from './dom.js';
 
 const L = window.L;
-const $ = (id) => document.getElementById(id);
 
 let sheet = null;
 

@@ -6,8 +6,7 @@ import * as api from './api.js';
 import { setBusy, showAlert, confirmAction, describeFailure, formatCoordinates } from './ui.js';
 import { AlbumView, plural } from './albumView.js';
 import { listenToAlbum } from './albumStream.js';
-
-const $ = (id) => document.getElementById(id);
+import { $ } from './dom.js';
 
 export class AlbumPanel {
   /** onPinDeleted(id) is called when the pin is deleted here or elsewhere; onClose(pinId,

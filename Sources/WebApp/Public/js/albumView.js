@@ -2,8 +2,7 @@
 // is kept on the server), the empty and error states, and the credits. It draws what the
 // AlbumPanel (album.js) holds and changes nothing itself.
 import { el, safeURL, linkHost, formatCoordinates, formatCount } from './ui.js';
-
-const $ = (id) => document.getElementById(id);
+import { $ } from './dom.js';
 
 const PROVIDERS = { wikimedia: 'Wikimedia Commons', flickr: 'Flickr' };
 const SVG = 'http://www.w3.org/2000/svg';

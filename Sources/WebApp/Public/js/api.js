@@ -35,8 +35,12 @@ function codeFrom(body) {
   return body.code ?? null;
 }
 
-/** One HTTP call. `udacity: true` strips the 5-byte anti-JSON-hijacking prefix. */
-async function call(path, { method = 'GET', body, headers = {}, udacity = false, signal } = {}) {
+/** One HTTP call to our own API; every request of the web app goes through here, so the
+ *  XSRF header, the offline banner (connection.js) and a 401 ending the session
+ *  (sessionEvents.js) work the same for all. Resolves to the parsed JSON answer (null when
+ *  empty); rejects with an ApiError. `udacity: true` strips the 5-byte anti-JSON-hijacking
+ *  prefix. */
+export async function request(path, { method = 'GET', body, headers = {}, udacity = false, signal } = {}) {
   const epoch = sessionEpoch();
   const init = { method, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin', signal };
   if (body !== undefined) {
@@ -86,7 +90,7 @@ async function call(path, { method = 'GET', body, headers = {}, udacity = false,
 /** Logs in; resolves to `{ key, expiresAt }`: the account key, and when the session ends
  *  (an ISO date, or null when the server did not say). */
 export async function logIn(email, password) {
-  const body = await call('/api/session', { method: 'POST', udacity: true, body: { udacity: { username: email, password } } });
+  const body = await request('/api/session', { method: 'POST', udacity: true, body: { udacity: { username: email, password } } });
   const key = body && body.account && body.account.key;
   if (!key) throw new ApiError('server', 'The server did not return an account.');
   const expiration = body.session && typeof body.session.expiration === 'string' ? new Date(body.session.expiration) : null;
@@ -95,12 +99,12 @@ export async function logIn(email, password) {
 
 /** Ends this session, or with `everywhere` every session of the account (this one too). */
 export async function logOut({ everywhere = false } = {}) {
-  await call(everywhere ? '/api/session?all=1' : '/api/session', { method: 'DELETE', udacity: true });
+  await request(everywhere ? '/api/session?all=1' : '/api/session', { method: 'DELETE', udacity: true });
 }
 
 /** Changes the password; resolves to how many other sessions the server ended. */
 export async function changePassword(currentPassword, newPassword) {
-  const body = await call('/api/account/password', {
+  const body = await request('/api/account/password', {
     method: 'POST',
     body: { current_password: currentPassword, new_password: newPassword },
   });
@@ -109,7 +113,7 @@ export async function changePassword(currentPassword, newPassword) {
 
 /** Public user data: resolves to { key, firstName, lastName }. */
 export async function fetchUser(key) {
-  const body = await call(`/api/users/${encodeURIComponent(key)}`, { udacity: true });
+  const body = await request(`/api/users/${encodeURIComponent(key)}`, { udacity: true });
   const user = (body && body.user) || body || {};
   return {
     key: String(body.key ?? user.key ?? key),
@@ -118,9 +122,15 @@ export async function fetchUser(key) {
   };
 }
 
+/** Sets a new password with the token of a reset link (reset.html); the server ends every
+ *  session of the account. */
+export async function resetPassword(token, newPassword) {
+  await request('/api/password-reset', { method: 'POST', body: { token, new_password: newPassword } });
+}
+
 /** Creates an account; resolves to its key. */
 export async function signUp({ email, password, firstName, lastName }) {
-  const body = await call('/api/users', {
+  const body = await request('/api/users', {
     method: 'POST',
     body: { email, password, first_name: firstName, last_name: lastName },
   });
@@ -138,7 +148,7 @@ export async function fetchLocations({ limit = 100, skip = 0, where = null, coun
   if (where) params.set('where', JSON.stringify(where));
   if (count) params.set('count', '1');
   if (keys) params.set('keys', keys.join(','));
-  const body = await call(`${LOCATIONS}?${params}`, { headers: await parseHeaders(), signal });
+  const body = await request(`${LOCATIONS}?${params}`, { headers: await parseHeaders(), signal });
   if (!body || !Array.isArray(body.results)) throw new ApiError('server', 'The server sent an unexpected list of locations.');
   return { results: body.results, count: typeof body.count === 'number' ? body.count : null };
 }
@@ -150,17 +160,17 @@ export async function fetchOwnLocation(accountKey) {
 }
 
 export async function createLocation(location) {
-  return call(LOCATIONS, { method: 'POST', headers: await parseHeaders(), body: location });
+  return request(LOCATIONS, { method: 'POST', headers: await parseHeaders(), body: location });
 }
 
 export async function updateLocation(objectId, location) {
-  return call(`${LOCATIONS}/${encodeURIComponent(objectId)}`, { method: 'PUT', headers: await parseHeaders(), body: location });
+  return request(`${LOCATIONS}/${encodeURIComponent(objectId)}`, { method: 'PUT', headers: await parseHeaders(), body: location });
 }
 
 // ---- geocoding and page configuration ------------------------------------
 
 export async function geocode(query, { signal } = {}) {
-  const body = await call(`/api/geocode?q=${encodeURIComponent(query)}&limit=5`, { signal });
+  const body = await request(`/api/geocode?q=${encodeURIComponent(query)}&limit=5`, { signal });
   return body && Array.isArray(body.results) ? body.results : [];
 }
 
@@ -192,7 +202,7 @@ let configRequest = null;
 
 export function fetchConfig() {
   if (!configRequest) {
-    configRequest = call('/config.json').then((body) => body || {}, () => ({}));
+    configRequest = request('/config.json').then((body) => body || {}, () => ({}));
     configRequest.then((config) => {
       if (!parseKeysIn(config)) configRequest = null;
     });
@@ -217,32 +227,32 @@ async function parseHeaders() {
 
 /** The signed-in account's pins. */
 export async function fetchPins({ signal } = {}) {
-  const body = await call('/api/pins', { signal });
+  const body = await request('/api/pins', { signal });
   if (!body || !Array.isArray(body.results)) throw new ApiError('server', 'The server sent an unexpected list of pins.');
   return body.results;
 }
 
 /** Drops a pin; the server starts fetching its album at once. Resolves to the Pin. */
 export async function createPin(latitude, longitude) {
-  return call('/api/pins', { method: 'POST', body: { latitude, longitude } });
+  return request('/api/pins', { method: 'POST', body: { latitude, longitude } });
 }
 
 export async function movePin(id, latitude, longitude) {
-  return call(`/api/pins/${encodeURIComponent(id)}`, { method: 'PATCH', body: { latitude, longitude } });
+  return request(`/api/pins/${encodeURIComponent(id)}`, { method: 'PATCH', body: { latitude, longitude } });
 }
 
 export async function deletePin(id) {
-  await call(`/api/pins/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  await request(`/api/pins/${encodeURIComponent(id)}`, { method: 'DELETE' });
 }
 
 /** `{ pin, album, photos }`: the kept photos, no download. */
 export async function fetchAlbum(pinId, { signal } = {}) {
-  return call(`/api/pins/${encodeURIComponent(pinId)}/photos`, { signal });
+  return request(`/api/pins/${encodeURIComponent(pinId)}/photos`, { signal });
 }
 
 /** Replaces the album with another set; resolves to the new `{ pin, album, photos }`. */
 export async function newCollection(pinId) {
-  return call(`/api/pins/${encodeURIComponent(pinId)}/collection`, { method: 'POST' });
+  return request(`/api/pins/${encodeURIComponent(pinId)}/collection`, { method: 'POST' });
 }
 
 export function albumEventsURL(pinId) {
@@ -250,43 +260,43 @@ export function albumEventsURL(pinId) {
 }
 
 export async function deletePhoto(id) {
-  await call(`/api/photos/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  await request(`/api/photos/${encodeURIComponent(id)}`, { method: 'DELETE' });
 }
 
 export async function retryPhoto(id) {
-  return call(`/api/photos/${encodeURIComponent(id)}/retry`, { method: 'POST' });
+  return request(`/api/photos/${encodeURIComponent(id)}/retry`, { method: 'POST' });
 }
 
 // ---- sign-in with other accounts (providers.js) ------------------------------
 
 /** The providers this server offers: [{ id, name, kind }], empty when none. */
 export async function fetchProviders() {
-  const body = await call('/api/auth/providers');
+  const body = await request('/api/auth/providers');
   return Array.isArray(body && body.providers) ? body.providers : [];
 }
 
 /** Who this session belongs to: { key, first_name, last_name, email, provider }. */
 export async function fetchMe() {
-  return call('/api/auth/me');
+  return request('/api/auth/me');
 }
 
 /** Ends this session; says whether to sign out of the provider too (provider_logout_url)
  *  or whether the provider's token was revoked (provider_token_revoked). */
 export async function endSession() {
-  return call('/api/auth/logout', { method: 'POST' });
+  return request('/api/auth/logout', { method: 'POST' });
 }
 
 /** The account's sign-in methods: { has_password, identities: [{ provider, name, email, linked }] }. */
 export async function fetchIdentities() {
-  return call('/api/account/identities');
+  return request('/api/account/identities');
 }
 
 /** Starts linking a provider; resolves to the provider's address to go to. */
 export async function startLink(provider) {
-  const body = await call(`/api/auth/${encodeURIComponent(provider)}/link`, { method: 'POST' });
+  const body = await request(`/api/auth/${encodeURIComponent(provider)}/link`, { method: 'POST' });
   return body && body.location;
 }
 
 export async function unlink(provider) {
-  await call(`/api/account/identities/${encodeURIComponent(provider)}`, { method: 'DELETE' });
+  await request(`/api/account/identities/${encodeURIComponent(provider)}`, { method: 'DELETE' });
 }

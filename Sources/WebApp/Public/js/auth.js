@@ -6,8 +6,7 @@ import { setBusy, formFailureMessage, showFormMessage } from './ui.js';
 import { showingSignedIn } from './connection.js';
 import { startKeptData } from './keptSession.js';
 import { sessionBegan } from './sessionEvents.js';
-
-const $ = (id) => document.getElementById(id);
+import { $ } from './dom.js';
 
 export function showLogin(form) {
   showingSignedIn(false);

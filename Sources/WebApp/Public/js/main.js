@@ -14,8 +14,7 @@ import { onConnectionChange, showingSignedIn } from './connection.js';
 import { LiveUpdates } from './live.js';
 import { formatCount } from './ui.js';
 import { moderationSignedIn, setUpReporting } from './moderation.js';
-
-const $ = (id) => document.getElementById(id);
+import { $ } from './dom.js';
 
 function route() {
   const path = location.hash.replace(/^#\/?/, '');

@@ -1,36 +1,10 @@
 // Running a community from the browser: every student can report a post (the "Report"
 // button on list rows) and is told when a moderator hid or deleted theirs; administrators
 // get a Moderation dialog (reported and newest posts, accounts) from the top bar.
-import { ApiError } from './api.js';
-import { sessionEpoch, sessionRefused } from './sessionEvents.js';
+import { request } from './api.js';
 import { state } from './state.js';
 import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure } from './ui.js';
-
-const $ = (id) => document.getElementById(id);
-
-/** One call to our own API (errors as {"error":{"code","message"}}), as api.js makes them. */
-async function call(path, { method = 'GET', body } = {}) {
-  const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
-  const epoch = sessionEpoch();
-  if (body !== undefined) {
-    init.headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(body);
-  }
-  let response;
-  try {
-    response = await fetch(path, init);
-  } catch {
-    throw new ApiError('network', 'Cannot reach the server.');
-  }
-  const json = await response.json().catch(() => null);
-  if (!response.ok) {
-    if (response.status === 401) sessionRefused(epoch);
-    const kind = response.status >= 500 ? 'server' : response.status === 401 || response.status === 403 ? 'auth'
-      : response.status === 404 ? 'notFound' : 'client';
-    throw new ApiError(kind, json?.error?.message || `The server answered ${response.status}.`, response.status, json?.error?.code);
-  }
-  return json;
-}
+import { $ } from './dom.js';
 
 const NOTICE_WORDS = { hide: 'hid', delete: 'deleted', unhide: 'showed again' };
 
@@ -72,7 +46,7 @@ async function report(objectId) {
   const reason = await askReason('Report this post', 'Spam, offensive, not a student…');
   if (!reason) return;
   try {
-    const answer = await call(`/api/locations/${encodeURIComponent(objectId)}/report`, { method: 'POST', body: { reason } });
+    const answer = await request(`/api/locations/${encodeURIComponent(objectId)}/report`, { method: 'POST', body: { reason } });
     showAlert('Reported', answer.already_reported ? 'You had already reported this post.' : 'Thank you: an administrator will look at it.');
   } catch (error) {
     showAlert('Reporting Failed', error.message);
@@ -123,16 +97,16 @@ class ModerationDialog {
     this.status.textContent = 'Loading…';
     try {
       if (view === 'accounts') {
-        const { users } = await call('/api/admin/users');
+        const { users } = await request('/api/admin/users');
         this.rows.replaceChildren(...users.map((user) => this.userRow(user)));
         this.status.textContent = `${users.length} account${users.length === 1 ? '' : 's'}`;
       } else {
-        const { locations } = await call(`/api/admin/moderation?view=${view}&limit=100`);
+        const { locations } = await request(`/api/admin/moderation?view=${view}&limit=100`);
         this.rows.replaceChildren(...locations.map((item) => this.postRow(item)));
         this.status.textContent = locations.length ? '' : (view === 'reported' ? 'No reported posts.' : 'No posts yet.');
       }
     } catch (error) {
-      this.status.textContent = describeFailure(error, 'Loading the moderation list');
+      this.status.textContent = describeFailure(error, 'loading the moderation list').message;
     }
   }
 
@@ -199,10 +173,10 @@ class ModerationDialog {
       if (action === 'hide' || action === 'delete') {
         const reason = await askReason(action === 'hide' ? 'Hide this post' : 'Delete this post', 'The author will see this reason');
         if (!reason) return;
-        if (action === 'hide') await call(`/api/admin/locations/${id}/hide`, { method: 'POST', body: { reason } });
-        else await call(`/api/admin/locations/${id}`, { method: 'DELETE', body: { reason } });
+        if (action === 'hide') await request(`/api/admin/locations/${id}/hide`, { method: 'POST', body: { reason } });
+        else await request(`/api/admin/locations/${id}`, { method: 'DELETE', body: { reason } });
       } else if (action === 'unhide') {
-        await call(`/api/admin/locations/${id}/unhide`, { method: 'POST' });
+        await request(`/api/admin/locations/${id}/unhide`, { method: 'POST' });
       } else {
         await this.setDisabled(item.owner_key, action === 'disable');
       }
@@ -215,7 +189,7 @@ class ModerationDialog {
   async actOnUser(action, user, row) {
     try {
       if (action === 'reset') {
-        const link = await call(`/api/admin/users/${encodeURIComponent(user.key)}/reset-link`, { method: 'POST' });
+        const link = await request(`/api/admin/users/${encodeURIComponent(user.key)}/reset-link`, { method: 'POST' });
         const field = el('input', { class: 'reset-link', type: 'text', readonly: true, value: link.url, 'aria-label': 'Reset link' });
         row.querySelector('.reset-link')?.remove();
         row.append(field);
@@ -235,7 +209,7 @@ class ModerationDialog {
         'Its sessions end now, it cannot log in, and its posts are hidden until you enable it again.', 'Disable');
       if (!sure) return;
     }
-    await call(`/api/admin/users/${encodeURIComponent(key)}/${disable ? 'disable' : 'enable'}`, { method: 'POST' });
+    await request(`/api/admin/users/${encodeURIComponent(key)}/${disable ? 'disable' : 'enable'}`, { method: 'POST' });
   }
 }
 
@@ -249,7 +223,7 @@ export async function moderationSignedIn() {
   checkedFor = account.key;
   $('moderation-button')?.remove();
   try {
-    const me = await call('/api/account');
+    const me = await request('/api/account');
     showNewNotices(me.account, me.notices || []);
     if (!me.account.is_admin) return;
     const button = el('button', { id: 'moderation-button', class: 'bar-button text-button', type: 'button', text: 'Moderate' });

@@ -5,8 +5,7 @@ import { state, saveAccount } from './state.js';
 import { el, setBusy, formFailureMessage, showFormMessage } from './ui.js';
 import { startKeptData } from './keptSession.js';
 import { sessionBegan } from './sessionEvents.js';
-
-const $ = (id) => document.getElementById(id);
+import { $ } from './dom.js';
 
 /** Where a provider sends the browser back: the app then asks who signed in. */
 export const RETURN_PATH = '/#/signed-in';

@@ -1,8 +1,9 @@
 // The page a password-reset link opens (/reset.html#token=…). The token is in the fragment,
 // so it never reaches a server log or a Referer header; it is sent once, in the POST body.
+import { resetPassword } from './api.js';
 import { setBusy, showFormMessage } from './ui.js';
+import { $ } from './dom.js';
 
-const $ = (id) => document.getElementById(id);
 const token = new URLSearchParams(location.hash.slice(1)).get('token') || '';
 // Out of the address bar and history, now that the page holds it.
 history.replaceState(null, '', location.pathname);
@@ -22,17 +23,11 @@ $('reset-form').addEventListener('submit', async (event) => {
   const button = $('reset-button');
   setBusy(button, true, 'Setting Password…');
   try {
-    const response = await fetch('/api/password-reset', {
-      method: 'POST', credentials: 'same-origin',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify({ token, new_password: password }),
-    });
-    const body = await response.json().catch(() => null);
-    if (!response.ok) return fail(body?.error?.message || `The server answered ${response.status}.`);
+    await resetPassword(token, password);
     $('reset-form').hidden = true;
     $('reset-done').hidden = false;
-  } catch {
-    fail('Cannot reach the server; try again.');
+  } catch (error) {
+    fail(error.kind === 'network' ? 'Cannot reach the server; try again.' : error.message);
   } finally {
     setBusy(button, false);
   }

@@ -6,8 +6,7 @@ import { StudentMap } from './map.js';
 import { showAlert, describeFailure, formatCount } from './ui.js';
 import { ApiError } from './api.js';
 import { isOffline } from './connection.js';
-
-const $ = (id) => document.getElementById(id);
+import { $ } from './dom.js';
 
 /** Whether the locations were loaded since the last login. */
 let loaded = false;

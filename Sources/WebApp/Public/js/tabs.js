@@ -6,8 +6,8 @@ import { mapTabLeft, refreshAll } from './students.js';
 import { LocationList } from './list.js';
 import { SearchTab } from './search.js';
 import { TravelTab } from './travel.js';
+import { $ } from './dom.js';
 
-const $ = (id) => document.getElementById(id);
 export const TABS = ['map', 'list', 'search', 'travel'];
 /** A pointer chose the Search tab: its field takes the focus. From the keyboard the focus
  *  stays on the tabs, so the arrow keys keep moving between them. */

@@ -7,9 +7,9 @@ import { PinGestures, travelIcon } from './travelGestures.js';
 import { addBaseLayers, mapOptions, nameMarker, clickMarkersWithKeys } from './map.js';
 import { AlbumPanel } from './album.js';
 import { refuseWhileOffline } from './connection.js';
+import { $ } from './dom.js';
 
 const L = window.L;
-const $ = (id) => document.getElementById(id);
 
 export class TravelTab {
   constructor({ configPromise, loadWorld }) {
