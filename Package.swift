@@ -100,7 +100,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .executableTarget(name: "geocoder-benchmark", dependencies: ["Geocoding"], path: "Benchmarks/GeocoderBenchmark"),
+        .executableTarget(name: "geocoder-benchmark", dependencies: ["Geocoding", "GeocoderAccuracySuite"], path: "Benchmarks/GeocoderBenchmark"),
         .executableTarget(
             name: "album-benchmark",
             dependencies: [
@@ -116,7 +116,11 @@ let package = Package(
             dependencies: [.product(name: "PostgresKit", package: "postgres-kit"), .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestDatabases"
         ),
-        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding"]),
+        // The geocoder's accuracy suite (queries and expected places), for its tests and its
+        // benchmark; not shipped in the Geocoding library.
+        .target(name: "GeocoderAccuracySuite", dependencies: ["Geocoding"], path: "Tests/GeocoderAccuracySuite",
+                resources: [.copy("Resources")]),
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "GeocoderAccuracySuite"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"]),
         .testTarget(
             name: "OnTheMapKitTests",

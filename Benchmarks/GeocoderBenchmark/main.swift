@@ -6,6 +6,7 @@
 // Targets (issue 14): load < 0.5 s, < 150 MB resident, p99 < 2 ms per query.
 
 import Foundation
+import GeocoderAccuracySuite
 @_spi(Benchmark) import Geocoding
 
 func residentKB() -> Int {

@@ -513,7 +513,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     @discardableResult
     public func deleteLocation(objectId: String) async throws -> Bool {
         try await withDatabase { db in
-            // SQLite does not enforce the reports' foreign key, so they go first by hand.
+            // The post's reports go with it (the foreign key would cascade them too).
             try await db.raw("DELETE FROM location_reports WHERE object_id = \(bind: objectId)").run()
             return try await !db.raw("DELETE FROM student_locations WHERE object_id = \(bind: objectId) RETURNING object_id").all().isEmpty
         }

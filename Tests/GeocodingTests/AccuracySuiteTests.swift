@@ -1,4 +1,5 @@
 import Testing
+import GeocoderAccuracySuite
 @testable import Geocoding
 
 // Serialized: hundreds of CPU-bound lookups at once would hold every thread of the shared

@@ -1,4 +1,5 @@
 import Testing
+import GeocoderAccuracySuite
 @testable import Geocoding
 
 /// Names in their own script (GeoNames alternate names), folded for case, accents and

@@ -1,4 +1,5 @@
 import Testing
+import GeocoderAccuracySuite
 @testable import Geocoding
 
 /// Postal codes alone or with their city. Expected points are the centres of the cities

@@ -1,4 +1,5 @@
 import Foundation
+import GeocoderAccuracySuite
 import Testing
 @testable import Geocoding
 

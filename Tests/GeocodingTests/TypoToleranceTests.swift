@@ -1,4 +1,5 @@
 import Testing
+import GeocoderAccuracySuite
 @testable import Geocoding
 
 /// Misspelt names (letters swapped, missing, doubled or wrong) still find the place;

@@ -1,4 +1,5 @@
 import Testing
+import GeocoderAccuracySuite
 @testable import Geocoding
 
 /// Qualifiers without commas, and street addresses that give their city (house and

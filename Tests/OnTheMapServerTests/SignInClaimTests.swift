@@ -1,4 +1,5 @@
 import Foundation
+import OnTheMapModels
 import HTTPTypes
 import HummingbirdTesting
 import Storage
@@ -119,7 +120,7 @@ extension SignInTests {
     @Test("the sign-in cookie is issued fresh, never adopted; over HTTPS it is __Host- prefixed and Secure")
     func freshSignInCookie() async throws {
         try await withProvider { client, _, _, _ in
-            let planted = OIDCClient.randomToken()
+            let planted = Tokens.random()
             let started = try await start(client, cookie: planted)
             #expect(started.browserCookie != planted && started.browserCookie.count == 43)
             // The planted value does not finish the sign-in it started.
@@ -128,7 +129,7 @@ extension SignInTests {
         }
         try await withProvider({ $0.publicURL = "https://map.example.org" }) { client, _, _, _ in
             try await client.execute(uri: "/auth/school/start", method: .get,
-                                     headers: [.cookie: "__Host-onthemap_signin=\(OIDCClient.randomToken())"]) { response throws in
+                                     headers: [.cookie: "__Host-onthemap_signin=\(Tokens.random())"]) { response throws in
                 #expect(response.status == .seeOther)
                 let setCookie = response.headers[values: .setCookie].first { $0.hasPrefix("__Host-onthemap_signin=") }
                 let cookie = try #require(setCookie)

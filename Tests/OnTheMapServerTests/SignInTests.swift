@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import OnTheMapModels
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -248,10 +249,10 @@ struct SignInTests {
             let started = try await start(client)
             stub.grant(code: "c1", idToken: try await stub.sign(claims(issuer, nonce: started.nonce)), authorization: started.authorization)
             // Forged: a state this server never issued.
-            let forged = try await callback(client, started, code: "c1", state: OIDCClient.randomToken())
+            let forged = try await callback(client, started, code: "c1", state: Tokens.random())
             #expect(forged.0 == .badRequest && forged.2 == nil)
             // Another browser (no, or another, binding cookie) holding the victim's URL.
-            let elsewhere = try await callback(client, started, code: "c1", cookie: OIDCClient.randomToken())
+            let elsewhere = try await callback(client, started, code: "c1", cookie: Tokens.random())
             #expect(elsewhere.0 == .badRequest && elsewhere.2 == nil && elsewhere.3.contains("another browser"))
             // That attempt spent the state: the rightful browser must start again.
             let replay = try await callback(client, started, code: "c1")
@@ -280,7 +281,7 @@ struct SignInTests {
             }
             var cases: [(String, (String) async throws -> String, String)] = []
             cases.append(("missing nonce", { _ in try await stub.sign(claims(issuer, nonce: nil)) }, "nonce"))
-            cases.append(("wrong nonce", { _ in try await stub.sign(claims(issuer, nonce: OIDCClient.randomToken())) }, "nonce"))
+            cases.append(("wrong nonce", { _ in try await stub.sign(claims(issuer, nonce: Tokens.random())) }, "nonce"))
             cases.append(("bad signature", { nonce in try await stub.sign(claims(issuer, nonce: nonce), kid: "k1", with: stub.attacker) }, "signature"))
             cases.append(("wrong audience", { nonce in
                 var c = claims(issuer, nonce: nonce); c.aud = ["someone-else"]; return try await stub.sign(c)
@@ -294,7 +295,7 @@ struct SignInTests {
             cases.append(("alg none", { nonce in
                 let valid = try await stub.sign(claims(issuer, nonce: nonce))
                 let payload = valid.split(separator: ".")[1]
-                let header = OIDCClient.base64URL(Data(#"{"alg":"none","typ":"JWT","kid":"k1"}"#.utf8))
+                let header = Tokens.base64URL(Data(#"{"alg":"none","typ":"JWT","kid":"k1"}"#.utf8))
                 return "\(header).\(payload)."
             }, "none"))
             cases.append(("HS256 keyed with the public key", { nonce in
@@ -421,7 +422,7 @@ struct SignInTests {
     @Test("an app signs in through the browser: a one-time code at its loopback address, traded with its PKCE verifier")
     func loopbackHandoff() async throws {
         try await withProvider { client, stub, issuer, store in
-            let verifier = OIDCClient.randomToken()
+            let verifier = Tokens.random()
             let challenge = OIDCClient.codeChallenge(for: verifier)
             let loopback = "http://127.0.0.1:53682/callback"
             func startForApp(_ redirect: String) async throws -> (HTTPResponse.Status, StartedSignIn?) {
@@ -447,7 +448,7 @@ struct SignInTests {
             #expect(target.host == "127.0.0.1" && target.port == 53682 && target.path == "/callback")
             let code = try #require(target.queryItems?.first { $0.name == "code" }?.value)
             // The wrong verifier spends the code: an interceptor gets one try and no session.
-            try await client.execute(uri: "/api/auth/token", method: .post, body: jsonBody(["code": code, "code_verifier": OIDCClient.randomToken()])) { response in
+            try await client.execute(uri: "/api/auth/token", method: .post, body: jsonBody(["code": code, "code_verifier": Tokens.random()])) { response in
                 #expect(response.status == .forbidden)
             }
             try await client.execute(uri: "/api/auth/token", method: .post, body: jsonBody(["code": code, "code_verifier": verifier])) { response in

@@ -1,4 +1,5 @@
 import Foundation
+import OnTheMapModels
 import Hummingbird
 import Storage
 
@@ -53,7 +54,7 @@ struct AccountsService: Sendable {
         )
         try await store.createSession(session)
         let device = Self.deviceDigest(request)
-        let deviceToken = device == nil ? Identifiers.randomHex(bytes: 16) : nil
+        let deviceToken = device == nil ? Tokens.randomHex(bytes: 16) : nil
         if let digest = deviceToken.map(SessionToken.digest) ?? device {
             try await store.rememberDevice(digest: digest, accountKey: account.key, now: now)
         }
@@ -65,7 +66,7 @@ struct AccountsService: Sendable {
             ),
             // Old clients echo this as X-XSRF-TOKEN on logout; it must be readable by scripts.
             Cookie(
-                name: "XSRF-TOKEN", value: Identifiers.randomHex(bytes: 16), expires: session.expiresAt,
+                name: "XSRF-TOKEN", value: Tokens.randomHex(bytes: 16), expires: session.expiresAt,
                 path: "/", secure: secure, httpOnly: false, sameSite: .lax
             ),
         ]

@@ -14,7 +14,7 @@ public enum PasswordResetLinks {
     public static func create(
         for accountKey: String, store: any ModerationRepository, origin: String, now: Date = Date()
     ) async throws -> (url: String, expiresAt: Date) {
-        let token = Identifiers.randomHex(bytes: 32)
+        let token = Tokens.randomHex(bytes: 32)
         let expiresAt = now.addingTimeInterval(lifetime)
         try await store.createPasswordReset(token: token, accountKey: accountKey, now: now, expiresAt: expiresAt)
         let base = origin.hasSuffix("/") ? String(origin.dropLast()) : origin

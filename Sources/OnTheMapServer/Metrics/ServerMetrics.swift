@@ -1,4 +1,5 @@
 import Foundation
+import OnTheMapModels
 import HTTPTypes
 import Hummingbird
 import Metrics
@@ -106,7 +107,7 @@ struct MetricsRoute: Sendable {
         router.get("metrics") { request, _ -> Response in
             if let token, !token.isEmpty {
                 let given = request.headers[.authorization] ?? ""
-                guard Self.constantTimeEqual(given, "Bearer " + token) else { throw MetricsUnauthorized() }
+                guard Tokens.constantTimeEqual(given, "Bearer " + token) else { throw MetricsUnauthorized() }
             }
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
@@ -115,15 +116,6 @@ struct MetricsRoute: Sendable {
         }
     }
 
-    /// Compares without stopping at the first difference, so timing does not reveal the token.
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for index in 0..<max(x.count, y.count) {
-            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
-        }
-        return difference == 0
-    }
 }
 
 /// 401 in our API's error format, with the challenge a scraper expects.

@@ -23,7 +23,7 @@ struct SessionController: Sendable {
         self.configuration = accounts.configuration
         self.accounts = accounts
         self.facebook = facebook
-        self.timingDecoyHash = Passwords.hash(Identifiers.randomHex(bytes: 16), cost: configuration.bcryptCost)
+        self.timingDecoyHash = Passwords.hash(Tokens.randomHex(bytes: 16), cost: configuration.bcryptCost)
     }
 
     private var throttle: LoginThrottle { LoginThrottle(store: store, settings: configuration.loginThrottle, clock: configuration.clock) }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import OnTheMapModels
 import JWTKit
 import Synchronization
 
@@ -61,8 +62,6 @@ final class OIDCClient: Sendable {
         self.keyRefetchInterval = keyRefetchInterval
     }
 
-    var expectedIssuer: String { settings.issuer }
-
     // MARK: Discovery
 
     func metadata() async throws -> Metadata {
@@ -111,18 +110,7 @@ final class OIDCClient: Sendable {
 
     /// RFC 7636 §4.2: BASE64URL(SHA256(ASCII(code_verifier))).
     static func codeChallenge(for verifier: String) -> String {
-        base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    /// 32 random bytes, base64url: a state, nonce or PKCE verifier (43 characters).
-    static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return base64URL(Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+        Tokens.base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
     }
 
     // MARK: Code exchange
@@ -186,7 +174,7 @@ final class OIDCClient: Sendable {
     func verify(idToken: String, nonce: String, now: Date = Date()) async throws -> Identity {
         let parts = idToken.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, idToken.utf8.count <= 16_384,
-              let headerData = Self.base64URLDecode(String(parts[0])),
+              let headerData = Tokens.base64URLDecode(String(parts[0])),
               let header = try? JSONDecoder().decode(Header.self, from: headerData)
         else { throw Failure.invalidToken("not a signed JWT") }
         guard let alg = header.alg, Self.acceptedAlgorithms.contains(alg) else {
@@ -206,7 +194,7 @@ final class OIDCClient: Sendable {
         if claims.aud.value.count > 1, claims.azp != settings.clientID { throw Failure.invalidToken("wrong authorized party") }
         guard claims.exp.value.addingTimeInterval(Self.leeway) > now else { throw Failure.invalidToken("expired") }
         if let iat = claims.iat, iat.value > now.addingTimeInterval(Self.leeway) { throw Failure.invalidToken("issued in the future") }
-        guard let tokenNonce = claims.nonce, Self.constantTimeEqual(tokenNonce, nonce) else {
+        guard let tokenNonce = claims.nonce, Tokens.constantTimeEqual(tokenNonce, nonce) else {
             throw Failure.invalidToken("nonce missing or wrong")
         }
         guard !claims.sub.value.isEmpty, claims.sub.value.utf8.count <= 255 else { throw Failure.invalidToken("bad subject") }
@@ -245,15 +233,4 @@ final class OIDCClient: Sendable {
         return collection
     }
 
-    static func base64URLDecode(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
-    }
-
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
 }

@@ -79,8 +79,8 @@ struct SignInController: Sendable {
         client: (redirect: String, challenge: String)? = nil, request: Request, context: AppRequestContext,
         answer: (URL, Cookie) throws -> Response
     ) async throws -> Response {
-        let state = OIDCClient.randomToken(), nonce = OIDCClient.randomToken(), verifier = OIDCClient.randomToken()
-        let browser = OIDCClient.randomToken()
+        let state = Tokens.random(), nonce = Tokens.random(), verifier = Tokens.random()
+        let browser = Tokens.random()
         let redirectURI: String
         do {
             redirectURI = try self.redirectURI(for: provider.id, request: request, context: context)
@@ -199,7 +199,7 @@ struct SignInController: Sendable {
         }
         guard pending.provider == provider.id,
               let browser = request.cookies[Self.browserCookieName(https: context.isHTTPS)]?.value,
-              OIDCClient.constantTimeEqual(SessionToken.digest(String(browser)), pending.browserDigest)
+              Tokens.constantTimeEqual(SessionToken.digest(String(browser)), pending.browserDigest)
         else {
             throw Problem(.badRequest, "Sign-in started elsewhere",
                           "This sign-in was started in another browser or for another provider, so it cannot finish here. \(startAgain)")
@@ -255,7 +255,7 @@ struct SignInController: Sendable {
         let account = resolution.account
         var next = pending.returnPath
         if let loopback = pending.clientRedirect, let challenge = pending.clientChallenge {
-            let code = OIDCClient.randomToken()
+            let code = Tokens.random()
             try await store.saveSignInHandoff(code: code, accountKey: account.key, provider: provider.id, challenge: challenge,
                                               expiresAt: configuration.clock.now().addingTimeInterval(120))
             context.logger.info("sign-in handed to an app", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
@@ -320,7 +320,7 @@ struct SignInController: Sendable {
             throw APIError(.badRequest, "invalid_body", "Send a JSON object with code and code_verifier (strings).")
         }
         guard let handoff = try await store.takeSignInHandoff(code: form.code, now: configuration.clock.now()),
-              OIDCClient.constantTimeEqual(OIDCClient.codeChallenge(for: form.code_verifier), handoff.challenge),
+              Tokens.constantTimeEqual(OIDCClient.codeChallenge(for: form.code_verifier), handoff.challenge),
               let account = try await store.account(key: handoff.accountKey), account.disabledAt == nil else {
             throw APIError(.forbidden, "invalid_code", "This sign-in code is unknown, used, expired or not yours. Sign in again.")
         }

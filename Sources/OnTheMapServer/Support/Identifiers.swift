@@ -1,4 +1,5 @@
 import Foundation
+import OnTheMapModels
 
 /// Random identifiers in the formats old clients have seen.
 enum Identifiers {
@@ -17,11 +18,6 @@ enum Identifiers {
 
     /// Udacity session id: 10-digit Unix time, `S`, 32 lowercase hex characters (128 random bits).
     static func sessionId(now: Date) -> String {
-        String(format: "%010d", Int(now.timeIntervalSince1970)) + "S" + randomHex(bytes: 16)
-    }
-
-    static func randomHex(bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        String(format: "%010d", Int(now.timeIntervalSince1970)) + "S" + Tokens.randomHex(bytes: 16)
     }
 }

@@ -19,8 +19,8 @@ enum ProviderLogin {
         guard provider.count <= 32, provider.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }), !provider.isEmpty else {
             throw ClientFailure.user("“\(provider)” is not a provider name; `curl \(server.absoluteString)/api/auth/providers` lists them.")
         }
-        let verifier = randomToken()
-        let challenge = base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
+        let verifier = Tokens.random()
+        let challenge = Tokens.base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
         let listener = try LoopbackListener()
         defer { listener.close() }
         let redirect = "http://127.0.0.1:\(listener.port)/callback"
@@ -75,16 +75,6 @@ enum ProviderLogin {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try? process.run()
-    }
-
-    static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return base64URL(Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }))
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Geocoding
 
 /// One query of the accuracy suite (Resources/accuracy-suite.tsv), shared by the tests
 /// and the benchmark so both measure the same thing.
