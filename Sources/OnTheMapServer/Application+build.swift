@@ -25,14 +25,14 @@ public func buildApplication(
         try await DemoSeeder.seed(store, bcryptCost: configuration.bcryptCost, logger: logger)
     }
     let geocoder = try makeGeocoder(configuration: configuration)
-    let albums = try await TravelFeature.makeAlbumService(store: store, configuration: configuration, logger: logger)
+    let events = AlbumEvents()
+    let metrics = ServerMetrics(samplers: [{ ("onthemap_album_live_viewers", Double(events.watcherCount)) }])
+    let albums = try await TravelFeature.makeAlbumService(store: store, configuration: configuration, events: events, metrics: metrics,
+                                                          logger: logger)
     let hashing = PasswordHashing(threads: configuration.resolvedPasswordHashingThreads, queueLimit: configuration.passwordHashingQueue)
     var services: [any Service] = [
         StoreService(store: store), PasswordHashingService(hashing: hashing), SessionSweeper(sessions: store, clock: configuration.clock, logger: logger), albums,
     ]
-    let events = albums.events
-    let metrics = ServerMetrics(samplers: [{ ("onthemap_album_live_viewers", Double(events.watcherCount)) }])
-    albums.metricsBox.withLock { $0 = metrics }
     var listCache: ListResponseCache?
     if configuration.cacheListResponses {
         if let feed = store.locationChangeFeed() {
@@ -93,31 +93,30 @@ func buildRouter(
     let caller = CallerMiddleware(sessions: store, clock: configuration.clock)
     let root = router.group().add(middleware: caller)
     let api = router.group("api").add(middleware: caller)
-    let accounts = AccountsService(store: store, configuration: configuration)
+    let accounts = AccountsService(store: store, configuration: configuration, hashing: hashing)
     let signInProviders = SignInProviders(configuration: configuration)
     SignInController(accounts: accounts, providers: signInProviders).addRoutes(root: root, api: api)
     IdentityController(store: store, providers: signInProviders).addRoutes(to: api)
 
-    // Only the routes that hash passwords get the hashing pool (and its 503 when full).
     let sessions = SessionController(accounts: accounts, facebook: signInProviders.facebook)
     for prefix in ["api", "v1"] {
-        sessions.addRoutes(to: router.group(RouterPath(prefix)).add(middleware: caller).add(middleware: PasswordHashingMiddleware(hashing: hashing)))
+        sessions.addRoutes(to: router.group(RouterPath(prefix)).add(middleware: caller))
     }
-    let hashingAPI = api.group().add(middleware: PasswordHashingMiddleware(hashing: hashing))
-    AccountController(accounts: accounts).addRoutes(to: hashingAPI)
-    PasswordResetController(accounts: accounts).addRoutes(to: hashingAPI)
-    ModerationController(accounts: accounts, cache: listCache).addRoutes(to: api)
+    AccountController(accounts: accounts).addRoutes(to: api)
+    PasswordResetController(accounts: accounts).addRoutes(to: api)
+    let writes = LocationWrites(store: store, cache: listCache, live: live)
+    ModerationController(accounts: accounts, writes: writes).addRoutes(to: api)
 
-    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache, live: live)
+    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache, writes: writes)
         .addRoutes(to: router.group("parse/classes/StudentLocation")
             .add(middleware: ParseCredentialsMiddleware(
                 applicationID: configuration.parseApplicationID, restAPIKey: configuration.parseRESTAPIKey))
             .add(middleware: caller))
-    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true, cache: listCache, live: live)
+    StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true, cache: listCache, writes: writes)
         .addRoutes(to: router.group("v1/StudentLocation").add(middleware: caller))
 
-    if let live, let changes = store as? any LocationChangeRepository {
-        LiveMapController(live: live, store: changes).addRoutes(to: router.group("api/locations"))
+    if let live {
+        LiveMapController(live: live, store: store).addRoutes(to: router.group("api/locations"))
     }
     GeocodeController(geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst))
         .addRoutes(to: router.group("api/geocode"))

@@ -40,7 +40,8 @@ public protocol LocationChangeRepository: Sendable {
     @discardableResult func pruneLocationChanges(keeping: Int) async throws -> Int
 }
 
-extension SQLStore: LocationChangeRepository {
+// (`SQLStore` conforms to `LocationChangeRepository` through `OnTheMapStore`.)
+extension SQLStore {
     static let changeColumns = "version, kind, object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
 
     public func locationChanges(after version: Int64, limit: Int) async throws -> [LocationChange] {

@@ -69,6 +69,34 @@ struct LiveMapTests {
         return events(try await text)
     }
 
+    @Test("a moderator's hide, show and delete, and disabling an author, reach the map at once, as a student's own write does")
+    func moderationReachesTheMapAtOnce() async throws {
+        try await withTestServer { client in
+            let admin = try await client.makeUser()
+            let author = try await client.makeUser()
+            let post = try await client.postLocation(author)
+            func onMap() async throws -> Bool {
+                try await Self.snapshot(client).locations.contains { $0["objectId"] as? String == post }
+            }
+            #expect(try await onMap())
+            for (action, body, visible) in [("admin/locations/\(post)/hide", ["reason": "spam"], false),
+                                            ("admin/locations/\(post)/unhide", [:], true),
+                                            ("admin/users/\(author.key)/disable", [:], false),
+                                            ("admin/users/\(author.key)/enable", [:], true)] {
+                try await client.execute(uri: "/api/\(action)", method: .post, headers: admin.cookieHeaders, body: jsonBody(body)) { response throws in
+                    #expect(response.status == .ok, "\(action)")
+                }
+                // No poll interval to wait out: the write itself told the live map.
+                #expect(try await onMap() == visible, "\(action)")
+            }
+            try await client.execute(uri: "/api/admin/locations/\(post)", method: .delete, headers: admin.cookieHeaders,
+                                     body: jsonBody(["reason": "gone"])) { response throws in
+                #expect(response.status == .ok)
+            }
+            #expect(try await !onMap())
+        }
+    }
+
     @Test("the snapshot holds every location, newest first, with an ETag, a 304 and gzip")
     func snapshot() async throws {
         try await withTestServer { client in

@@ -55,8 +55,7 @@ struct AccountController: Sendable {
         if try await store.account(email: email) != nil {
             throw APIError(.conflict, "email_taken", "An account with this email already exists. Log in instead.")
         }
-        let password = form.password, cost = configuration.bcryptCost
-        let hash = try await PasswordHashing.run { Passwords.hash(password, cost: cost) }
+        let hash = try await accounts.hashPassword(form.password)
         // A password sign-up proves nothing about the email: the account stays unproven until a
         // provider vouches for it (see `SignInPolicy`).
         let account: Account
@@ -94,14 +93,13 @@ struct AccountController: Sendable {
         // the session alone (current_password ""): it has no current one to give.
         var currentMatches = stored.isEmpty
         if !currentMatches, current.utf8.count <= Passwords.maximumBytes {
-            currentMatches = try await PasswordHashing.run { Passwords.verify(current, hash: stored) }
+            currentMatches = try await accounts.verifyPassword(current, hash: stored)
         }
         guard currentMatches else {
             try await throttle.recordFailure(subjects)
             throw APIError(.forbidden, "wrong_password", "The current password is not right.")
         }
-        let password = form.newPassword, cost = configuration.bcryptCost
-        let hash = try await PasswordHashing.run { Passwords.hash(password, cost: cost) }
+        let hash = try await accounts.hashPassword(form.newPassword)
         let ended = try await accounts.setPassword(accountKey: account.key, hash: hash, keeping: caller.session.id)
         context.logger.info("password changed", metadata: ["account": "\(account.key)", "sessions_ended": "\(ended)"])
         return try JSONResponse.make(PasswordChangeResponse(endedSessions: ended))

@@ -10,11 +10,25 @@ struct AccountsService: Sendable {
     let store: any OnTheMapStore
     let configuration: Configuration
     let publicOrigin: PublicOrigin
+    /// bcrypt's threads of their own (see `PasswordHashing`).
+    let hashing: PasswordHashing
 
-    init(store: any OnTheMapStore, configuration: Configuration) {
+    init(store: any OnTheMapStore, configuration: Configuration, hashing: PasswordHashing) {
         self.store = store
         self.configuration = configuration
         self.publicOrigin = PublicOrigin(configuration: configuration)
+        self.hashing = hashing
+    }
+
+    /// The stored form of a new password, hashed on the hashing threads.
+    func hashPassword(_ password: String) async throws -> String {
+        let cost = configuration.bcryptCost
+        return try await hashing.run { Passwords.hash(password, cost: cost) }
+    }
+
+    /// Whether `password` matches a stored hash, checked on the hashing threads.
+    func verifyPassword(_ password: String, hash: String) async throws -> Bool {
+        try await hashing.run { Passwords.verify(password, hash: hash) }
     }
 
     /// What a disabled account is told, by every way of signing in.

@@ -11,13 +11,14 @@ struct ModerationController: Sendable {
     let store: any OnTheMapStore
     let configuration: Configuration
     let accounts: AccountsService
-    let cache: ListResponseCache?
+    /// Hiding, showing and deleting posts and disabling accounts change the map: through it.
+    let writes: LocationWrites
 
-    init(accounts: AccountsService, cache: ListResponseCache?) {
+    init(accounts: AccountsService, writes: LocationWrites) {
         self.store = accounts.store
         self.configuration = accounts.configuration
         self.accounts = accounts
-        self.cache = cache
+        self.writes = writes
     }
 
     /// Reports one account may make in `reportWindow`, so reporting cannot flood the list.
@@ -87,12 +88,11 @@ struct ModerationController: Sendable {
             throw APIError(.badRequest, "cannot_disable_self", "You cannot disable your own account.")
         }
         let ended: Int
-        switch try await store.setDisabled(accountKey: key, disabled, now: configuration.clock.now()) {
+        switch try await writes.setDisabled(accountKey: key, disabled, now: configuration.clock.now()) {
         case .done(let count): ended = count
         case .notFound: throw Self.accountNotFound
         case .lastAdministrator: throw Self.lastAdministrator
         }
-        cache?.invalidate()
         context.logger.notice(disabled ? "account disabled" : "account enabled",
                               metadata: ["account": "\(key)", "by": "\(admin.accountKey)", "sessions_ended": "\(ended)"])
         return try JSONResponse.make(DisableView(key: key, disabled: disabled, endedSessions: ended))
@@ -152,10 +152,9 @@ struct ModerationController: Sendable {
             reason = (try? await self.reason(request)) ?? "Shown again by a moderator."
         }
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await store.setHidden(objectId: objectId, hidden, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
+        guard try await writes.setHidden(objectId: objectId, hidden, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
             throw Self.locationNotFound
         }
-        cache?.invalidate()
         context.logger.notice(hidden ? "post hidden" : "post shown", metadata: ["object_id": "\(objectId)", "by": "\(admin.accountKey)"])
         guard let location = try await store.moderatedLocation(objectId: objectId) else { throw Self.locationNotFound }
         return try JSONResponse.make(ModeratedView(location))
@@ -166,10 +165,9 @@ struct ModerationController: Sendable {
         let admin = context.administrator
         let reason = try await self.reason(request)
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await store.moderatorDelete(objectId: objectId, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
+        guard try await writes.moderatorDelete(objectId: objectId, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
             throw Self.locationNotFound
         }
-        cache?.invalidate()
         context.logger.notice("post deleted by moderator", metadata: ["object_id": "\(objectId)", "by": "\(admin.accountKey)"])
         return try JSONResponse.make(["deleted": true])
     }

@@ -51,8 +51,7 @@ struct PasswordResetController: Sendable {
         guard form.token.count <= 128, try await store.passwordResetAccount(token: form.token, now: configuration.clock.now()) != nil else {
             throw Self.invalidLink
         }
-        let password = form.newPassword, cost = configuration.bcryptCost
-        let hash = try await PasswordHashing.run { Passwords.hash(password, cost: cost) }
+        let hash = try await accounts.hashPassword(form.newPassword)
         // Spent only now, so a busy hashing pool (503) does not waste the link.
         guard let accountKey = try await store.consumePasswordReset(token: form.token, now: configuration.clock.now()) else { throw Self.invalidLink }
         // Every other open link of the account is spent with it.

@@ -25,6 +25,12 @@ struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
             throw translate(status: error.status, message: error.body, path: request.uri.path) ?? error
         } catch let error as any HTTPResponseError {
             throw error
+        } catch is PasswordHashingBusy {
+            let message = "Too many logins at once; try again in a few seconds."
+            switch Self.family(of: request.uri.path) {
+            case .udacity: throw RetryLater(UdacityError(status: 503, message), after: 2)
+            default: throw RetryLater(APIError(.serviceUnavailable, "busy", message), after: 2)
+            }
         } catch let error as MalformedRequestBody {
             context.logger.notice("malformed request body", metadata: ["reason": "\(error.reason.prefix(200))"])
             let message = "The request body could not be read: its framing (Content-Length or chunked encoding) is malformed."

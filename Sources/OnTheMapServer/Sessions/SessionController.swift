@@ -67,7 +67,7 @@ struct SessionController: Sendable {
         // An account made through another provider may have no password yet: nothing matches it.
         let hasPassword = !(account?.passwordHash.isEmpty ?? true)
         let hash = hasPassword ? account?.passwordHash ?? timingDecoyHash : timingDecoyHash
-        let matches = try await PasswordHashing.run { Passwords.verify(password, hash: hash) }
+        let matches = try await accounts.verifyPassword(password, hash: hash)
         guard let account, hasPassword, matches else {
             try await throttle.recordFailure(subjects)
             context.logger.info("login failed", metadata: ["email_known": "\(account != nil)"])

@@ -15,9 +15,8 @@ struct StudentLocationController: Sendable {
     let allowsUniqueKeyShortcut: Bool
     /// Shared by every mount of the class, so a write through one path clears both.
     let cache: ListResponseCache?
-    /// Told after every write: the live map reads the change log before the answer goes,
-    /// so a client that wrote sees its write in the next snapshot from this server.
-    var live: LiveLocations? = nil
+    /// Every write goes through it (it drops the cache and tells the live map).
+    let writes: LocationWrites
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get(use: list)
@@ -75,9 +74,7 @@ struct StudentLocationController: Sendable {
             latitude: patch.latitude!, longitude: patch.longitude!,
             createdAt: now, updatedAt: now
         )
-        try await store.insertLocation(StoredLocation(record: record, ownerKey: owner))
-        cache?.invalidate()
-        await live?.poll()
+        try await writes.insert(StoredLocation(record: record, ownerKey: owner))
         context.logger.info("location created", metadata: ["objectId": "\(record.objectId)"])
         var headers = HTTPFields()
         headers[.location] = "\(request.uri.path)/\(record.objectId)"
@@ -91,11 +88,9 @@ struct StudentLocationController: Sendable {
         var patch = try LocationBody.patch(from: body, creating: false)
         let stored = try await authorize(owner, toChange: id)
         if let ownerKey = stored.ownerKey { patch.uniqueKey = ownerKey }
-        guard let updated = try await store.updateLocation(objectId: id, patch: patch, updatedAt: configuration.clock.now()) else {
+        guard let updated = try await writes.update(objectId: id, patch: patch, updatedAt: configuration.clock.now()) else {
             throw ParseError.objectNotFound
         }
-        cache?.invalidate()
-        await live?.poll()
         return try JSONResponse.make(UpdatedResponse(updatedAt: updated.updatedAt))
     }
 
@@ -103,9 +98,7 @@ struct StudentLocationController: Sendable {
         let owner = try writer(context)
         let id = try objectId(context)
         try await authorize(owner, toChange: id)
-        guard try await store.deleteLocation(objectId: id) else { throw ParseError.objectNotFound }
-        cache?.invalidate()
-        await live?.poll()
+        guard try await writes.delete(objectId: id) else { throw ParseError.objectNotFound }
         return JSONResponse.raw(Data("{}".utf8))
     }
 

@@ -39,8 +39,7 @@ final class AlbumService: Service, Sendable {
     /// Downloads this server holds a claim on (renewed while they run).
     private let active = Mutex<Set<String>>([])
     /// Counts downloads and failures for `/metrics` (nil in benchmarks).
-    var metrics: ServerMetrics? { metricsBox.withLock { $0 } }
-    let metricsBox = Mutex<ServerMetrics?>(nil)
+    let metrics: ServerMetrics?
     private let jobs: AsyncStream<Job>
     private let queue: AsyncStream<Job>.Continuation
     private let serializer = KeyedSerializer()
@@ -70,8 +69,10 @@ final class AlbumService: Service, Sendable {
     let clock: WallClock
 
     init(store: any TravelRepository, provider: any PhotoProvider, downloader: ImageDownloader, fetcher: HTTPFetcher,
-         events: AlbumEvents, photosPerAlbum: Int, logger: Logger, sharing: Sharing = Sharing(), clock: WallClock = .system) {
+         events: AlbumEvents, photosPerAlbum: Int, logger: Logger, sharing: Sharing = Sharing(), clock: WallClock = .system,
+         metrics: ServerMetrics? = nil) {
         self.sharing = sharing
+        self.metrics = metrics
         self.clock = clock
         self.store = store
         self.provider = provider

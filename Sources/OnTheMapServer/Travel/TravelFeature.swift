@@ -8,11 +8,13 @@ import Storage
 enum TravelFeature {
     /// Repairs photo files left inconsistent by a crash, then makes the album service
     /// (to be registered with the application's services).
-    static func makeAlbumService(store: any OnTheMapStore, configuration: Configuration, logger: Logger) async throws -> AlbumService {
+    static func makeAlbumService(
+        store: SQLStore, configuration: Configuration, events: AlbumEvents = AlbumEvents(), metrics: ServerMetrics? = nil, logger: Logger
+    ) async throws -> AlbumService {
         // Beside other servers (a shared database or store), the repair judges only what was
         // left alone long enough to be abandoned: claims expired several times over.
-        let sqlStore = store as? SQLStore
-        let shared = store.photoStorage.isShared || (sqlStore?.isPostgres ?? false)
+        let sqlStore = store
+        let shared = store.photoStorage.isShared || sqlStore.isPostgres
         let abandonedBefore = shared ? configuration.clock.now().addingTimeInterval(-max(600, 4 * configuration.photoClaimSeconds)) : configuration.clock.now()
         let report = try await store.sweepPhotoFiles(abandonedBefore: abandonedBefore)
         if report != PhotoSweepReport() {
@@ -22,7 +24,7 @@ enum TravelFeature {
             ])
         }
         logger.info("travel photo store", metadata: ["store": "\(store.photoStorage)"])
-        if sqlStore?.isPostgres == true, !store.photoStorage.isShared {
+        if sqlStore.isPostgres, !store.photoStorage.isShared {
             logger.notice("Travel photos are in this server's data directory: to run several servers, give them all one --photo-store s3://bucket/prefix")
         }
         let concurrency = max(1, configuration.photoDownloadConcurrency)
@@ -34,9 +36,9 @@ enum TravelFeature {
         var sharing = AlbumService.Sharing()
         sharing.claimDuration = max(1, configuration.photoClaimSeconds)
         // A search runs at most two provider requests (each with its deadline) before its state changes.
-        sharing.sharedDatabase = sqlStore?.isPostgres ?? false
+        sharing.sharedDatabase = sqlStore.isPostgres
         sharing.searchAbandonedAfter = max(4 * sharing.claimDuration, 4 * configuration.photoRequestTimeout + 30)
-        if let sqlStore, let feed = sqlStore.albumChangeFeed() {
+        if let feed = sqlStore.albumChangeFeed() {
             sharing.feed = feed
             sharing.announce = { payload in await sqlStore.announceAlbumChange(payload) }
         }
@@ -46,8 +48,8 @@ enum TravelFeature {
             sharing.quotaName = "provider:flickr:" + String(SigV4Signer.sha256Hex(Data(key.utf8)).prefix(16))
         }
         return AlbumService(
-            store: store, provider: provider, downloader: downloader, fetcher: fetcher, events: AlbumEvents(),
-            photosPerAlbum: configuration.photosPerAlbum, logger: logger, sharing: sharing, clock: configuration.clock
+            store: store, provider: provider, downloader: downloader, fetcher: fetcher, events: events,
+            photosPerAlbum: configuration.photosPerAlbum, logger: logger, sharing: sharing, clock: configuration.clock, metrics: metrics
         )
     }
 
