@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         // Wire value types shared by the server and the SDK. Foundation only.
@@ -60,13 +61,10 @@ let package = Package(
         .target(name: "PhotoAlbums"),
         // The browser app: HTML, CSS and ES modules as resources, no Swift logic.
         .target(name: "WebApp", resources: [.copy("Public")]),
-        // The system zlib (gzip for the live map snapshot).
-        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // The Hummingbird application: one folder per feature.
         .target(
             name: "OnTheMapServer",
             dependencies: [
-                "CZlib",
                 "OnTheMapModels",
                 "Storage",
                 "Geocoding",
@@ -85,6 +83,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             // The OpenAPI document served at /openapi.json.
             resources: [.copy("Docs/openapi.json")]
@@ -143,7 +142,6 @@ let package = Package(
         .testTarget(
             name: "OnTheMapServerTests",
             dependencies: [
-                "CZlib",
                 "OnTheMapServer",
                 "Storage",
                 "TestDatabases",
