@@ -311,23 +311,25 @@ final class LiveLocations: Sendable {
 
     // MARK: Frames
 
-    static let heartbeatFrame = ByteBuffer(string: ": keep-alive\n\n")
+    static let heartbeatFrame = ServerSentEvents.keepAlive
 
+    /// A change as an event (`id:` its version), or a reset as `reload` (no id: the client
+    /// loads the snapshot again).
     static func frame(for change: LocationChange) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: 320)
         if change.kind == .reset {
-            buffer.writeString("event: reload\ndata: {\"version\":\(change.version)}\n\n")
+            ServerSentEvents.write("reload", id: nil, into: &buffer) { $0.writeString("{\"version\":\(change.version)}") }
             return buffer
         }
-        buffer.writeString("id: \(change.version)\nevent: \(change.kind.rawValue)\ndata: ")
-        if let record = change.record {
-            LiveMapJSON.write(record, into: &buffer)
-        } else {
-            buffer.writeStaticString(#"{"objectId":"#)
-            StudentLocationJSON.writeString(change.objectId, into: &buffer)
-            buffer.writeStaticString("}")
+        ServerSentEvents.write(change.kind.rawValue, id: String(change.version), into: &buffer) { buffer in
+            if let record = change.record {
+                LiveMapJSON.write(record, into: &buffer)
+            } else {
+                buffer.writeStaticString(#"{"objectId":"#)
+                StudentLocationJSON.writeString(change.objectId, into: &buffer)
+                buffer.writeStaticString("}")
+            }
         }
-        buffer.writeStaticString("\n\n")
         return buffer
     }
 }

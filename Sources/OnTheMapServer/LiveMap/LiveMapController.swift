@@ -59,12 +59,8 @@ struct LiveMapController: Sendable {
     @Sendable func changes(_ request: Request, context: AppRequestContext) async throws -> Response {
         let since = try Self.startVersion(request)
         let lifetime = try Self.lifetime(request)
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream; charset=utf-8"
-        headers[.cacheControl] = "no-cache, no-store"
-        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         let live = self.live, store = self.store
-        let retry = ByteBuffer(string: "retry: \(Self.retryMilliseconds)\n\n")
+        let retry = ServerSentEvents.retry(milliseconds: Self.retryMilliseconds)
         let body = ResponseBody { writer in
             // Subscribed here, where the stream is consumed, so no viewer is left registered
             // by a response that was never sent.
@@ -78,7 +74,7 @@ struct LiveMapController: Sendable {
             guard case .stream(let id, let stream) = subscription else {
                 if case .reload(let version) = subscription {
                     try await writer.write(retry)
-                    try await writer.write(ByteBuffer(string: "event: reload\ndata: {\"version\":\(version)}\n\n"))
+                    try await writer.write(LiveLocations.frame(for: LocationChange(version: version, kind: .reset, objectId: "", record: nil)))
                 }
                 try await writer.finish(nil)
                 return
@@ -105,7 +101,7 @@ struct LiveMapController: Sendable {
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: .ok, headers: ServerSentEvents.headers, body: body)
     }
 
     // MARK: Input

@@ -131,10 +131,6 @@ struct TravelController: Sendable {
     @Sendable func events(_ request: Request, context: AppRequestContext) async throws -> Response {
         let pin = try await ownedPin(request, context)
         let albums = self.albums
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream; charset=utf-8"
-        headers[.cacheControl] = "no-cache, no-store"
-        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         let body = ResponseBody { writer in
             let subscription = albums.events.subscribe(pinID: pin.id)
             defer { albums.events.unsubscribe(pinID: pin.id, id: subscription.id) }
@@ -168,7 +164,7 @@ struct TravelController: Sendable {
                         try await writer.write(Self.frame("pin-deleted", ["id": id]))
                         return
                     case .heartbeat:
-                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        try await writer.write(ServerSentEvents.keepAlive)
                     }
                 }
             } onGracefulShutdown: {
@@ -176,15 +172,11 @@ struct TravelController: Sendable {
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: .ok, headers: ServerSentEvents.headers, body: body)
     }
 
     static func frame(_ name: String, _ value: some Encodable, retry: Int? = nil) throws -> ByteBuffer {
-        var text = retry.map { "retry: \($0)\n" } ?? ""
-        text += "event: \(name)\ndata: "
-        text += String(decoding: try JSONResponse.encoder.encode(value), as: UTF8.self)
-        text += "\n\n"
-        return ByteBuffer(string: text)
+        try ServerSentEvents.event(name, json: value, retry: retry)
     }
 
     // MARK: Photos
