@@ -93,6 +93,21 @@ struct AccountsService: Sendable {
         return (session, cookies)
     }
 
+    /// What every login answers, whatever proved who the user is (a password, a Facebook
+    /// token, an app's one-time code): the Udacity session body, behind `prefix`, with the
+    /// session's cookies.
+    func sessionAnswer(_ session: Session, account: Account, cookies: [Cookie], prefix: String = "") throws -> Response {
+        var response = try JSONResponse.make(
+            SessionResponse(
+                account: .init(registered: true, key: account.key),
+                session: .init(id: session.id, expiration: ParseDate.string(from: session.expiresAt))
+            ),
+            prefix: prefix
+        )
+        for cookie in cookies { response.setCookie(cookie) }
+        return response
+    }
+
     /// Marks a browser or app that has logged in before; never a credential by itself.
     static let deviceCookie = "onthemap_device"
 

@@ -40,7 +40,7 @@ struct SessionController: Sendable {
         let body = try await request.collectBody(limit: configuration.maxBodySize) {
             UdacityError(status: 413, "Request body too large.")
         }
-        let credential = try Self.credential(from: body)
+        let credential = try LoginBody.credential(from: body)
         guard case .udacity(let username, let password) = credential else {
             if case .facebook(let token) = credential { return try await facebookLogin(token: token, request: request, context: context) }
             throw UdacityError.invalidCredentials
@@ -120,75 +120,7 @@ struct SessionController: Sendable {
         var metadata: Logger.Metadata = ["account": "\(account.key)"]
         if let provider { metadata["provider"] = "\(provider)" }
         context.logger.info("login", metadata: metadata)
-        var response = try JSONResponse.make(
-            SessionResponse(
-                account: .init(registered: true, key: account.key),
-                session: .init(id: session.id, expiration: ParseDate.string(from: session.expiresAt))
-            ),
-            prefix: udacityResponsePrefix
-        )
-        for cookie in cookies { response.setCookie(cookie) }
-        return response
-    }
-
-    enum Credential: Equatable {
-        case udacity(username: String, password: String)
-        case facebook(token: String)
-    }
-
-    /// Reads `{"udacity":{"username":…,"password":…}}` or `{"facebook_mobile":{"access_token":…}}`. Exactly one credential is allowed.
-    /// Some clients build this body by string interpolation, so a password containing `"`
-    /// arrives as invalid JSON: that exact shape is still understood.
-    static func credential(from body: Data) throws -> Credential {
-        guard let json = JSONValue.parse(body) else {
-            if let recovered = interpolatedCredentials(String(decoding: body, as: UTF8.self)) { return .udacity(username: recovered.username, password: recovered.password) }
-            throw UdacityError(status: 400, "Malformed JSON body: expected {\"udacity\":{\"username\":\"…\",\"password\":\"…\"}}.")
-        }
-        guard let object = json.objectValue else {
-            throw UdacityError(status: 400, "Malformed JSON body: expected an object.")
-        }
-        let credentialKinds = object.keys.filter { $0 == "udacity" || $0 == "facebook_mobile" }
-        if credentialKinds.count > 1 {
-            throw UdacityError(status: 400, "Send exactly one credential: udacity or facebook_mobile, not both.")
-        }
-        if let facebook = object["facebook_mobile"] {
-            // `{"facebook_mobile":{"access_token":"…"}}`; some clients append a stray `;`.
-            guard var token = facebook.objectValue?["access_token"]?.stringValue else {
-                throw UdacityError(status: 400, parameter: "facebook_mobile", "trails.Error 400: Parameter 'facebook_mobile' must be an object with access_token")
-            }
-            token = token.trimmingCharacters(in: .whitespaces)
-            if token.hasSuffix(";") { token.removeLast() }
-            guard !token.isEmpty, token.utf8.count <= 1024, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.|".contains($0)) }) else {
-                throw UdacityError.invalidCredentials
-            }
-            return .facebook(token: token)
-        }
-        guard let udacity = object["udacity"] else {
-            throw UdacityError(status: 400, parameter: "udacity", "trails.Error 400: Missing parameter 'udacity'")
-        }
-        guard let fields = udacity.objectValue else {
-            throw UdacityError(status: 400, parameter: "udacity", "trails.Error 400: Parameter 'udacity' must be an object")
-        }
-        guard let username = fields["username"]?.stringValue, !username.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw UdacityError.missing("username")
-        }
-        guard let password = fields["password"]?.stringValue, !password.isEmpty else {
-            throw UdacityError.missing("password")
-        }
-        return .udacity(username: username, password: password)
-    }
-
-    /// `{"udacity": {"username": "<u>", "password": "<p>"}}` where `<p>` may hold unescaped quotes.
-    static func interpolatedCredentials(_ text: String) -> (username: String, password: String)? {
-        let pattern = #"^\s*\{\s*"udacity"\s*:\s*\{\s*"username"\s*:\s*"([^"\\]*)"\s*,\s*"password"\s*:\s*"(.*)"\s*\}\s*\}\s*$"#
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators]),
-              let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-              let userRange = Range(match.range(at: 1), in: text),
-              let passwordRange = Range(match.range(at: 2), in: text)
-        else { return nil }
-        let username = String(text[userRange]), password = String(text[passwordRange])
-        guard !username.isEmpty, !password.isEmpty else { return nil }
-        return (username, password)
+        return try accounts.sessionAnswer(session, account: account, cookies: cookies, prefix: udacityResponsePrefix)
     }
 
     // MARK: DELETE /session
@@ -245,59 +177,7 @@ struct SessionController: Sendable {
         // The email address is shown only to its owner; others get an empty string, since
         // strict clients require the field to be present.
         let isOwner = context.caller.signedIn?.accountKey == account.key
-        let profile = UserProfile(account: account, showEmail: isOwner)
-        return try JSONResponse.make(UserResponse(profile: profile), prefix: udacityResponsePrefix)
-    }
-}
-
-/// The v1 user shape: every field strict clients decode as non-optional is present, arrays
-/// empty, `guard` `{}` (CONTRACT.md §1.6).
-struct UserProfile: Encodable, Sendable {
-    struct Email: Encodable, Sendable {
-        let address: String
-        let _verified: Bool
-        let _verification_code_sent: Bool
-    }
-
-    let key: String
-    let first_name: String
-    let last_name: String
-    let nickname: String
-    let email: Email
-    let social_accounts: [String] = []
-    let `guard`: [String: String] = [:]
-    let _badges: [String] = []
-    let _principals: [String] = []
-    let _enrollments: [String] = []
-    let external_accounts: [String] = []
-    let tags: [String] = []
-    let _affiliate_profiles: [String] = []
-    let _memberships: [String] = []
-    let _cohort_keys: [String] = []
-    let _has_password = true
-    let employer_sharing = false
-    let _registered = true
-    let _image_url: String
-
-    init(account: Account, showEmail: Bool) {
-        key = account.key
-        first_name = account.firstName
-        last_name = account.lastName
-        nickname = [account.firstName, account.lastName].filter { !$0.isEmpty }.joined(separator: " ")
-        email = Email(address: showEmail ? account.email : "", _verified: false, _verification_code_sent: false)
-        _image_url = "https://robohash.org/udacity-\(account.key)"
-    }
-}
-
-/// Top-level fields (v1 clients) plus a `"user"` copy (older clients).
-struct UserResponse: Encodable, Sendable {
-    let profile: UserProfile
-
-    enum CodingKeys: String, CodingKey { case user }
-
-    func encode(to encoder: any Encoder) throws {
-        try profile.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(profile, forKey: .user)
+        let user = UdacityUser(key: account.key, firstName: account.firstName, lastName: account.lastName, email: isOwner ? account.email : "")
+        return try JSONResponse.make(UdacityUserResponse(user), prefix: udacityResponsePrefix)
     }
 }

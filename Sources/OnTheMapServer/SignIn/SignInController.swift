@@ -327,12 +327,7 @@ struct SignInController: Sendable {
         let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context)
         try await store.saveSessionSignIn(sessionID: session.id, SessionSignIn(provider: handoff.provider, idToken: nil, accessToken: nil))
         context.logger.info("login", metadata: ["account": "\(account.key)", "provider": "\(handoff.provider)", "client": "app"])
-        var response = try JSONResponse.make(SessionResponse(
-            account: .init(registered: true, key: account.key),
-            session: .init(id: session.id, expiration: ParseDate.string(from: session.expiresAt))
-        ))
-        for cookie in cookies { response.setCookie(cookie) }
-        return response
+        return try accounts.sessionAnswer(session, account: account, cookies: cookies)
     }
 
     // MARK: POST /api/auth/logout
