@@ -34,8 +34,11 @@ let package = Package(
         .target(name: "OnTheMapModels"),
         // Client SDK an iOS/macOS app or a script imports. Never imports server code.
         .target(name: "OnTheMapKit", dependencies: ["OnTheMapModels"]),
+        // The server's one way out to other services: URLSession under one deadline and one
+        // error mapping. Foundation only.
+        .target(name: "OutboundHTTP"),
         // Offline forward/reverse geocoder on a bundled GeoNames gazetteer. Foundation only.
-        .target(name: "Geocoding", resources: [.copy("Resources")]),
+        .target(name: "Geocoding", dependencies: ["OutboundHTTP"], resources: [.copy("Resources")]),
         // Repository protocols and their SQL implementation on SQLite or PostgreSQL.
         .target(
             name: "Storage",
@@ -55,10 +58,10 @@ let package = Package(
         ),
         // A small S3 client (SigV4 signing, PUT/GET/HEAD/DELETE/ListObjectsV2, presigned URLs).
         // Foundation (+FoundationNetworking) and swift-crypto only.
-        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ObjectStorage", dependencies: ["OutboundHTTP", .product(name: "Crypto", package: "swift-crypto")]),
         // Photo providers (Flickr, Wikimedia Commons) and the bounded-concurrency image downloader.
         // Foundation (+FoundationNetworking) only.
-        .target(name: "PhotoAlbums"),
+        .target(name: "PhotoAlbums", dependencies: ["OutboundHTTP"]),
         // The browser app: HTML, CSS and ES modules as resources, no Swift logic.
         .target(name: "WebApp", resources: [.copy("Public")]),
         // The Hummingbird application: one folder per feature.
@@ -66,6 +69,7 @@ let package = Package(
             name: "OnTheMapServer",
             dependencies: [
                 "OnTheMapModels",
+                "OutboundHTTP",
                 "Storage",
                 "Geocoding",
                 "PhotoAlbums",

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import OutboundHTTP
 
 /// A Nominatim-compatible HTTP geocoder (`/search?q=&format=jsonv2&limit=`,
 /// `/reverse?lat=&lon=&format=jsonv2`), for street addresses the gazetteer cannot know.
@@ -13,7 +14,8 @@ public struct UpstreamGeocoder: Geocoder {
     public let baseURL: URL
     public let timeout: TimeInterval
     public let userAgent: String
-    let transport: Transport
+    /// The server's outbound client: the deadline and the error mapping are its.
+    let client: OutboundClient
 
     /// - Parameters:
     ///   - baseURL: e.g. `https://nominatim.example.org/` (paths `search` and `reverse` are appended).
@@ -23,18 +25,7 @@ public struct UpstreamGeocoder: Geocoder {
         self.baseURL = baseURL
         self.timeout = timeout
         self.userAgent = userAgent
-        self.transport = transport ?? UpstreamGeocoder.urlSessionTransport(timeout: timeout)
-    }
-
-    static func urlSessionTransport(timeout: TimeInterval) -> Transport {
-        { request in
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = timeout
-            configuration.timeoutIntervalForResource = timeout
-            let session = URLSession(configuration: configuration)
-            defer { session.finishTasksAndInvalidate() }
-            return try await session.data(for: request)
-        }
+        self.client = OutboundClient(userAgent: userAgent, timeout: timeout, maximumConnectionsPerHost: 4, exchange: transport)
     }
 
     public func geocode(_ query: String, limit: Int) async throws -> [GeocodeResult] {
@@ -78,27 +69,16 @@ public struct UpstreamGeocoder: Geocoder {
         }
         components.queryItems = (components.queryItems ?? []) + items
         guard let url = components.url else { throw GeocodingError.upstream("bad URL for \(path)") }
-        let timeout = self.timeout
-        let transport = self.transport
-        let userAgent = self.userAgent
-        // The transport's own timeout may not cover every stall (DNS, a slow body);
-        // race it against a timer so a caller never waits much longer than `timeout`.
-        let (data, status) = try await withThrowingTaskGroup(of: (Data, Int).self) { group in
-            group.addTask {
-                var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-                request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                let (data, response) = try await transport(request)
-                return (data, (response as? HTTPURLResponse)?.statusCode ?? 200)
+        let reply: OutboundClient.Reply
+        do {
+            reply = try await client.send(.init(url: url, headers: [("Accept", "application/json")]))
+        } catch let failure as OutboundClient.Failure {
+            switch failure {
+            case .timedOut(let seconds): throw GeocodingError.upstream("timed out after \(seconds) s")
+            case .transport(let reason): throw GeocodingError.upstream(reason)
             }
-            group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(max(timeout, 0.01) * 1_000_000_000))
-                throw GeocodingError.upstream("timed out after \(timeout) s")
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw GeocodingError.upstream("no answer") }
-            return first
         }
+        let (data, status) = (reply.body, reply.status)
         if status != 200 {
             throw GeocodingError.upstream("HTTP \(status) from \(path)")
         }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import OutboundHTTP
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -57,22 +58,15 @@ public struct S3Error: Error, CustomStringConvertible, Equatable {
 public final class S3Client: Sendable {
     public let configuration: S3Configuration
     private let signer: SigV4Signer
-    private let session: URLSession
-    private let timeout: TimeInterval
+    /// The server's outbound client: the deadline and the error mapping are its.
+    private let client: OutboundClient
 
     public init(configuration: S3Configuration, timeout: TimeInterval = 30, maximumConnections: Int = 16) {
         self.configuration = configuration
         self.signer = SigV4Signer(credentials: configuration.credentials, region: configuration.region, service: "s3")
-        self.timeout = timeout
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpMaximumConnectionsPerHost = maximumConnections
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.httpCookieStorage = nil
-        self.session = URLSession(configuration: sessionConfiguration)
+        self.client = OutboundClient(userAgent: "OnTheMap/1.0 (self-hosted OnTheMap server; photo store)", timeout: timeout,
+                                     maximumConnectionsPerHost: maximumConnections)
     }
-
-    deinit { session.finishTasksAndInvalidate() }
 
     // MARK: Operations
 
@@ -83,31 +77,31 @@ public final class S3Client: Sendable {
         let md5 = Data(Insecure.MD5.hash(data: data)).base64EncodedString()
         let (response, body) = try await send("PUT", key: key, body: data,
                                                headers: [("content-type", contentType), ("content-md5", md5)], operation: "PUT")
-        guard (200..<300).contains(response.statusCode) else { throw error(response, body, "PUT \(key)") }
-        return Self.unquote(response.value(forHTTPHeaderField: "ETag") ?? "")
+        guard (200..<300).contains(response.status) else { throw error(response, body, "PUT \(key)") }
+        return Self.unquote(response.header("ETag") ?? "")
     }
 
     /// The object's bytes and content type; nil when there is no such key.
     public func getObject(key: String) async throws -> (data: Data, object: S3Object)? {
         let (response, body) = try await send("GET", key: key, operation: "GET")
-        if response.statusCode == 404 { return nil }
-        guard (200..<300).contains(response.statusCode) else { throw error(response, body, "GET \(key)") }
+        if response.status == 404 { return nil }
+        guard (200..<300).contains(response.status) else { throw error(response, body, "GET \(key)") }
         return (body, object(key: key, response, size: body.count))
     }
 
     /// Size, ETag and date of an object; nil when there is no such key.
     public func headObject(key: String) async throws -> S3Object? {
         let (response, body) = try await send("HEAD", key: key, operation: "HEAD")
-        if response.statusCode == 404 { return nil }
-        guard (200..<300).contains(response.statusCode) else { throw error(response, body, "HEAD \(key)") }
-        let size = Int(response.value(forHTTPHeaderField: "Content-Length") ?? "") ?? 0
+        if response.status == 404 { return nil }
+        guard (200..<300).contains(response.status) else { throw error(response, body, "HEAD \(key)") }
+        let size = Int(response.header("Content-Length") ?? "") ?? 0
         return object(key: key, response, size: size)
     }
 
     /// Deletes an object; a missing one is not an error (S3 answers 204 either way).
     public func deleteObject(key: String) async throws {
         let (response, body) = try await send("DELETE", key: key, operation: "DELETE")
-        guard (200..<300).contains(response.statusCode) || response.statusCode == 404 else { throw error(response, body, "DELETE \(key)") }
+        guard (200..<300).contains(response.status) || response.status == 404 else { throw error(response, body, "DELETE \(key)") }
     }
 
     /// One page of ListObjectsV2 under `prefix`; pass the returned token for the next page.
@@ -116,7 +110,7 @@ public final class S3Client: Sendable {
         var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", prefix), ("max-keys", String(maxKeys))]
         if let continuationToken { query.append(("continuation-token", continuationToken)) }
         let (response, body) = try await send("GET", key: nil, query: query, operation: "LIST")
-        guard (200..<300).contains(response.statusCode) else { throw error(response, body, "LIST \(prefix)") }
+        guard (200..<300).contains(response.status) else { throw error(response, body, "LIST \(prefix)") }
         let parsed = ListBucketResultParser.parse(body)
         return (parsed.objects, parsed.truncated ? parsed.nextToken : nil)
     }
@@ -135,7 +129,7 @@ public final class S3Client: Sendable {
     /// Creates the bucket; one that already exists and is ours is fine.
     public func createBucket() async throws {
         let (response, body) = try await send("PUT", key: nil, operation: "CREATE BUCKET")
-        if (200..<300).contains(response.statusCode) { return }
+        if (200..<300).contains(response.status) { return }
         let failure = error(response, body, "CREATE BUCKET")
         if failure.code == "BucketAlreadyOwnedByYou" || failure.code == "BucketAlreadyExists" { return }
         throw failure
@@ -174,7 +168,7 @@ public final class S3Client: Sendable {
     }
 
     private func send(_ method: String, key: String?, query: [(name: String, value: String)] = [], body: Data? = nil,
-                      headers extra: [(name: String, value: String)] = [], operation: String) async throws -> (HTTPURLResponse, Data) {
+                      headers extra: [(name: String, value: String)] = [], operation: String) async throws -> (OutboundClient.Reply, Data) {
         let path = objectPath(key)
         let date = Date()
         let payloadHash = SigV4Signer.sha256Hex(body ?? Data())
@@ -184,30 +178,29 @@ public final class S3Client: Sendable {
         if let token = configuration.credentials.sessionToken { headers.append(("x-amz-security-token", token)) }
         headers += extra
         let toSign = SigV4Signer.Request(method: method, path: path, query: query, headers: headers, payloadHash: payloadHash)
-        var request = URLRequest(url: url(path: path, query: query), timeoutInterval: timeout)
-        request.httpMethod = method
-        for header in headers where header.name != "host" { request.setValue(header.value, forHTTPHeaderField: header.name) }
-        request.setValue(signer.authorization(toSign, date: date), forHTTPHeaderField: "Authorization")
-        if let body {
-            request.httpBody = body
-            request.setValue(String(body.count), forHTTPHeaderField: "Content-Length")
+        var sent = headers.filter { $0.name != "host" }
+        sent.append(("Authorization", signer.authorization(toSign, date: date)))
+        if let body { sent.append(("Content-Length", String(body.count))) }
+        let reply: OutboundClient.Reply
+        do {
+            reply = try await client.send(.init(method: method, url: url(path: path, query: query), headers: sent, body: body))
+        } catch let failure as OutboundClient.Failure {
+            throw S3Error(status: 0, code: nil, message: failure.description, operation: operation)
         }
-        let (data, response) = try await session.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw S3Error(status: 0, code: nil, message: "not an HTTP response", operation: operation) }
-        return (http, data)
+        return (reply, reply.body)
     }
 
-    private func object(key: String, _ response: HTTPURLResponse, size: Int) -> S3Object {
+    private func object(key: String, _ response: OutboundClient.Reply, size: Int) -> S3Object {
         S3Object(
-            key: key, size: size, etag: Self.unquote(response.value(forHTTPHeaderField: "ETag") ?? ""),
-            lastModified: response.value(forHTTPHeaderField: "Last-Modified").flatMap(Self.httpDate),
-            contentType: response.value(forHTTPHeaderField: "Content-Type")
+            key: key, size: size, etag: Self.unquote(response.header("ETag") ?? ""),
+            lastModified: response.header("Last-Modified").flatMap(Self.httpDate),
+            contentType: response.header("Content-Type")
         )
     }
 
-    private func error(_ response: HTTPURLResponse, _ body: Data, _ operation: String) -> S3Error {
+    private func error(_ response: OutboundClient.Reply, _ body: Data, _ operation: String) -> S3Error {
         let parsed = ErrorBodyParser.parse(body)
-        return S3Error(status: response.statusCode, code: parsed.code, message: parsed.message, operation: operation)
+        return S3Error(status: response.status, code: parsed.code, message: parsed.message, operation: operation)
     }
 
     static func unquote(_ text: String) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import OutboundHTTP
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -29,41 +30,28 @@ struct ProviderUnavailable: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// `SignInHTTPClient` over URLSession (FoundationNetworking on Linux), as PhotoAlbums does.
+/// `SignInHTTPClient` over the server's outbound client (one deadline, one error mapping).
 final class URLSessionSignInClient: SignInHTTPClient {
-    private let session: URLSession
-    let timeout: TimeInterval
+    private let client: OutboundClient
 
     init(timeout: TimeInterval = 10) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        session = URLSession(configuration: configuration)
-        self.timeout = timeout
+        client = OutboundClient(userAgent: "OnTheMap/1.0 (self-hosted OnTheMap server; sign-in)", timeout: timeout, maximumConnectionsPerHost: 4)
     }
 
     func send(_ request: SignInHTTPRequest) async throws -> SignInHTTPReply {
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        urlRequest.httpMethod = request.method
-        urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
-        urlRequest.setValue("OnTheMap/1.0 (self-hosted OnTheMap server; sign-in)", forHTTPHeaderField: "User-Agent")
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        var headers: [(name: String, value: String)] = [("Accept", "application/json")]
+        headers += request.headers.map { ($0.key, $0.value) }
+        var body: Data?
         if let form = request.form {
-            urlRequest.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-            urlRequest.httpBody = Data(FormEncoding.encode(form).utf8)
+            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+            body = Data(FormEncoding.encode(form).utf8)
         }
         do {
-            let (data, response) = try await session.data(for: urlRequest)
-            guard let http = response as? HTTPURLResponse else { throw ProviderUnavailable("not an HTTP answer") }
-            return SignInHTTPReply(status: http.statusCode, body: data)
-        } catch let error as ProviderUnavailable {
-            throw error
-        } catch let error as URLError {
-            // The error's own text may repeat the URL, which can carry a token: only its code.
-            throw ProviderUnavailable("\(request.url.host ?? "provider") unreachable (URLError \(error.code.rawValue))")
+            let reply = try await client.send(.init(method: request.method, url: request.url, headers: headers, body: body))
+            return SignInHTTPReply(status: reply.status, body: reply.body)
+        } catch let failure as OutboundClient.Failure {
+            // The failure names no URL (one can carry a token); the host says which provider.
+            throw ProviderUnavailable("\(request.url.host ?? "provider"): \(failure.description)")
         }
     }
 }
