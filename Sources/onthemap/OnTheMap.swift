@@ -6,7 +6,7 @@ struct OnTheMapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "onthemap",
         abstract: "Where is everybody: the OnTheMap server and its command-line client.",
-        subcommands: [ServeCommand.self, SettingsTableCommand.self, CopyDatabaseCommand.self, CopyPhotosCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self,
+        subcommands: [ServeCommand.self, SettingsTableCommand.self, CheckCommandLineCommand.self, CopyDatabaseCommand.self, CopyPhotosCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self,
                       StudentsCommand.self, PostCommand.self, OpenCommand.self,
                       AdminCommand.self, BackupCommand.self, RestoreCommand.self, ExportCommand.self]
     )
