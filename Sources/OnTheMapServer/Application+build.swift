@@ -44,7 +44,8 @@ public func buildApplication(
             listCache = ListResponseCache(metrics: metrics)
         }
     }
-    let live = LiveLocations(store: store, settings: configuration.liveMap, logger: logger)
+    let cache = listCache
+    let live = LiveLocations(store: store, settings: configuration.liveMap, logger: logger, beforePublishing: { cache?.invalidate() })
     try await live.start()
     services.append(LiveLocationsService(live: live, feed: store.locationChangeFeed()))
     let router = buildRouter(

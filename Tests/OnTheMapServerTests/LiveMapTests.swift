@@ -280,6 +280,36 @@ struct LiveMapTests {
         }
     }
 
+    @Test("after a write made outside the server (a host's command), the list is never older than the map")
+    func listFollowsTheMapAfterOutsideWrites() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = testConfiguration(dataDirectory: directory)
+        #expect(configuration.cacheListResponses)
+        let app = try await buildApplication(configuration: configuration, logger: testLogger)
+        let host = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
+        defer { Task { try? await host.close() } }
+        try await app.test(.router) { client in
+            let user = try await client.makeUser()
+            let post = try await client.postLocation(user)
+            func listed() async throws -> Bool {
+                ((try await client.list("?limit=300")["results"] as? [[String: Any]]) ?? []).contains { $0["objectId"] as? String == post }
+            }
+            func onMap() async throws -> Bool {
+                try await Self.snapshot(client).locations.contains { $0["objectId"] as? String == post }
+            }
+            #expect(try await listed())
+            #expect(try await listed())  // this answer comes from the cache
+            // What `onthemap admin delete-location` does, on the same database.
+            #expect(try await host.moderatorDelete(objectId: post, reason: "test", moderatorKey: nil, now: Date()))
+            // Wait for the map to show it (its poll reads the change log), then the list must too.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await onMap(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(try await !onMap())
+            #expect(try await !listed())
+        }
+    }
+
     @Test("a viewer that does not read is dropped once its bounded buffer is full")
     func slowViewer() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")

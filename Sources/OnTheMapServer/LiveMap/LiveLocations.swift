@@ -88,10 +88,17 @@ final class LiveLocations: Sendable {
     private let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
 
-    init(store: any LocationChangeRepository, settings: Settings = Settings(), logger: Logger) {
+    /// Told before new changes from the log are published: the list-answer cache is dropped
+    /// here, so no list answer is ever older than what the map shows, whoever wrote (this
+    /// server, another one, `onthemap admin`, or someone in `psql`).
+    private let beforePublishing: @Sendable () -> Void
+
+    init(store: any LocationChangeRepository, settings: Settings = Settings(), logger: Logger,
+         beforePublishing: @escaping @Sendable () -> Void = {}) {
         self.store = store
         self.settings = settings
         self.logger = logger
+        self.beforePublishing = beforePublishing
         (wakes, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -218,6 +225,7 @@ final class LiveLocations: Sendable {
         do {
             while true {
                 let changes = try await store.locationChanges(after: version, limit: 500)
+                if changes.contains(where: { $0.version > version }) { beforePublishing() }
                 publish(changes)
                 if changes.count < 500 { break }
             }
