@@ -44,6 +44,20 @@ public enum DatabaseCopy {
             ("pin_id", .text), ("provider", .text), ("collection", .int), ("page", .int), ("pages", .int), ("total", .int),
             ("status", .text), ("error_code", .optionalText), ("error_message", .optionalText), ("updated_at", .text),
         ]),
+        // A session signed in through a provider keeps what logging out there needs.
+        ("session_sign_ins", "session_id", [("session_id", .text), ("provider", .text), ("id_token", .optionalText),
+                                            ("access_token", .optionalText)]),
+    ]
+
+    /// Tables deliberately not copied, and why. Every table of the source must be copied or
+    /// listed here (`copy` refuses otherwise), so a table added later cannot be lost quietly.
+    static let skipped: [(name: String, reason: String)] = [
+        ("schema_migrations", "the destination is migrated to this version when it is opened"),
+        ("location_changes", "the live map's change log: the destination's own triggers log every row copied into it"),
+        ("pending_sign_ins", "sign-ins under way expire within minutes; one caught by the move starts again"),
+        ("sign_in_handoffs", "an app's one-time sign-in codes live two minutes"),
+        ("login_failures", "failed-login counters restart (a copy is made with the servers stopped)"),
+        ("usage_counters", "photo-search allowances are per minute and per hour, and restart"),
     ]
 
     static let pageSize = 500
@@ -53,6 +67,10 @@ public enum DatabaseCopy {
     /// overwritten, and writes it in one transaction: a failure part-way leaves it empty.
     @discardableResult
     public static func copy(from source: SQLStore, to destination: SQLStore) async throws -> [(table: String, rows: Int)] {
+        let known = Set(tables.map(\.name) + skipped.map(\.name))
+        for name in try await tableNames(in: source) where !known.contains(name) {
+            throw StorageError.migrationFailed("copying: the table \(name) is neither copied nor deliberately skipped by this version")
+        }
         for table in tables { try await checkColumns(of: table, in: source) }
         return try await destination.withDatabase { db in
             try await db.raw("BEGIN").run()
@@ -95,6 +113,16 @@ public enum DatabaseCopy {
         }
     }
 
+    /// The tables of a store's database (its schema on PostgreSQL), SQLite's own left out.
+    static func tableNames(in store: SQLStore) async throws -> [String] {
+        try await store.withDatabase { db in
+            let query: SQLQueryString = db.dialect.name == "postgresql"
+                ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+                : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            return try await db.raw(query).all().map { try $0.decode(column: "name", as: String.self) }.sorted()
+        }
+    }
+
     /// The column list above must be the table's whole list, or a column would be lost.
     private static func checkColumns(of table: (name: String, key: String, columns: [(String, Kind)]), in store: SQLStore) async throws {
         let actual = try await store.withDatabase { db in
@@ -107,7 +135,7 @@ public enum DatabaseCopy {
         }
     }
 
-    private static func values(of row: any SQLRow, columns: [(String, Kind)]) throws -> [any Encodable & Sendable] {
+    static func values(of row: any SQLRow, columns: [(String, Kind)]) throws -> [any Encodable & Sendable] {
         try columns.map { name, kind -> any Encodable & Sendable in
             switch kind {
             case .text: try row.decode(column: name, as: String.self)
