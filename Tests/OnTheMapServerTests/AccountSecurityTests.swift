@@ -184,4 +184,35 @@ struct AccountSecurityTests {
             }
         }
     }
+
+    @Test("an oversized header is 431 and an oversized URL 414, each in the route's own format; the connection's next request is heard as usual")
+    func oversizedHeadsAnswerInTheProtocolsFormat() async throws {
+        try await withLiveServer({ _ in }) { port, _ in
+            let padding = String(repeating: "a", count: 100_000)
+            for (path, marker) in [("/health", #""code":"headers_too_large""#), ("/parse/classes/StudentLocation", #""code":116"#),
+                                   ("/api/session", ")]}'"), ("/api/geocode?q=x", #""code":"headers_too_large""#)] {
+                let answer = try await rawExchange(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(padding)\r\n\r\n")
+                #expect(answer.hasPrefix("HTTP/1.1 431"), "\(path): \(answer.prefix(80))")
+                #expect(answer.contains(marker), "\(path): \(answer.suffix(200))")
+            }
+            let long = try await rawExchange(port: port, "GET /parse/classes/StudentLocation?where=\(padding) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(long.hasPrefix("HTTP/1.1 414") && long.contains(#""code":116"#), "\(long.prefix(80))")
+            // Heads and bodies within bounds are untouched, one after the other on one connection.
+            let body = #"{"udacity":{"username":"nobody@example.com","password":"\#(String(repeating: "p", count: 900))"}}"#
+            let pair = try await rawExchange(port: port, """
+                GET /health HTTP/1.1\r
+                Host: 127.0.0.1\r
+                X-Padding: \(String(repeating: "b", count: 30_000))\r
+                \r
+                POST /api/session HTTP/1.1\r
+                Host: 127.0.0.1\r
+                Content-Type: application/json\r
+                Content-Length: \(body.utf8.count)\r
+                Connection: close\r
+                \r
+                \(body)
+                """)
+            #expect(pair.hasPrefix("HTTP/1.1 200") && pair.contains("HTTP/1.1 403"), "\(pair.prefix(300))")
+        }
+    }
 }

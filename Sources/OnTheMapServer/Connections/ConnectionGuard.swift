@@ -163,11 +163,16 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     /// Called by `FirstByteWatcher` when bytes arrive: an idle connection starts a head.
-    fileprivate func bytesArrived() {
-        guard phase == .idle, let context else { return }
+    /// Returns whether these bytes start one.
+    fileprivate func bytesArrived() -> Bool {
+        guard phase == .idle, let context else { return false }
         phase = .head
         arm(context, bounds.headTimeout)
+        return true
     }
+
+    /// Whether the bytes arriving now belong to a request's head.
+    fileprivate var readingHead: Bool { phase == .head }
 
     private func arm(_ context: ChannelHandlerContext, _ delay: TimeAmount) {
         timer?.cancel()
@@ -211,20 +216,101 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 }
 
-/// Sits before the HTTP decoder, which says nothing until a head is complete, and tells the
-/// guard when a request's first bytes arrive so the head deadline can start.
+/// Sits before the HTTP decoder, which says nothing until a head is complete: tells the
+/// guard when a request's first bytes arrive (the head deadline starts), and answers a head
+/// too large for the decoder itself, in the route family's own format: 414 when the request
+/// line alone is too long, 431 when the headers are. (The decoder would otherwise answer an
+/// empty 400 that no client can read.)
 private final class FirstByteWatcher: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
+    /// Below the decoder's own limit (80 KB), so this answer comes first.
+    static let maximumHeadBytes = 64 * 1024
+
     private weak var owner: ConnectionGuardHandler?
+    /// Bytes of the head under way, the start of its request line, and whether its line ended.
+    private var headBytes = 0
+    private var requestLineStart: [UInt8] = []
+    private var lineEnded = false
+    private var lineBytes = 0
+    private var tail: [UInt8] = []
+    private var refused = false
 
     init(owner: ConnectionGuardHandler) {
         self.owner = owner
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        owner?.bytesArrived()
+        if refused { return }
+        let startsHead = owner?.bytesArrived() ?? false
+        if startsHead { headBytes = 0; requestLineStart = []; lineEnded = false; lineBytes = 0; tail = [] }
+        if owner?.readingHead == true {
+            let buffer = unwrapInboundIn(data)
+            let bytes = Array(buffer.readableBytesView)
+            var counted = bytes.count
+            // Only the head counts: stop at its blank line, which may straddle two reads.
+            let joined = tail + bytes
+            if let end = Self.blankLine(in: joined) { counted = max(0, end - tail.count) }
+            if !lineEnded {
+                if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                    lineEnded = true
+                    lineBytes += newline
+                    requestLineStart += bytes[..<min(newline, max(0, 2048 - requestLineStart.count))]
+                } else {
+                    lineBytes += bytes.count
+                    requestLineStart += bytes.prefix(max(0, 2048 - requestLineStart.count))
+                }
+            }
+            headBytes += counted
+            tail = Array(joined.suffix(3))
+            if headBytes > Self.maximumHeadBytes {
+                refuse(context)
+                return
+            }
+        }
         context.fireChannelRead(data)
+    }
+
+    /// The index just past "\r\n\r\n" (or "\n\n"), if the bytes hold one.
+    static func blankLine(in bytes: [UInt8]) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "\n") {
+                if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") { return index + 2 }
+                if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\r"), bytes[index + 2] == UInt8(ascii: "\n") { return index + 3 }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private func refuse(_ context: ChannelHandlerContext) {
+        refused = true
+        let line = String(decoding: requestLineStart, as: UTF8.self)
+        let parts = line.split(separator: " ", maxSplits: 2)
+        let path = parts.count > 1 ? String(parts[1].prefix(256)) : "/"
+        let (status, body) = Self.answer(path: path, lineTooLong: !lineEnded || lineBytes > Self.maximumHeadBytes)
+        var text = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n"
+        text += "Content-Type: application/json; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
+        text += body
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(NIOAny(ByteBuffer(string: text)), promise: written)
+        written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// 414 or 431 in the format of the API family the path belongs to.
+    static func answer(path: String, lineTooLong: Bool) -> (HTTPResponse.Status, String) {
+        let status: HTTPResponse.Status = lineTooLong ? .uriTooLong : .requestHeaderFieldsTooLarge
+        let message = lineTooLong
+            ? "The request's URL is too long (the request line may be at most 64 KB); send the query in fewer or shorter parameters."
+            : "The request's headers are too large (at most 64 KB in all)."
+        switch ErrorFormatMiddleware<AppRequestContext>.family(of: path) {
+        case .udacity: return (status, udacityResponsePrefix + #"{"status":\#(status.code),"error":"\#(message)"}"#)
+        case .parse: return (status, #"{"code":116,"error":"\#(message)"}"#)
+        case .api, .other:
+            let code = lineTooLong ? "url_too_long" : "headers_too_large"
+            return (status, #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#)
+        }
     }
 }
