@@ -195,7 +195,10 @@ measure_server() {  # label
 measure nginx "$nginx_pid" "http://127.0.0.1:$nginx_port$PATH_LIST"
 measure_server "onthemap"
 server_rss_kb=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status" 2>/dev/null || echo "?")
-if "$bin" serve --help 2>&1 | grep -q -- '--no-list-cache'; then
+# The help text is read whole first: `grep -q` on the pipe would stop reading early, `serve
+# --help` would die of SIGPIPE, and under `pipefail` the test would fail (it did, silently).
+serve_help="$("$bin" serve --help 2>&1)"
+if grep -q -- '--no-list-cache' <<<"$serve_help"; then
     stop "$server_pid"; server_pid=""
     log "restarting onthemap with --no-list-cache"
     start_server --no-list-cache
