@@ -18,7 +18,7 @@ if grep -E "^$PWD/(Sources|Tests|Benchmarks)/.*warning:" "$build_log"; then
 fi
 echo "first hour: no warnings from our sources"
 
-# 2. Install (the debug build CI already has; the README's command builds release).
+# 2. Install (the debug build CI already has; the documented command, docs/hosting.md, builds release).
 work="$(mktemp -d)"
 server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the README's screenshots from what a newcomer sees: a fresh `serve --demo`,
+"""Regenerates the docs' screenshots from what a newcomer sees: a fresh `serve --demo`,
 logged in as the demo account, at desktop and phone size. The browser suite's own
 screenshots (test-output/) show test data; these show the demo.
 

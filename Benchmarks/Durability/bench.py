@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Durable writes on SQLite (issue 11), measured against a real `onthemap serve`.
+"""Durable writes on SQLite, measured against a real `onthemap serve`.
 
     python3 Benchmarks/Durability/bench.py [--bin PATH] [--rounds 20] [--seconds 10]
 

@@ -3,7 +3,7 @@
 //   swift run -c release geocoder-benchmark            # full report
 //   swift run -c release geocoder-benchmark -- "Paris, TX" München   # try queries
 //
-// Targets (issue 14): load < 0.5 s, < 150 MB resident, p99 < 2 ms per query.
+// Targets: load < 0.5 s, < 150 MB resident, p99 < 2 ms per query.
 
 import Foundation
 import GeocoderAccuracySuite

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Live map benchmark (issue 10): map load by snapshot versus paging, and fan-out latency.
+"""Live map benchmark: map load by snapshot versus paging, and fan-out latency.
 
     python3 Benchmarks/LiveMap/bench.py BASE_URL SERVER_PID [VIEWERS] [IDLE_VIEWERS]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live map benchmark (issue 10): snapshot versus paging, fan-out to many viewers, memory per
+# Live map benchmark: snapshot versus paging, fan-out to many viewers, memory per
 # viewer. Seeds N locations into a fresh SQLite data directory, starts the built server with
 # connection caps raised for the viewers, runs bench.py, cleans up.
 #

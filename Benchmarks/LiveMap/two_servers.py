@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Live map across servers (issue 10): two `onthemap serve` on one PostgreSQL; viewers on
+"""Live map across servers: two `onthemap serve` on one PostgreSQL; viewers on
 both; students post on either; the time from sending each POST to every viewer's event
 (the write itself included: events often arrive before the POST's own answer is read).
 

@@ -1,4 +1,4 @@
--- The issue's catastrophic regexes, anonymous, each with a different skip so no cache helps.
+-- Catastrophic regexes (nested repetition), anonymous, each with a different skip so no cache helps.
 local patterns = {
     { "/parse/classes/StudentLocation", '{"mapString":{"$regex":"^(a+)+b?$"}}' },
     { "/v1/StudentLocation", '{"mediaURL":{"$regex":"(.*.){6}!"}}' },

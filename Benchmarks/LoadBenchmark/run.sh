@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load benchmark (issue 16): many clients, 90% reads / 10% writes, first alone and then while
+# Load benchmark: many clients, 90% reads / 10% writes, first alone and then while
 # an attacker runs catastrophic regexes, floods logins and holds thousands of idle connections.
 #
 #   bash Benchmarks/LoadBenchmark/run.sh
@@ -69,7 +69,7 @@ curl -fsS "$base/health" >/dev/null
 session=$(curl -fsS -X POST "$base/api/session" -H 'Content-Type: application/json' \
     -d '{"udacity":{"username":"demo@onthemap.local","password":"onthemap-demo"}}' |
     tail -c +6 | python3 -c 'import json,sys; print(json.load(sys.stdin)["session"]["id"])')
-# The issue's victim record: sixty a's and a '!', a few dozen times.
+# The catastrophic-regex victim record: sixty a's and a '!', a few dozen times.
 for i in $(seq 30); do
     curl -fsS -o /dev/null -X POST "$base/parse/classes/StudentLocation" -H "X-Parse-Session-Token: $session" \
         -H 'X-Parse-Application-Id: QrX47CA9cyuGewLdsL7o5Eb8iug6Em8ye0dnAbIr' -H 'X-Parse-REST-API-Key: QuWThTdiRmTux3YaDseUSEpUKo7aBYM737yKd4gY' \

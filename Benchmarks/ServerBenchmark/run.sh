@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Server benchmark (issue 2): 1,000,000 StudentLocation rows in SQLite, measured with wrk
+# Server benchmark: 1,000,000 StudentLocation rows in SQLite, measured with wrk
 # against `onthemap serve` and, in the same run, against nginx serving the same bytes.
 #
 #   bash Benchmarks/ServerBenchmark/run.sh

@@ -4,7 +4,7 @@
   signed up. The fuzzer itself logs out (DELETE /session, ?all=1) and so ends that session
   now and then: on a 401 the provider logs in again through the API and the request is
   retried once.
-- The Udacity routes answer `)]}'` + newline before their JSON (CONTRACT.md §1.2), which the
+- The Udacity routes answer `)]}'` + newline before their JSON (docs/api/udacity-session.md §1.2), which the
   document cannot express; the operations say so and carry `x-onthemap-body-prefix` on
   their responses. Before the checks run, the prefix is verified and stripped so the JSON
   after it is validated against the schema. A body without the prefix is left as it is, so

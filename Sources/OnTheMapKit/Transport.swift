@@ -46,7 +46,7 @@ public final class RequestHandle: @unchecked Sendable {
     }
 }
 
-/// The three error dialects the server speaks (CONTRACT.md): Udacity session routes (with the
+/// The three error dialects the server speaks (docs/api/): Udacity session routes (with the
 /// 5-byte prefix), Parse StudentLocation routes, and this project's own `/api` routes.
 enum APIDialect: Sendable {
     case udacity

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Parse timestamps: `YYYY-MM-DDTHH:MM:SS.mmmZ`, exactly three fraction digits and `Z`,
-/// the one format every known client parses (see CONTRACT.md §2.1).
+/// the one format every known client parses (see docs/api/parse-student-location.md §2.1).
 public enum ParseDate {
     private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
     private static let plainStyle = Date.ISO8601FormatStyle(timeZone: .gmt)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The five bytes the Udacity API puts before every response body (CONTRACT.md §1.2).
+/// The five bytes the Udacity API puts before every response body (docs/api/udacity-session.md §1.2).
 /// Clients skip them without looking, so the value only has to be five bytes long.
 public let udacityResponsePrefix = ")]}'\n"
 
@@ -120,7 +120,7 @@ public struct PasswordChangeResponse: Codable, Sendable, Equatable {
     public init(endedSessions: Int) { self.endedSessions = endedSessions }
 }
 
-/// The public credentials hard-coded in the original clients (CONTRACT.md §1.1); our
+/// The public credentials hard-coded in the original clients (docs/api/udacity-session.md §1.1); our
 /// server accepts them by default so those clients work unchanged.
 public enum ParseCredentials {
     public static let applicationID = "QrX47CA9cyuGewLdsL7o5Eb8iug6Em8ye0dnAbIr"

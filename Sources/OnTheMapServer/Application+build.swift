@@ -21,6 +21,21 @@ public func buildApplication(
         url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory,
         photoStorage: try TravelFeature.makePhotoStorage(configuration: configuration), limits: limits, logger: logger
     )
+    do {
+        return try await assemble(store: store, configuration: configuration, logger: logger, trustedProxies: trustedProxies,
+                                  onServerRunning: onServerRunning)
+    } catch {
+        // The caller gets the error, not a trap: a pool released unclosed would assert.
+        try? await store.close()
+        throw error
+    }
+}
+
+/// Everything past opening the database: the features, their services and the router.
+private func assemble(
+    store: SQLStore, configuration: Configuration, logger: Logger, trustedProxies: TrustedProxies,
+    onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
+) async throws -> some ApplicationProtocol {
     if configuration.demo {
         try await DemoSeeder.seed(store, bcryptCost: configuration.bcryptCost, logger: logger)
     }

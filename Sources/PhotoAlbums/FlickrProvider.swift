@@ -1,6 +1,6 @@
 import Foundation
 
-/// Flickr's `flickr.photos.search` by latitude, longitude and radius (CONTRACT.md §3).
+/// Flickr's `flickr.photos.search` by latitude, longitude and radius (docs/api/photo-providers.md §3).
 /// Needs an API key (`FLICKR_API_KEY`).
 public struct FlickrProvider: PhotoProvider {
     public let name = "flickr"

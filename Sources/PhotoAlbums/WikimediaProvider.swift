@@ -1,7 +1,7 @@
 import Foundation
 
 /// Wikimedia Commons geosearch in its generator form, which returns image URLs in the same
-/// call (CONTRACT.md §4). No key; a descriptive User-Agent is required (see `HTTPFetcher`).
+/// call (docs/api/photo-providers.md §4). No key; a descriptive User-Agent is required (see `HTTPFetcher`).
 ///
 /// GeoData's geosearch has no offset, so one call asks for a window of up to `window` files
 /// near the point and pages are slices of it: "New Collection" picks another slice.

@@ -242,8 +242,9 @@ enum HTTP {
         return id
     }
 
-    /// A query string of its own each time: the server's list cache does not hear the CLI's
-    /// direct writes on SQLite (see README), and these tests read right after them.
+    /// A query string of its own each time: on SQLite the server's list cache hears the CLI's
+    /// direct writes only when the live map next reads the change log (within about a
+    /// second), and these tests read right after them.
     static func count(_ base: URL) async throws -> Int {
         let fresh = Int.random(in: 1...1_000_000_000)
         return try await send(base, "/v1/StudentLocation?limit=0&count=1&skip=\(fresh)").json["count"] as? Int ?? -1

@@ -1,6 +1,6 @@
 """A local stand-in for Wikimedia Commons for the Travel browser tests.
 
-It answers the generator form of geosearch the server sends (CONTRACT.md §4:
+It answers the generator form of geosearch the server sends (docs/api/photo-providers.md §4:
 `action=query&generator=geosearch&ggscoord=<lat>|<lon>&ggsnamespace=6&prop=imageinfo&
 iiurlwidth=<w>...`) with files near the point, and serves generated PNG images for them.
 Tests change its behaviour on the fly: `image_delay` (seconds per image, so placeholders

@@ -1,4 +1,4 @@
-"""Sign-in with other accounts (issue 9), end to end.
+"""Sign-in with other accounts, end to end.
 
 A real OpenID Connect provider process, PyPI `oidc-provider-mock` (discovery, JWKS, a login
 form, RP-initiated logout; started here with nonces required and this server registered as

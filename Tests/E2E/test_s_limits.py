@@ -1,6 +1,6 @@
 """Oversized input and password guessing, against a real server process: huge URLs, headers
 and bodies are refused without a 5xx and change nothing; an attacker who obeys every
-Retry-After gets the guesses the README promises, against one account and across accounts."""
+Retry-After gets the guesses SECURITY.md promises, against one account and across accounts."""
 import os
 import threading
 import time

@@ -14,7 +14,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Issue #16: no query and no connection pattern lets one client starve everyone else.
+/// No query and no connection pattern lets one client starve everyone else.
 /// Each bound is lowered in the test so it shows in well under a second or two.
 @Suite("bounds")
 struct BoundsTests {

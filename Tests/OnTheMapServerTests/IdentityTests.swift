@@ -8,7 +8,7 @@ import OnTheMapModels
 import Testing
 @testable import OnTheMapServer
 
-/// Issue 17: nobody can post as someone else, forge a request from another site, reuse a
+/// Nobody can post as someone else, forge a request from another site, reuse a
 /// stored session, or get in with part of a password.
 @Suite("Identity: uniqueKey, cross-site requests, sessions, passwords, names")
 struct IdentityTests {

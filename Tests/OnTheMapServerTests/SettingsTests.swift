@@ -65,16 +65,16 @@ struct SettingsTests {
         }
     }
 
-    @Test("README's settings table is the one the declaration makes")
-    func readmeTable() throws {
+    @Test("the hosting guide's settings table is the one the declaration makes")
+    func docsTable() throws {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
+            .appendingPathComponent("docs/hosting.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         let begin = try #require(text.range(of: "<!-- settings:begin"))
         let afterMarker = try #require(text.range(of: "-->\n", range: begin.upperBound..<text.endIndex))
         let end = try #require(text.range(of: "\n<!-- settings:end -->", range: afterMarker.upperBound..<text.endIndex))
         let table = String(text[afterMarker.upperBound..<end.lowerBound])
-        #expect(table == Settings.markdownTable, "README.md's table is out of date: replace it with `swift run onthemap settings-table`")
+        #expect(table == Settings.markdownTable, "docs/hosting.md's table is out of date: replace it with `swift run onthemap settings-table`")
         // Every setting has a flag or an environment variable, and no two share one.
         let flags = Settings.all.compactMap(\.flag)
         #expect(Set(flags).count == flags.count)

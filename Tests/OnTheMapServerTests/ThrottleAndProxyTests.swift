@@ -7,7 +7,7 @@ import Testing
 @testable import OnTheMapServer
 import Storage
 
-/// Issue 11: guessing passwords is throttled per account and per client address, the owner
+/// Guessing passwords is throttled per account and per client address, the owner
 /// cannot be locked out by an attacker, and behind a trusted proxy the real client counts.
 @Suite("Login throttling and trusted proxies")
 struct ThrottleAndProxyTests {

@@ -93,7 +93,7 @@ public struct Configuration: Sendable {
     /// Flickr searches an hour for one API key, every server together (Flickr allows 3,600).
     public var flickrSearchesPerHour = 3_600
 
-    // MARK: Bounds (issue #16): no query or connection pattern lets one client starve the rest.
+    // MARK: Bounds: no query or connection pattern lets one client starve the rest.
 
     /// Seconds a database statement may run before the database cancels it (Parse answers
     /// code 124); also the longest wait for a pooled connection or a `$regex` turn.

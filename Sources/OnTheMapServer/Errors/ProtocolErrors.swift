@@ -3,7 +3,7 @@ import Hummingbird
 import OnTheMapModels
 
 /// An error on a Udacity-compatible route: `{"status":N,"parameter"?,"error":"..."}` behind
-/// the 5-byte prefix, with the HTTP status equal to `status` (CONTRACT.md §1.4).
+/// the 5-byte prefix, with the HTTP status equal to `status` (docs/api/udacity-session.md §1.4).
 struct UdacityError: HTTPResponseError {
     let body: UdacityErrorBody
     var status: HTTPResponse.Status { .init(code: body.status) }
@@ -23,7 +23,7 @@ struct UdacityError: HTTPResponseError {
 }
 
 /// An error on a Parse-compatible route: `{"code":N,"error":"..."}`; HTTP 404 for code 101,
-/// 500 for code 1, 400 otherwise unless a status is given (CONTRACT.md §2.9).
+/// 500 for code 1, 400 otherwise unless a status is given (docs/api/parse-student-location.md §2.9).
 struct ParseError: HTTPResponseError {
     let code: Int
     let message: String

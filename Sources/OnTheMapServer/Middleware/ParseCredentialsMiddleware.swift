@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 
 /// Parse-era routes require the app's `X-Parse-Application-Id` and `X-Parse-REST-API-Key`
-/// (CONTRACT.md §2.2); failures answer exactly as parse-server did.
+/// (docs/api/parse-student-location.md §2.2); failures answer exactly as parse-server did.
 struct ParseCredentialsMiddleware<Context: RequestContext>: RouterMiddleware {
     static var applicationIDHeader: HTTPField.Name { HTTPField.Name("X-Parse-Application-Id")! }
     static var restAPIKeyHeader: HTTPField.Name { HTTPField.Name("X-Parse-REST-API-Key")! }

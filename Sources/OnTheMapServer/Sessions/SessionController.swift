@@ -126,7 +126,7 @@ struct SessionController: Sendable {
     // MARK: DELETE /session
 
     /// Ends the session the request carries, or with `?all=1` every session of its account
-    /// ("log out everywhere"). The XSRF header is never required (CONTRACT.md §1.5): a
+    /// ("log out everywhere"). The XSRF header is never required (docs/api/udacity-session.md §1.5): a
     /// logout from another site is refused by `CrossSiteRequestGuard` instead. A request
     /// with no live session answers 401 in the Udacity format, so a client can tell that
     /// nothing was ended; the cookies are cleared in every case.

@@ -11,7 +11,7 @@ struct ParseListRequest: Equatable {
 }
 
 /// Turns Parse query parameters into a `LocationQuery`, with Parse's error codes for bad
-/// input (CONTRACT.md §2.3–2.4, §2.8).
+/// input (docs/api/parse-student-location.md §2.3–2.4, §2.8).
 enum ParseQuery {
     static let defaultLimit = 100
     static let maximumLimit = 1000

@@ -72,7 +72,10 @@ enum TravelFeature {
         let client = S3Client(configuration: S3Configuration(
             endpoint: endpoint, region: configuration.photoStoreRegion, bucket: location.bucket,
             credentials: AWSCredentials(accessKeyID: keyID, secretAccessKey: secret, sessionToken: configuration.photoStoreSessionToken)
-        ), timeout: configuration.photoRequestTimeout, maximumConnections: configuration.photoDownloadConcurrency + 4)
+        ),
+        // The store's own deadline (30 s a call), not the photo providers': it is this server's
+        // storage, and a listing at start-up can be long.
+        maximumConnections: configuration.photoDownloadConcurrency + 4)
         return S3PhotoStore(client: client, prefix: location.prefix)
     }
 
