@@ -84,9 +84,12 @@ struct HostToolsTests {
         for index in 0..<20 {
             await acknowledged.add(try await HTTP.postLocation(server.url, session: writer.session, mapString: "Before \(index)"))
         }
+        // Stopped by a flag between requests, never cancelled mid-request: cancelling a
+        // URLSession request on Linux can leave it unanswered forever.
         let writes = Task {
             var index = 0
-            while !Task.isCancelled && index < 400 {
+            while await !acknowledged.stopped && index < 400 {
+                await acknowledged.attempted()
                 if let id = try? await HTTP.postLocation(server.url, session: writer.session, mapString: "During \(index)") {
                     await acknowledged.add(id)
                 }
@@ -94,11 +97,11 @@ struct HostToolsTests {
             }
         }
         // The backup starts while writes are under way: once some have been acknowledged.
-        while await acknowledged.ids.count < 25 { await Task.yield() }
+        while await acknowledged.ids.count < 25, await acknowledged.attempts < 400 { await Task.yield() }
         let before = await acknowledged.ids
         let backup = sandbox.directory.appendingPathComponent("backups/onthemap.sqlite").path
         var result = try sandbox.run(["backup", "--to", backup, "--database-url", server.databaseURL])
-        writes.cancel()
+        await acknowledged.stop()
         _ = await writes.value
         let all = await acknowledged.ids
         #expect(result.status == 0, "\(result)")
@@ -173,7 +176,11 @@ struct HostToolsTests {
 
 actor Acknowledged {
     private(set) var ids = Set<String>()
+    private(set) var stopped = false
     func add(_ id: String) { ids.insert(id) }
+    private(set) var attempts = 0
+    func stop() { stopped = true }
+    func attempted() { attempts += 1 }
 }
 
 /// An RFC 4180 reader (quoted cells, doubled quotes, CRLF), to read the export back.
@@ -213,7 +220,9 @@ enum HTTP {
             request.httpBody = try JSONSerialization.data(withJSONObject: body)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+        let urlSession = URLSession(configuration: .ephemeral)
+        defer { urlSession.finishTasksAndInvalidate() }
+        let (data, response) = try await urlSession.data(for: request)
         var bytes = data
         if path.contains("/session") && bytes.count >= 5 { bytes = bytes.dropFirst(5) }
         let json = (try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any] ?? [:]

@@ -68,6 +68,22 @@ struct LiveMapTests {
         return events(try await text)
     }
 
+    /// The stream's first `count` events, read as they arrive on a real connection (the
+    /// server on `port`), with `during` run once the request is sent: no waiting for the
+    /// stream's lifetime to end.
+    static func follow(
+        port: Int, _ query: String, headers: [String: String] = [:], count: Int, during: @Sendable () async throws -> Void = {}
+    ) async throws -> [Event] {
+        let extra = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
+        async let raw = rawStream(port: port, "GET /api/locations/changes?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(extra)\r\n") { text in
+            events(dechunkedBody(text)).count >= count
+        }
+        try await during()
+        let text = try await raw
+        #expect(text.hasPrefix("HTTP/1.1 200") && text.lowercased().contains("content-type: text/event-stream"))
+        return Array(events(dechunkedBody(text)).prefix(count))
+    }
+
     @Test("a moderator's hide, show and delete, and disabling an author, reach the map at once, as a student's own write does")
     func moderationReachesTheMapAtOnce() async throws {
         try await withTestServer { client in
@@ -173,11 +189,10 @@ struct LiveMapTests {
 
     @Test("changes arrive in order: created, updated, deleted, each with its version as id")
     func ordering() async throws {
-        try await withTestServer { client in
+        try await withTestServer(mode: .live) { client in
             let user = try await client.makeUser()
             let start = try await Self.snapshot(client).version
-            // Long enough for three writes on a loaded machine; the stream then ends.
-            let events = try await Self.follow(client, "since=\(start)", seconds: 6) {
+            let events = try await Self.follow(port: try #require(client.port), "since=\(start)", count: 3) {
                 let id = try await client.postLocation(user)
                 try await client.execute(uri: "/v1/StudentLocation/\(id)", method: .put, headers: user.parseHeaders,
                                          body: jsonBody(["mapString": "Paris, France", "latitude": 48.85, "longitude": 2.35])) { _ in }
@@ -261,9 +276,9 @@ struct LiveMapTests {
         let app = try await buildApplication(configuration: configuration, logger: testLogger)
         let other = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
         defer { Task { try? await other.close() } }
-        try await app.test(.router) { client in
+        try await app.test(.live) { client in
             let start = try await Self.snapshot(client).version
-            let events = try await Self.follow(client, "since=\(start)", seconds: 6) {
+            let events = try await Self.follow(port: try #require(client.port), "since=\(start)", count: 3) {
                 try await other.withDatabase { db in
                     try await db.raw("""
                         INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string, media_url,
@@ -358,12 +373,12 @@ struct SharedLiveMapTests {
         let schema = "t_" + String(String(directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }).suffix(60))
         let one = try await buildApplication(configuration: configuration, logger: testLogger)
         let two = try await buildApplication(configuration: configuration, logger: testLogger)
-        try await one.test(.router) { first in
-            try await two.test(.router) { second in
+        try await one.test(.live) { first in
+            try await two.test(.live) { second in
                 let user = try await first.makeUser()
                 let start = try await LiveMapTests.snapshot(first).version
-                async let seenByOne = LiveMapTests.follow(first, "since=\(start)", seconds: 8)
-                async let seenBySecond = LiveMapTests.follow(second, "since=\(start)", seconds: 8) {
+                async let seenByOne = LiveMapTests.follow(port: try #require(first.port), "since=\(start)", count: 4)
+                async let seenBySecond = LiveMapTests.follow(port: try #require(second.port), "since=\(start)", count: 4) {
                     let a = try await first.postLocation(user, ["mapString": "On one"])
                     try await second.execute(uri: "/v1/StudentLocation/\(a)", method: .put, headers: user.parseHeaders,
                                              body: jsonBody(["mapString": "On two"])) { response in #expect(response.status == .ok) }

@@ -64,6 +64,11 @@ final class RawSocket: @unchecked Sendable {
 
     /// Reads until the peer closes, `stopAfter` appears, or `seconds` pass.
     func read(until seconds: TimeInterval, stopAfter marker: String? = nil) -> (text: String, closed: Bool) {
+        read(until: seconds, done: { text in marker.map { text.contains($0) } ?? false })
+    }
+
+    /// Reads until the peer closes, `done` holds for what arrived, or `seconds` pass.
+    func read(until seconds: TimeInterval, done: (String) -> Bool) -> (text: String, closed: Bool) {
         let deadline = Date().addingTimeInterval(seconds)
         var received: [UInt8] = []
         while true {
@@ -75,9 +80,8 @@ final class RawSocket: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
             received += buffer[0..<count]
-            if let marker, String(decoding: received, as: UTF8.self).contains(marker) {
-                return (String(decoding: received, as: UTF8.self), false)
-            }
+            let text = String(decoding: received, as: UTF8.self)
+            if done(text) { return (text, false) }
         }
     }
 }
@@ -123,4 +127,39 @@ extension RawSocket {
             Thread.detachNewThread { continuation.resume(returning: self.read(until: seconds, stopAfter: marker)) }
         }
     }
+}
+
+/// Opens `request` on a new connection and reads until `done` holds for what has arrived (or
+/// the server closes, or `timeout` passes), off the cooperative pool like `rawExchange`.
+func rawStream(port: Int, _ request: String, timeout: TimeInterval = 30, until done: @escaping @Sendable (String) -> Bool) async throws -> String {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            do {
+                let socket = try RawSocket(port: port)
+                _ = socket.send(Array(request.utf8))
+                continuation.resume(returning: socket.read(until: timeout, done: done).text)
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+}
+
+/// The body of a raw HTTP/1.1 answer, its chunked framing removed (a last chunk cut short by
+/// the reader is kept as far as it arrived).
+func dechunkedBody(_ raw: String) -> String {
+    guard let split = raw.range(of: "\r\n\r\n") else { return "" }
+    let head = raw[..<split.lowerBound].lowercased()
+    var rest = Substring(raw[split.upperBound...])
+    guard head.contains("transfer-encoding: chunked") else { return String(rest) }
+    var body = ""
+    while let lineEnd = rest.range(of: "\r\n"), let size = Int(rest[..<lineEnd.lowerBound], radix: 16) {
+        if size == 0 { break }
+        let data = rest[lineEnd.upperBound...]
+        let chunk = data.utf8.prefix(size)
+        body += String(decoding: chunk, as: UTF8.self)
+        guard data.utf8.count >= size + 2 else { break }
+        rest = Substring(String(decoding: data.utf8.dropFirst(size + 2), as: UTF8.self))
+    }
+    return body
 }

@@ -177,7 +177,7 @@ struct SessionController: Sendable {
         // The email address is shown only to its owner; others get an empty string, since
         // strict clients require the field to be present.
         let isOwner = context.caller.signedIn?.accountKey == account.key
-        let user = UdacityUser(key: account.key, firstName: account.firstName, lastName: account.lastName, email: isOwner ? account.email : "")
-        return try JSONResponse.make(UdacityUserResponse(user), prefix: udacityResponsePrefix)
+        let user = UdacityUserBody(key: account.key, firstName: account.firstName, lastName: account.lastName, email: isOwner ? account.email : "")
+        return try JSONResponse.make(UdacityUserAnswer(user), prefix: udacityResponsePrefix)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The Udacity user shape (`GET /users/:key`): every field strict clients decode as
 /// non-optional is present, arrays empty, `guard` `{}`.
-public struct UdacityUser: Codable, Sendable, Equatable {
+public struct UdacityUserBody: Codable, Sendable, Equatable {
     public struct Email: Codable, Sendable, Equatable {
         public let address: String
         public let _verified: Bool
@@ -42,10 +42,10 @@ public struct UdacityUser: Codable, Sendable, Equatable {
 
 /// The answer to `GET /users/:key`: the user's fields at the top level (v1 clients) plus a
 /// `"user"` copy (older clients).
-public struct UdacityUserResponse: Encodable, Sendable {
-    public let user: UdacityUser
+public struct UdacityUserAnswer: Encodable, Sendable {
+    public let user: UdacityUserBody
 
-    public init(_ user: UdacityUser) {
+    public init(_ user: UdacityUserBody) {
         self.user = user
     }
 
