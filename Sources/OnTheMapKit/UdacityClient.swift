@@ -49,6 +49,8 @@ public final class UdacityClient: Sendable {
     let transport: HTTPTransport
 
     /// - Parameters:
+    ///   - configuration: the server, and the timeout of each request.
+    ///   - sessionStore: where the session is kept, shared with a `StudentLocationClient`.
     ///   - urlSession: defaults to `configuration.makeURLSession()`.
     ///   - callbackQueue: where completion handlers run (`.main` for UI code); nil runs them on
     ///     URLSession's delegate queue.

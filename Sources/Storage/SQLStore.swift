@@ -306,8 +306,9 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                 UPDATE identity_links SET origin = \(bind: IdentityLink.Origin.verifiedEmail.rawValue)
                 WHERE provider = \(bind: link.provider) AND subject = \(bind: link.subject) AND account_key = \(bind: key)
                 """).run()
-            try await Self.insertLink(IdentityLink(provider: link.provider, subject: link.subject, accountKey: key, email: link.email,
-                                                   createdAt: link.createdAt, origin: .verifiedEmail), on: db)
+            // The vouching identity is linked now, unless it already was (a link made the old way).
+            _ = try await Self.insertLink(IdentityLink(provider: link.provider, subject: link.subject, accountKey: key, email: link.email,
+                                                       createdAt: link.createdAt, origin: .verifiedEmail), on: db)
             return true
         }
     }
