@@ -43,6 +43,9 @@ public struct PhotoFileStore: PhotoStorage {
     }
 
     public var isShared: Bool { false }
+
+    /// The folder is made when the first photo is written; nothing to check before.
+    public func checkAvailable() async throws {}
     public var description: String { "the folder \(photosDirectory.path)" }
 
     public func write(_ data: Data, pinID: String, photoID: String, fileExtension: String, contentType _: String) async throws -> String {

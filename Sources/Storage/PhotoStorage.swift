@@ -27,6 +27,18 @@ public protocol PhotoStorage: Sendable, CustomStringConvertible {
     /// A URL the browser may fetch the image from directly for `expires` seconds; nil when
     /// the store cannot hand out such links (a folder).
     func directURL(relativePath: String, expires: Int) -> URL?
+    /// Checked at start-up: throws `PhotoStoreUnavailable`, saying what to fix, when the store
+    /// cannot be used (no such bucket, credentials refused, nothing answering).
+    func checkAvailable() async throws
+}
+
+/// A photo store that cannot be used, in words that say what to do about it.
+public struct PhotoStoreUnavailable: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
 }
 
 /// What a photo store holds.

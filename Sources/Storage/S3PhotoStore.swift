@@ -16,6 +16,36 @@ public struct S3PhotoStore: PhotoStorage {
     }
 
     public var isShared: Bool { true }
+
+    /// One listing of at most one key under the prefix: it needs the bucket, the credentials
+    /// and the endpoint, and reads nothing else.
+    public func checkAvailable() async throws {
+        let bucket = client.configuration.bucket, endpoint = client.configuration.endpoint.absoluteString
+        do {
+            _ = try await client.listObjects(prefix: photosPrefix, maxKeys: 1)
+        } catch let error as S3Error {
+            switch (error.status, error.code) {
+            case (0, _):
+                throw PhotoStoreUnavailable("""
+                    Cannot reach the photo store at \(endpoint) (\(error.message ?? "no answer")). Check --photo-store-endpoint \
+                    (AWS_ENDPOINT_URL) and that the store is running.
+                    """)
+            case (404, _), (_, "NoSuchBucket"):
+                throw PhotoStoreUnavailable("""
+                    The photo store's bucket '\(bucket)' does not exist at \(endpoint). Create it (for example \
+                    `aws s3 mb s3://\(bucket) --endpoint-url \(endpoint)`), or name another in --photo-store.
+                    """)
+            case (401, _), (403, _):
+                throw PhotoStoreUnavailable("""
+                    The photo store at \(endpoint) refused the credentials for bucket '\(bucket)' (\(error.code ?? "HTTP \(error.status)")). \
+                    Check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN, if you use one), and the region \
+                    (--photo-store-region).
+                    """)
+            default:
+                throw PhotoStoreUnavailable("The photo store at \(endpoint) could not list bucket '\(bucket)': \(error.description)")
+            }
+        }
+    }
     public var description: String { "s3://\(client.configuration.bucket)/\(prefix) at \(client.configuration.endpoint.absoluteString)" }
 
     /// The object key of a photo path; nil for a path that is not one.

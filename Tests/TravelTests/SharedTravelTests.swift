@@ -164,6 +164,56 @@ struct SharedTravelTests {
         #expect(try TravelFeature.makePhotoStorage(configuration: configuration) == nil)
     }
 
+    @Test("a photo store that is not answering stops the start with what to check, and leaves nothing open")
+    func unreachableStoreSaysWhatToCheck() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-store-check-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = Configuration()
+        configuration.dataDirectory = directory.path
+        configuration.databaseURL = TestDatabases.databaseURL(forDataDirectory: directory)
+        configuration.photoStore = "s3://onthemap-photos/p"
+        configuration.photoStoreEndpoint = "http://127.0.0.1:9"  // discard: nothing listens
+        configuration.photoStoreAccessKeyID = "AKIDTEST"
+        configuration.photoStoreSecretAccessKey = "never-shown"
+        configuration.bcryptCost = 4
+        configuration.port = 0
+        let error = await #expect(throws: PhotoStoreUnavailable.self) { _ = try await buildApplication(configuration: configuration) }
+        #expect(error?.description.contains("Cannot reach the photo store at http://127.0.0.1:9") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("never-shown") == false)
+    }
+
+    @Test("a missing bucket or refused credentials stop the start with what to fix",
+          .enabled(if: TestObjectStore.current != nil))
+    func storeProblemsSayWhatToFix() async throws {
+        let store = try #require(TestObjectStore.current)
+        func startError(_ adjust: (inout Configuration) -> Void) async -> String {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-store-check-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            var configuration = Configuration()
+            configuration.dataDirectory = directory.path
+            configuration.databaseURL = TestDatabases.databaseURL(forDataDirectory: directory)
+            configuration.photoStore = "s3://\(store.bucket)/\(TestObjectStore.prefix(for: directory))"
+            configuration.photoStoreEndpoint = store.endpoint.absoluteString
+            configuration.photoStoreRegion = store.region
+            configuration.photoStoreAccessKeyID = store.credentials.accessKeyID
+            configuration.photoStoreSecretAccessKey = store.credentials.secretAccessKey
+            configuration.bcryptCost = 4
+            configuration.port = 0
+            adjust(&configuration)
+            do {
+                _ = try await buildApplication(configuration: configuration)
+                return "started"
+            } catch {
+                return String(describing: error)
+            }
+        }
+        let missing = await startError { $0.photoStore = "s3://onthemap-missing-bucket-\(UUID().uuidString.prefix(8).lowercased())/p" }
+        #expect(missing.contains("does not exist at") && missing.contains("aws s3 mb"), "\(missing)")
+        let refused = await startError { $0.photoStoreSecretAccessKey = "not-the-secret" }
+        #expect(refused.contains("refused the credentials") && refused.contains("AWS_SECRET_ACCESS_KEY"), "\(refused)")
+        #expect(!refused.contains("not-the-secret"))
+    }
+
     // MARK: The object store
 
     static var s3: S3Client? { TestObjectStore.client() }

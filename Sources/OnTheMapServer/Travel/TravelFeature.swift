@@ -15,6 +15,8 @@ enum TravelFeature {
         // left alone long enough to be abandoned: claims expired several times over.
         let sqlStore = store
         let shared = store.photoStorage.isShared || sqlStore.isPostgres
+        // A store that cannot be used stops the start with what to fix, not with its raw error.
+        try await store.photoStorage.checkAvailable()
         let abandonedBefore = shared ? configuration.clock.now().addingTimeInterval(-max(600, 4 * configuration.photoClaimSeconds)) : configuration.clock.now()
         let report = try await store.sweepPhotoFiles(abandonedBefore: abandonedBefore)
         if report != PhotoSweepReport() {
