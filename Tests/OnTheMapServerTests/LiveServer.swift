@@ -107,17 +107,7 @@ private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count:
 /// `stopAfter` appears), on a thread of its own: a blocking read on one of the few threads
 /// Swift concurrency has would starve the server under test of the thread it answers on.
 func rawExchange(port: Int, _ request: String, stopAfter marker: String? = nil, timeout: TimeInterval = 30) async throws -> String {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            do {
-                let socket = try RawSocket(port: port)
-                _ = socket.send(Array(request.utf8))
-                continuation.resume(returning: socket.read(until: timeout, stopAfter: marker).text)
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-    }
+    try await rawStream(port: port, request, timeout: timeout) { text in marker.map { text.contains($0) } ?? false }
 }
 
 extension RawSocket {

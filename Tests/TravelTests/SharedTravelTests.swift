@@ -164,48 +164,52 @@ struct SharedTravelTests {
         #expect(try TravelFeature.makePhotoStorage(configuration: configuration) == nil)
     }
 
-    @Test("a photo store that is not answering stops the start with what to check, and leaves nothing open")
-    func unreachableStoreSaysWhatToCheck() async throws {
+    /// What starting a server with this photo store throws (nil if it started), on a fresh
+    /// database of its own.
+    static func startError(_ adjust: (inout Configuration, URL) -> Void) async -> (any Error)? {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-store-check-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = Configuration()
         configuration.dataDirectory = directory.path
         configuration.databaseURL = TestDatabases.databaseURL(forDataDirectory: directory)
-        configuration.photoStore = "s3://onthemap-photos/p"
-        configuration.photoStoreEndpoint = "http://127.0.0.1:9"  // discard: nothing listens
-        configuration.photoStoreAccessKeyID = "AKIDTEST"
-        configuration.photoStoreSecretAccessKey = "never-shown"
         configuration.bcryptCost = 4
         configuration.port = 0
-        let error = await #expect(throws: PhotoStoreUnavailable.self) { _ = try await buildApplication(configuration: configuration) }
-        #expect(error?.description.contains("Cannot reach the photo store at http://127.0.0.1:9") == true, "\(String(describing: error))")
-        #expect(error?.description.contains("never-shown") == false)
+        adjust(&configuration, directory)
+        do {
+            _ = try await buildApplication(configuration: configuration)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("a photo store that is not answering stops the start with what to check, and leaves nothing open")
+    func unreachableStoreSaysWhatToCheck() async throws {
+        let failure = await Self.startError { configuration, _ in
+            configuration.photoStore = "s3://onthemap-photos/p"
+            configuration.photoStoreEndpoint = "http://127.0.0.1:9"  // discard: nothing listens
+            configuration.photoStoreAccessKeyID = "AKIDTEST"
+            configuration.photoStoreSecretAccessKey = "never-shown"
+        }
+        let error = try #require(failure as? PhotoStoreUnavailable, "\(String(describing: failure))")
+        #expect(error.description.contains("Cannot reach the photo store at http://127.0.0.1:9"), "\(error)")
+        #expect(!error.description.contains("never-shown"))
     }
 
     @Test("a missing bucket or refused credentials stop the start with what to fix",
           .enabled(if: TestObjectStore.current != nil))
     func storeProblemsSayWhatToFix() async throws {
         let store = try #require(TestObjectStore.current)
-        func startError(_ adjust: (inout Configuration) -> Void) async -> String {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-store-check-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: directory) }
-            var configuration = Configuration()
-            configuration.dataDirectory = directory.path
-            configuration.databaseURL = TestDatabases.databaseURL(forDataDirectory: directory)
-            configuration.photoStore = "s3://\(store.bucket)/\(TestObjectStore.prefix(for: directory))"
-            configuration.photoStoreEndpoint = store.endpoint.absoluteString
-            configuration.photoStoreRegion = store.region
-            configuration.photoStoreAccessKeyID = store.credentials.accessKeyID
-            configuration.photoStoreSecretAccessKey = store.credentials.secretAccessKey
-            configuration.bcryptCost = 4
-            configuration.port = 0
-            adjust(&configuration)
-            do {
-                _ = try await buildApplication(configuration: configuration)
-                return "started"
-            } catch {
-                return String(describing: error)
+        func startError(_ adjust: @escaping (inout Configuration) -> Void) async -> String {
+            let failure = await Self.startError { configuration, directory in
+                configuration.photoStore = "s3://\(store.bucket)/\(TestObjectStore.prefix(for: directory))"
+                configuration.photoStoreEndpoint = store.endpoint.absoluteString
+                configuration.photoStoreRegion = store.region
+                configuration.photoStoreAccessKeyID = store.credentials.accessKeyID
+                configuration.photoStoreSecretAccessKey = store.credentials.secretAccessKey
+                adjust(&configuration)
             }
+            return failure.map { String(describing: $0) } ?? "started"
         }
         let missing = await startError { $0.photoStore = "s3://onthemap-missing-bucket-\(UUID().uuidString.prefix(8).lowercased())/p" }
         #expect(missing.contains("does not exist at") && missing.contains("aws s3 mb"), "\(missing)")

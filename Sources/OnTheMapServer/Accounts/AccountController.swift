@@ -7,15 +7,9 @@ import Storage
 /// Sign-up: `POST /api/users` with `{"email","password","first_name","last_name"}`;
 /// password change: `POST /api/account/password` with `{"current_password","new_password"}`.
 struct AccountController: Sendable {
-    let store: any OnTheMapStore
-    let configuration: Configuration
     let accounts: AccountsService
-
-    init(accounts: AccountsService) {
-        self.store = accounts.store
-        self.configuration = accounts.configuration
-        self.accounts = accounts
-    }
+    var store: any OnTheMapStore { accounts.store }
+    var configuration: Configuration { accounts.configuration }
 
     static let minimumPasswordLength = 8
     static let maximumNameLength = 100

@@ -8,18 +8,11 @@ import Storage
 /// and hide, show or delete any post with a reason its author sees; every student can report
 /// a post and read what moderators did to theirs (`GET /api/account`).
 struct ModerationController: Sendable {
-    let store: any OnTheMapStore
-    let configuration: Configuration
     let accounts: AccountsService
     /// Hiding, showing and deleting posts and disabling accounts change the map: through it.
     let writes: LocationWrites
-
-    init(accounts: AccountsService, writes: LocationWrites) {
-        self.store = accounts.store
-        self.configuration = accounts.configuration
-        self.accounts = accounts
-        self.writes = writes
-    }
+    var store: any OnTheMapStore { accounts.store }
+    var configuration: Configuration { accounts.configuration }
 
     /// Reports one account may make in `reportWindow`, so reporting cannot flood the list.
     static let reportsPerWindow = 20

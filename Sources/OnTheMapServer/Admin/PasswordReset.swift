@@ -25,15 +25,9 @@ public enum PasswordResetLinks {
 /// `POST /api/password-reset` `{"token","new_password"}`: sets the password a link allows
 /// and ends every session of the account (whoever had the old password is logged out).
 struct PasswordResetController: Sendable {
-    let store: any OnTheMapStore
-    let configuration: Configuration
     let accounts: AccountsService
-
-    init(accounts: AccountsService) {
-        self.store = accounts.store
-        self.configuration = accounts.configuration
-        self.accounts = accounts
-    }
+    var store: any OnTheMapStore { accounts.store }
+    var configuration: Configuration { accounts.configuration }
 
     static let invalidLink = APIError(.badRequest, "invalid_reset_link",
                                       "This reset link is unknown, already used or expired; ask your administrator for a new one.")

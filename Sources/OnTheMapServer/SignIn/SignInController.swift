@@ -18,19 +18,11 @@ import Storage
 /// `POST /api/auth/<id>/link`, `GET /api/account/identities`,
 /// `DELETE /api/account/identities/<id>`, `POST /api/auth/logout`.
 struct SignInController: Sendable {
-    let store: any OnTheMapStore
-    let configuration: Configuration
-    let providers: SignInProviders
     let accounts: AccountsService
-    let policy: SignInPolicy
-
-    init(accounts: AccountsService, providers: SignInProviders) {
-        self.store = accounts.store
-        self.configuration = accounts.configuration
-        self.providers = providers
-        self.accounts = accounts
-        self.policy = SignInPolicy(store: accounts.store, accounts: accounts)
-    }
+    let providers: SignInProviders
+    var store: any OnTheMapStore { accounts.store }
+    var configuration: Configuration { accounts.configuration }
+    var policy: SignInPolicy { SignInPolicy(accounts: accounts) }
 
     /// The cookie binding a pending sign-in to the browser that started it: a fresh random
     /// value every time (never one the browser brought, which a sibling site or a plain-HTTP

@@ -13,8 +13,8 @@ import Storage
 ///     of whoever made it goes (`AccountRepository.claimAccount`). The person is told.
 /// - Otherwise a new account, proven when the provider says the email is verified.
 struct SignInPolicy: Sendable {
-    let store: any OnTheMapStore
     let accounts: AccountsService
+    var store: any OnTheMapStore { accounts.store }
 
     struct ExternalIdentity {
         var provider: String
