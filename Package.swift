@@ -118,7 +118,7 @@ let package = Package(
         // Test support: picks SQLite or PostgreSQL for the server suites.
         .target(
             name: "TestDatabases",
-            dependencies: [.product(name: "PostgresKit", package: "postgres-kit"), .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Storage", .product(name: "PostgresKit", package: "postgres-kit"), .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestDatabases"
         ),
         // The geocoder's accuracy suite (queries and expected places), for its tests and its

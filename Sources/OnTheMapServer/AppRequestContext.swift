@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import NIOCore
+import Storage
 
 /// The request context every route sees: who is asking (`caller`, set by `CallerMiddleware`),
 /// from which address, and over which scheme.
@@ -25,6 +26,21 @@ public struct AppRequestContext: RequestContext {
     }
     private var resolvedCaller = Caller.anonymous
     private var callerResolved = false
+
+    /// The slug a `/c/<slug>/…` request named (set by `ClassPrefixResponder`); nil for the
+    /// unprefixed routes, which serve the default class.
+    public var classSlug: String?
+    /// What the client put before the path the routes see: "" or `/c/<slug>`.
+    public var pathPrefix = ""
+    /// The class the request is for, as `ClassMiddleware` resolved it.
+    public var mapClass: MapClass {
+        get {
+            assert(resolvedClass != nil, "a route read the class before ClassMiddleware ran")
+            return resolvedClass ?? MapClass(id: "", slug: "", name: "", createdAt: .distantPast)
+        }
+        set { resolvedClass = newValue }
+    }
+    private var resolvedClass: MapClass?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -36,8 +36,16 @@ private func assemble(
     store: SQLStore, configuration: Configuration, logger: Logger, trustedProxies: TrustedProxies,
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
 ) async throws -> some ApplicationProtocol {
+    let directory = ClassDirectory(store: store, defaultSlug: configuration.defaultClassSlug, clock: configuration.clock)
+    let defaultClass = try await directory.ensureDefaultClass(now: configuration.clock.now())
+    if defaultClass.visibility == .public {
+        logger.notice("""
+            The default class '\(defaultClass.slug)' is public: anyone, signed in or not, can read its map. \
+            To make it members-only: onthemap admin class set \(defaultClass.slug) --visibility members
+            """)
+    }
     if configuration.demo {
-        try await DemoSeeder.seed(store, bcryptCost: configuration.bcryptCost, logger: logger)
+        try await DemoSeeder.seed(store, classId: defaultClass.id, bcryptCost: configuration.bcryptCost, logger: logger)
     }
     let geocoder = try makeGeocoder(configuration: configuration)
     let events = AlbumEvents()
@@ -60,16 +68,17 @@ private func assemble(
         }
     }
     let cache = listCache
-    let live = LiveLocations(store: store, settings: configuration.liveMap, logger: logger, beforePublishing: { cache?.invalidate() })
+    let live = LiveLocations(store: store, settings: configuration.liveMap, logger: logger,
+                             beforePublishing: { cache?.invalidate(classes: $0) })
     try await live.start()
-    services.append(LiveLocationsService(live: live, feed: store.locationChangeFeed()))
+    services.append(LiveLocationsService(live: live, feed: store.locationChangeFeed(), warmClassId: defaultClass.id))
     let router = buildRouter(
         store: store, geocoder: geocoder, albums: albums, listCache: listCache, hashing: hashing,
-        trustedProxies: trustedProxies, configuration: configuration, logger: logger, live: live, metrics: metrics
+        trustedProxies: trustedProxies, configuration: configuration, logger: logger, directory: directory, live: live, metrics: metrics
     )
     let bounds = ConnectionBounds(configuration: configuration, trustedProxies: trustedProxies)
     return Application(
-        router: router,
+        responder: ClassPrefixResponder(wrapped: router.buildResponder()),
         server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuardHandler(bounds: bounds)])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
         // Shut down in reverse order: album downloads stop before the database closes.
@@ -89,7 +98,7 @@ func makeGeocoder(configuration: Configuration) throws -> any Geocoder {
 func buildRouter(
     store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, listCache: ListResponseCache?,
     hashing: PasswordHashing, trustedProxies: TrustedProxies, configuration: Configuration, logger: Logger,
-    live: LiveLocations? = nil, metrics: ServerMetrics = ServerMetrics()
+    directory: ClassDirectory, live: LiveLocations? = nil, metrics: ServerMetrics = ServerMetrics()
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: ForwardedClientMiddleware(
@@ -98,6 +107,8 @@ func buildRouter(
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorFormatMiddleware())
     router.add(middleware: CrossSiteRequestGuard(allowedOrigins: configuration.allowedOrigins + [configuration.publicOrigin].compactMap { $0 }))
+    // The request's class (`/c/<slug>/…` or the default), before anything reads the caller.
+    router.add(middleware: ClassMiddleware(directory: directory))
 
     router.get("health") { _, _ in
         JSONResponse.raw(Data(#"{"status":"ok"}"#.utf8))
@@ -122,6 +133,7 @@ func buildRouter(
     PasswordResetController(accounts: accounts).addRoutes(to: api)
     let writes = LocationWrites(store: store, cache: listCache, live: live)
     ModerationController(accounts: accounts, writes: writes).addRoutes(to: api)
+    ClassController(accounts: accounts, directory: directory, writes: writes).addRoutes(to: api)
 
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache, writes: writes)
         .addRoutes(to: router.group("parse/classes/StudentLocation")

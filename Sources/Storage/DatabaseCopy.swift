@@ -9,18 +9,22 @@ public enum DatabaseCopy {
     enum Kind { case text, optionalText, double, int, optionalInt }
 
     /// Tables in an order that satisfies their foreign keys, each with every column and
-    /// its key (rows are read in key order, a page at a time).
+    /// its key (rows are read in key order, a page at a time; a key of two columns is
+    /// written "a,b").
     static let tables: [(name: String, key: String, columns: [(String, Kind)])] = [
         ("accounts", "key", [("key", .text), ("email", .text), ("password_hash", .text), ("first_name", .text),
                              ("last_name", .text), ("created_at", .text), ("is_admin", .int), ("disabled_at", .optionalText),
                              ("email_verified", .int)]),
+        ("classes", "id", [("id", .text), ("slug", .text), ("name", .text), ("visibility", .text), ("join_rule", .text),
+                           ("invite_code", .optionalText), ("created_at", .text)]),
+        ("class_members", "class_id,account_key", [("class_id", .text), ("account_key", .text), ("role", .text), ("joined_at", .text)]),
         ("sessions", "id", [("id", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text)]),
         ("login_devices", "digest", [("digest", .text), ("account_key", .text), ("last_login_at", .text)]),
         ("student_locations", "object_id", [
             ("object_id", .text), ("owner_key", .optionalText), ("unique_key", .text), ("first_name", .text), ("last_name", .text),
             ("map_string", .text), ("media_url", .text), ("latitude", .double), ("longitude", .double),
             ("created_at", .text), ("updated_at", .text), ("hidden_at", .optionalText), ("hidden_reason", .optionalText),
-            ("owner_disabled", .int),
+            ("owner_disabled", .int), ("class_id", .text),
         ]),
         ("location_reports", "id", [("id", .text), ("object_id", .text), ("reporter_key", .text), ("reason", .text), ("created_at", .text)]),
         ("moderation_actions", "id", [
@@ -77,6 +81,10 @@ public enum DatabaseCopy {
             do {
                 var copied: [(table: String, rows: Int)] = []
                 for table in tables {
+                    if table.name == "classes" {
+                        // The destination's migration made its own default class; the source's replaces it.
+                        try await db.raw("DELETE FROM classes WHERE NOT EXISTS (SELECT 1 FROM class_members WHERE class_id = classes.id)").run()
+                    }
                     let count = try await db.raw("SELECT COUNT(*) AS n FROM \(ident: table.name)").first()?.decode(column: "n", as: Int.self) ?? 0
                     guard count == 0 else { throw StorageError.destinationNotEmpty(table.name) }
                     copied.append((table.name, try await copyRows(of: table, from: source, into: db)))
@@ -94,22 +102,25 @@ public enum DatabaseCopy {
     private static func copyRows(of table: (name: String, key: String, columns: [(String, Kind)]), from source: SQLStore,
                                  into db: any SQLDatabase) async throws -> Int {
         let columnList = table.columns.map(\.0).joined(separator: ", ")
-        let keyIndex = table.columns.firstIndex { $0.0 == table.key }!
-        var after: String?
+        let keys = table.key.split(separator: ",").map(String.init)
+        let keyIndexes = keys.map { key in table.columns.firstIndex { $0.0 == key }! }
+        let keyList = keys.joined(separator: ", ")
+        var after: [String]?
         var total = 0
         while true {
             let last = after
             let page: [[any Encodable & Sendable]] = try await source.withDatabase { sourceDB in
                 var query: SQLQueryString = "SELECT \(unsafeRaw: columnList) FROM \(ident: table.name)"
-                if let last { query += " WHERE \(ident: table.key) > \(bind: last)" }
-                query += " ORDER BY \(ident: table.key) LIMIT \(literal: pageSize)"
+                // Row values compare column by column (both databases), so a two-column key pages too.
+                if let last { query += " WHERE (\(unsafeRaw: keyList)) > (\(binds: last))" }
+                query += " ORDER BY \(unsafeRaw: keyList) LIMIT \(literal: pageSize)"
                 return try await sourceDB.raw(query).all().map { row in try values(of: row, columns: table.columns) }
             }
             guard let lastRow = page.last else { return total }
             let rows: [SQLQueryString] = page.map { "(\(binds: $0))" }
             try await db.raw("INSERT INTO \(ident: table.name) (\(unsafeRaw: columnList)) VALUES " + rows.joined(separator: ", ")).run()
             total += page.count
-            after = lastRow[keyIndex] as? String
+            after = keyIndexes.map { lastRow[$0] as? String ?? "" }
         }
     }
 

@@ -16,12 +16,15 @@ public struct LocationChange: Sendable, Equatable {
     public var objectId: String
     /// The record after the change; nil for `deleted` and `reset`.
     public var record: StudentInformation?
+    /// The class whose map changed; empty for a `reset`, which concerns every class.
+    public var classId: String
 
-    public init(version: Int64, kind: Kind, objectId: String, record: StudentInformation?) {
+    public init(version: Int64, kind: Kind, objectId: String, record: StudentInformation?, classId: String) {
         self.version = version
         self.kind = kind
         self.objectId = objectId
         self.record = record
+        self.classId = classId
     }
 }
 
@@ -33,16 +36,18 @@ public protocol LocationChangeRepository: Sendable {
     func latestLocationChanges(limit: Int) async throws -> [LocationChange]
     /// The highest version ever logged that is still kept (0 when none).
     func latestLocationVersion() async throws -> Int64
-    /// Every location in object-id order after `objectId`, a page at a time, so a full read
-    /// of a big table is many short statements, each within the statement deadline.
-    func locationsByObjectId(after objectId: String, limit: Int) async throws -> [StudentInformation]
+    /// The highest logged version of each class that has changes still kept.
+    func latestLocationVersionsByClass() async throws -> [String: Int64]
+    /// Every visible location of a class in object-id order after `objectId`, a page at a
+    /// time, so a full read of a big class is many short statements, each within the deadline.
+    func locationsByObjectId(after objectId: String, in classId: String, limit: Int) async throws -> [StudentInformation]
     /// Forgets all but the newest `keeping` changes; returns how many went.
     @discardableResult func pruneLocationChanges(keeping: Int) async throws -> Int
 }
 
 // (`SQLStore` conforms to `LocationChangeRepository` through `OnTheMapStore`.)
 extension SQLStore {
-    static let changeColumns = "version, kind, object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
+    static let changeColumns = "version, kind, class_id, object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
 
     public func locationChanges(after version: Int64, limit: Int) async throws -> [LocationChange] {
         try await withDatabase { db in
@@ -67,11 +72,22 @@ extension SQLStore {
         }
     }
 
-    public func locationsByObjectId(after objectId: String, limit: Int) async throws -> [StudentInformation] {
+    public func latestLocationVersionsByClass() async throws -> [String: Int64] {
+        try await withDatabase { db in
+            var versions: [String: Int64] = [:]
+            for row in try await db.raw("SELECT class_id, MAX(version) AS v FROM location_changes GROUP BY class_id").all() {
+                versions[try row.decode(column: "class_id", as: String.self)] = try row.decode(column: "v", as: Int64.self)
+            }
+            return versions
+        }
+    }
+
+    public func locationsByObjectId(after objectId: String, in classId: String, limit: Int) async throws -> [StudentInformation] {
         try await withDatabase { db in
             try await db.raw("""
                 SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations
-                WHERE object_id > \(bind: objectId) ORDER BY object_id LIMIT \(literal: max(0, limit))
+                WHERE class_id = \(bind: classId) AND \(unsafeRaw: Self.visible) AND object_id > \(bind: objectId)
+                ORDER BY object_id LIMIT \(literal: max(0, limit))
                 """).all().map { row in
                 StudentInformation(
                     objectId: try row.decode(column: "object_id", as: String.self),
@@ -119,6 +135,7 @@ extension SQLStore {
                 updatedAt: try row.decode(column: "updated_at", as: String?.self) ?? ""
             )
         }
-        return LocationChange(version: try row.decode(column: "version", as: Int64.self), kind: kind, objectId: objectId, record: record)
+        return LocationChange(version: try row.decode(column: "version", as: Int64.self), kind: kind, objectId: objectId, record: record,
+                              classId: kind == .reset ? "" : try row.decode(column: "class_id", as: String.self))
     }
 }

@@ -267,7 +267,53 @@ enum Migrations {
               AND EXISTS (SELECT 1 FROM identity_links WHERE identity_links.account_key = accounts.key AND identity_links.email = accounts.email)
             """,
         ]),
+        // Classes: many private maps on one server. Every location (and every logged change)
+        // belongs to a class; today's map moves into the class `default` (slug `main`). A new
+        // database's default class is members-only and open (every account is a member); an
+        // existing community keeps its public map until the host says otherwise. The partial
+        // index serves "one class's visible locations, newest first" without reading the table.
+        (11, [
+            """
+            CREATE TABLE classes (
+                id TEXT PRIMARY KEY,
+                slug TEXT NOT NULL UNIQUE,
+                name TEXT NOT NULL,
+                visibility TEXT NOT NULL CHECK (visibility IN ('members', 'server', 'public')),
+                join_rule TEXT NOT NULL CHECK (join_rule IN ('invite', 'open', 'closed')),
+                invite_code TEXT UNIQUE,
+                created_at TEXT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE class_members (
+                class_id TEXT NOT NULL REFERENCES classes(id) ON DELETE CASCADE,
+                account_key TEXT NOT NULL REFERENCES accounts(key) ON DELETE CASCADE,
+                role TEXT NOT NULL CHECK (role IN ('teacher', 'moderator', 'student')),
+                joined_at TEXT NOT NULL,
+                PRIMARY KEY (class_id, account_key)
+            )
+            """,
+            "CREATE INDEX class_members_account ON class_members (account_key)",
+            "ALTER TABLE student_locations ADD COLUMN class_id TEXT NOT NULL DEFAULT 'default'",
+            "ALTER TABLE location_changes ADD COLUMN class_id TEXT NOT NULL DEFAULT 'default'",
+            """
+            CREATE INDEX student_locations_class_visible ON student_locations (class_id, updated_at DESC, object_id DESC)
+            WHERE hidden_at IS NULL AND owner_disabled = 0
+            """,
+            "CREATE INDEX student_locations_class_owner ON student_locations (class_id, unique_key)",
+        ]),
     ]
+
+    /// The default class of migration 11, created `public` when the database already holds
+    /// accounts or locations; `now` is the dialect's current time as a Parse date.
+    static func defaultClass(now: String) -> String {
+        """
+        INSERT INTO classes (id, slug, name, visibility, join_rule, invite_code, created_at)
+        SELECT 'default', 'main', 'OnTheMap',
+               CASE WHEN EXISTS (SELECT 1 FROM accounts) OR EXISTS (SELECT 1 FROM student_locations) THEN 'public' ELSE 'members' END,
+               'open', NULL, \(now)
+        """
+    }
 
     /// The columns a change carries besides its version: the record as it is after the
     /// change (all NULL but `object_id` for a delete).
@@ -324,6 +370,43 @@ enum Migrations {
             CREATE TRIGGER student_locations_log_hide AFTER UPDATE ON student_locations
             WHEN NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 BEGIN
                 INSERT INTO location_changes (kind, object_id) VALUES ('deleted', NEW.object_id);
+            END
+            """,
+        ],
+        // Each change names its class.
+        11: [
+            defaultClass(now: "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"),
+            "DROP TRIGGER student_locations_log_insert",
+            "DROP TRIGGER student_locations_log_update",
+            "DROP TRIGGER student_locations_log_delete",
+            "DROP TRIGGER student_locations_log_hide",
+            """
+            CREATE TRIGGER student_locations_log_insert AFTER INSERT ON student_locations
+            WHEN NEW.hidden_at IS NULL AND NEW.owner_disabled = 0 BEGIN
+                INSERT INTO location_changes (kind, class_id, object_id, unique_key, first_name, last_name, map_string, media_url,
+                                              latitude, longitude, created_at, updated_at)
+                VALUES ('created', NEW.class_id, NEW.object_id, NEW.unique_key, NEW.first_name, NEW.last_name, NEW.map_string,
+                        NEW.media_url, NEW.latitude, NEW.longitude, NEW.created_at, NEW.updated_at);
+            END
+            """,
+            """
+            CREATE TRIGGER student_locations_log_update AFTER UPDATE ON student_locations
+            WHEN NEW.hidden_at IS NULL AND NEW.owner_disabled = 0 BEGIN
+                INSERT INTO location_changes (kind, class_id, object_id, unique_key, first_name, last_name, map_string, media_url,
+                                              latitude, longitude, created_at, updated_at)
+                VALUES ('updated', NEW.class_id, NEW.object_id, NEW.unique_key, NEW.first_name, NEW.last_name, NEW.map_string,
+                        NEW.media_url, NEW.latitude, NEW.longitude, NEW.created_at, NEW.updated_at);
+            END
+            """,
+            """
+            CREATE TRIGGER student_locations_log_delete AFTER DELETE ON student_locations BEGIN
+                INSERT INTO location_changes (kind, class_id, object_id) VALUES ('deleted', OLD.class_id, OLD.object_id);
+            END
+            """,
+            """
+            CREATE TRIGGER student_locations_log_hide AFTER UPDATE ON student_locations
+            WHEN NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 BEGIN
+                INSERT INTO location_changes (kind, class_id, object_id) VALUES ('deleted', NEW.class_id, NEW.object_id);
             END
             """,
         ],
@@ -407,6 +490,35 @@ enum Migrations {
                         'media_url, latitude, longitude, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
                         TG_TABLE_SCHEMA)
                         USING CASE WHEN TG_OP = 'INSERT' THEN 'created' ELSE 'updated' END, NEW.object_id, NEW.unique_key,
+                            NEW.first_name, NEW.last_name, NEW.map_string, NEW.media_url, NEW.latitude, NEW.longitude,
+                            NEW.created_at, NEW.updated_at;
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+        ],
+        11: [
+            defaultClass(now: #"to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#),
+            """
+            CREATE OR REPLACE FUNCTION onthemap_log_location_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(1869902701, hashtext(TG_TABLE_SCHEMA));
+                IF TG_OP = 'TRUNCATE' THEN
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''reset'', '''', '''')', TG_TABLE_SCHEMA);
+                ELSIF TG_OP = 'DELETE' THEN
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''deleted'', $1, $2)', TG_TABLE_SCHEMA)
+                        USING OLD.class_id, OLD.object_id;
+                ELSIF NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 THEN
+                    IF TG_OP = 'UPDATE' THEN
+                        EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''deleted'', $1, $2)', TG_TABLE_SCHEMA)
+                            USING NEW.class_id, NEW.object_id;
+                    END IF;
+                ELSE
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id, unique_key, first_name, last_name, map_string, '
+                        'media_url, latitude, longitude, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+                        TG_TABLE_SCHEMA)
+                        USING CASE WHEN TG_OP = 'INSERT' THEN 'created' ELSE 'updated' END, NEW.class_id, NEW.object_id, NEW.unique_key,
                             NEW.first_name, NEW.last_name, NEW.map_string, NEW.media_url, NEW.latitude, NEW.longitude,
                             NEW.created_at, NEW.updated_at;
                 END IF;

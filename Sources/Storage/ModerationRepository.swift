@@ -15,20 +15,20 @@ public protocol ModerationRepository: Sendable {
     /// enabled administrator is refused (`.lastAdministrator`), checked as `setAdmin` does.
     func setDisabled(accountKey: String, _ disabled: Bool, now: Date) async throws -> AccountChange
 
-    /// A post as a moderator sees it, hidden or not.
-    func moderatedLocation(objectId: String) async throws -> ModeratedLocation?
-    /// Newest posts first, or the reported ones (most reports first), hidden ones included.
-    func moderationList(_ view: ModerationView, limit: Int) async throws -> [ModeratedLocation]
-    /// Hides (`hidden: true`) or shows a post again, logging the action for its author.
-    /// Returns false when there is no such post.
-    func setHidden(objectId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws -> Bool
-    /// Deletes a post, keeping a note of it (place and reason) for its author.
-    func moderatorDelete(objectId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool
+    /// A post of the class as a moderator sees it, hidden or not.
+    func moderatedLocation(objectId: String, in classId: String) async throws -> ModeratedLocation?
+    /// The class's newest posts first, or its reported ones (most reports first), hidden ones included.
+    func moderationList(_ view: ModerationView, in classId: String, limit: Int) async throws -> [ModeratedLocation]
+    /// Hides (`hidden: true`) or shows a post of the class again, logging the action for its
+    /// author. Returns false when the class has no such post.
+    func setHidden(objectId: String, in classId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws -> Bool
+    /// Deletes a post of the class, keeping a note of it (place and reason) for its author.
+    func moderatorDelete(objectId: String, in classId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool
     /// What moderators did to this account's posts, newest first.
     func moderationNotices(accountKey: String, limit: Int) async throws -> [ModerationNotice]
 
-    /// Records one report per reporter and post; `.notFound` for a post no one may see.
-    func report(objectId: String, reporterKey: String, reason: String, now: Date) async throws -> ReportOutcome
+    /// Records one report per reporter and post; `.notFound` for a post the class's readers cannot see.
+    func report(objectId: String, in classId: String, reporterKey: String, reason: String, now: Date) async throws -> ReportOutcome
     /// How many reports this account made since `since` (reports are rate-bounded).
     func reportCount(reporterKey: String, since: Date) async throws -> Int
 

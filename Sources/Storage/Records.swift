@@ -116,10 +116,13 @@ public struct LoginFailures: Sendable, Equatable {
 public struct StoredLocation: Sendable, Equatable {
     public var record: StudentInformation
     public var ownerKey: String?
+    /// The class whose map it is on (`MapClass.id`).
+    public var classId: String
 
-    public init(record: StudentInformation, ownerKey: String?) {
+    public init(record: StudentInformation, ownerKey: String?, classId: String) {
         self.record = record
         self.ownerKey = ownerKey
+        self.classId = classId
     }
 }
 
@@ -147,6 +150,8 @@ public struct LocationPatch: Sendable, Equatable {
 
 public enum StorageError: Error, Equatable, CustomStringConvertible {
     case emailTaken
+    /// A class with this slug exists.
+    case slugTaken
     case unsupportedDatabaseURL(String)
     case invalidDatabaseURL(String, String)
     case migrationFailed(String)
@@ -173,6 +178,7 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .emailTaken: "An account with this email already exists."
+        case .slugTaken: "A class with this slug already exists."
         case .unsupportedDatabaseURL(let url):
             "Unsupported database URL '\(url)': use sqlite:///path/to/file.sqlite or postgres://user:password@host:port/database"
         case .invalidDatabaseURL(let url, let reason): "Invalid database URL '\(url)': \(reason)."

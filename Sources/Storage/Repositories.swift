@@ -26,8 +26,9 @@ public protocol SessionRepository: Sendable {
     func createSession(_ session: Session) async throws
     /// The session with this token, if it exists and has not expired at `now`.
     func session(id: String, now: Date) async throws -> Session?
-    /// The live session with this token and its (enabled) account, in one query: who is asking.
-    func signedIn(token: String, now: Date) async throws -> (session: Session, account: Account)?
+    /// The live session with this token, its (enabled) account and the account's role in the
+    /// class `classId`, in one query: who is asking.
+    func signedIn(token: String, now: Date, classId: String) async throws -> SignedInRecord?
     /// Ends a session; returns whether one existed.
     @discardableResult func deleteSession(id: String) async throws -> Bool
     /// Ends every session of an account except `keeping` (a token, or nil for all);
@@ -37,15 +38,30 @@ public protocol SessionRepository: Sendable {
     @discardableResult func deleteExpiredSessions(now: Date) async throws -> Int
 }
 
+/// A session, its account, and the account's recorded role in the class asked about.
+public struct SignedInRecord: Sendable {
+    public var session: Session
+    public var account: Account
+    public var role: ClassRole?
+
+    public init(session: Session, account: Account, role: ClassRole?) {
+        self.session = session
+        self.account = account
+        self.role = role
+    }
+}
+
+/// Every read and write names its class (`MapClass.id`): a record of another class is not
+/// found, whatever its objectId.
 public protocol StudentLocationRepository: Sendable {
-    func locations(_ query: LocationQuery) async throws -> [StudentInformation]
-    func countLocations(_ filter: LocationFilter) async throws -> Int
-    func location(objectId: String) async throws -> StoredLocation?
+    func locations(_ query: LocationQuery, in classId: String) async throws -> [StudentInformation]
+    func countLocations(_ filter: LocationFilter, in classId: String) async throws -> Int
+    func location(objectId: String, in classId: String) async throws -> StoredLocation?
     func insertLocation(_ location: StoredLocation) async throws
     /// Applies `patch` and stamps `updatedAt`; returns the updated record, nil if it does not exist.
-    func updateLocation(objectId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation?
+    func updateLocation(objectId: String, in classId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation?
     /// Returns whether a record was deleted.
-    @discardableResult func deleteLocation(objectId: String) async throws -> Bool
+    @discardableResult func deleteLocation(objectId: String, in classId: String) async throws -> Bool
 }
 
 /// Failed credential attempts, counted in the database so every server shares them.
@@ -69,4 +85,4 @@ public protocol LoginThrottleRepository: Sendable {
 
 /// Everything the server stores, behind one value it can pass around.
 public typealias OnTheMapStore = AccountRepository & SessionRepository & StudentLocationRepository & TravelRepository
-    & LoginThrottleRepository & ModerationRepository & SignInRepository & LocationChangeRepository
+    & LoginThrottleRepository & ModerationRepository & SignInRepository & LocationChangeRepository & ClassRepository

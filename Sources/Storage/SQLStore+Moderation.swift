@@ -68,29 +68,29 @@ extension SQLStore {
         try await db.raw("SELECT key FROM accounts WHERE key = \(bind: accountKey)").first() == nil ? .notFound : .lastAdministrator
     }
 
-    public func moderatedLocation(objectId: String) async throws -> ModeratedLocation? {
+    public func moderatedLocation(objectId: String, in classId: String) async throws -> ModeratedLocation? {
         let found = try await withDatabase { db in
             try await db.raw("""
-                SELECT \(unsafeRaw: Self.moderatedColumns) FROM student_locations WHERE object_id = \(bind: objectId)
+                SELECT \(unsafeRaw: Self.moderatedColumns) FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId)
                 """).first().map(Self.moderated(from:))
         }
         guard let found else { return nil }
         return try await withReasons(found)
     }
 
-    public func moderationList(_ view: ModerationView, limit: Int) async throws -> [ModeratedLocation] {
+    public func moderationList(_ view: ModerationView, in classId: String, limit: Int) async throws -> [ModeratedLocation] {
         let limit = max(0, min(limit, 500))
         let rows = try await withDatabase { db in
             switch view {
             case .newest:
                 try await db.raw("""
-                    SELECT \(unsafeRaw: Self.moderatedColumns) FROM student_locations
+                    SELECT \(unsafeRaw: Self.moderatedColumns) FROM student_locations WHERE class_id = \(bind: classId)
                     ORDER BY created_at DESC, object_id DESC LIMIT \(literal: limit)
                     """).all().map(Self.moderated(from:))
             case .reported:
                 try await db.raw("""
                     SELECT \(unsafeRaw: Self.moderatedColumns) FROM student_locations
-                    WHERE object_id IN (SELECT object_id FROM location_reports)
+                    WHERE class_id = \(bind: classId) AND object_id IN (SELECT object_id FROM location_reports)
                     ORDER BY report_count DESC, updated_at DESC, object_id DESC LIMIT \(literal: limit)
                     """).all().map(Self.moderated(from:))
             }
@@ -100,12 +100,12 @@ extension SQLStore {
         return result
     }
 
-    public func setHidden(objectId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
+    public func setHidden(objectId: String, in classId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
         let stamp = ParseDate.string(from: now)
         return try await withDatabase { db in
             let updated = try await db.raw("""
                 UPDATE student_locations SET hidden_at = \(bind: hidden ? stamp : nil), hidden_reason = \(bind: hidden ? reason : nil)
-                WHERE object_id = \(bind: objectId) RETURNING owner_key, map_string
+                WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) RETURNING owner_key, map_string
                 """).first()
             guard let updated else { return false }
             try await Self.log(hidden ? .hide : .unhide, objectId: objectId, row: updated, reason: reason,
@@ -114,14 +114,14 @@ extension SQLStore {
         }
     }
 
-    public func moderatorDelete(objectId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
+    public func moderatorDelete(objectId: String, in classId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
         let stamp = ParseDate.string(from: now)
-        return try await withDatabase { db in
-            try await db.raw("DELETE FROM location_reports WHERE object_id = \(bind: objectId)").run()
+        return try await withTransaction { db in
             let deleted = try await db.raw(
-                "DELETE FROM student_locations WHERE object_id = \(bind: objectId) RETURNING owner_key, map_string"
+                "DELETE FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) RETURNING owner_key, map_string"
             ).first()
             guard let deleted else { return false }
+            try await db.raw("DELETE FROM location_reports WHERE object_id = \(bind: objectId)").run()
             try await Self.log(.delete, objectId: objectId, row: deleted, reason: reason, moderatorKey: moderatorKey, at: stamp, on: db)
             return true
         }
@@ -145,12 +145,12 @@ extension SQLStore {
         }
     }
 
-    public func report(objectId: String, reporterKey: String, reason: String, now: Date) async throws -> ReportOutcome {
+    public func report(objectId: String, in classId: String, reporterKey: String, reason: String, now: Date) async throws -> ReportOutcome {
         let id = UUID().uuidString.lowercased()
         return try await withDatabase { db in
             // Only posts the reporter can see; one report per reporter and post (the race-free way).
             guard try await db.raw(
-                "SELECT object_id FROM student_locations WHERE object_id = \(bind: objectId) AND \(unsafeRaw: Self.visible)"
+                "SELECT object_id FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND \(unsafeRaw: Self.visible)"
             ).first() != nil else { return .notFound }
             let inserted = try await db.raw("""
                 INSERT INTO location_reports (id, object_id, reporter_key, reason, created_at)

@@ -382,12 +382,14 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         }
     }
 
-    public func signedIn(token: String, now: Date) async throws -> (session: Session, account: Account)? {
+    public func signedIn(token: String, now: Date, classId: String) async throws -> SignedInRecord? {
         let nowText = ParseDate.string(from: now)
         return try await withDatabase { db in
             guard let row = try await db.raw("""
-                SELECT accounts.*, sessions.created_at AS session_created_at, sessions.expires_at AS session_expires_at
+                SELECT accounts.*, sessions.created_at AS session_created_at, sessions.expires_at AS session_expires_at,
+                       class_members.role AS class_role
                 FROM sessions JOIN accounts ON accounts.key = sessions.account_key
+                LEFT JOIN class_members ON class_members.class_id = \(bind: classId) AND class_members.account_key = accounts.key
                 WHERE sessions.id = \(bind: SessionToken.digest(token)) AND sessions.expires_at > \(bind: nowText)
                   AND accounts.disabled_at IS NULL
                 """).first() else { return nil }
@@ -397,7 +399,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                 createdAt: ParseDate.date(from: try row.decode(column: "session_created_at", as: String.self)) ?? .distantPast,
                 expiresAt: ParseDate.date(from: try row.decode(column: "session_expires_at", as: String.self)) ?? .distantPast
             )
-            return (session, account)
+            let role = try row.decode(column: "class_role", as: String?.self).flatMap(ClassRole.init(rawValue:))
+            return SignedInRecord(session: session, account: account, role: role)
         }
     }
 
@@ -428,13 +431,13 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
 
     // MARK: Student locations
 
-    public func locations(_ query: LocationQuery) async throws -> [StudentInformation] {
-        try await read(query.filter) { deadline in try await self.locations(query, deadline: deadline) }
+    public func locations(_ query: LocationQuery, in classId: String) async throws -> [StudentInformation] {
+        try await read(query.filter) { deadline in try await self.locations(query, in: classId, deadline: deadline) }
     }
 
-    private func locations(_ query: LocationQuery, deadline: UInt64) async throws -> [StudentInformation] {
-        var sql: SQLQueryString = "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE \(unsafeRaw: Self.visible) AND "
-            + filters.render(query.filter, deadline: deadline)
+    private func locations(_ query: LocationQuery, in classId: String, deadline: UInt64) async throws -> [StudentInformation] {
+        var sql: SQLQueryString = "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE class_id = \(bind: classId) AND "
+            + "\(unsafeRaw: Self.visible) AND " + filters.render(query.filter, deadline: deadline)
         var orderTerms: [SQLQueryString] = query.sort.map { "\(ident: $0.field.column) \(unsafeRaw: $0.descending ? "DESC" : "ASC")" }
         // A stable tie-breaker keeps limit/skip pages from overlapping or skipping rows.
         let tieBreakDescending = query.sort.first?.descending ?? false
@@ -458,24 +461,25 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     /// What a list query selects, in the order `PostgresSupport.locations` decodes it.
     static let locationColumns = "object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
 
-    public func countLocations(_ filter: LocationFilter) async throws -> Int {
+    public func countLocations(_ filter: LocationFilter, in classId: String) async throws -> Int {
         try await read(filter) { deadline in
-            let statement: SQLQueryString = "SELECT COUNT(*) AS n FROM student_locations WHERE \(unsafeRaw: Self.visible) AND "
-                + self.filters.render(filter, deadline: deadline)
+            let statement: SQLQueryString = "SELECT COUNT(*) AS n FROM student_locations WHERE class_id = \(bind: classId) AND "
+                + "\(unsafeRaw: Self.visible) AND " + self.filters.render(filter, deadline: deadline)
             return try await self.withDatabase { db in
                 try await db.raw(statement).first()?.decode(column: "n", as: Int.self) ?? 0
             }
         }
     }
 
-    public func location(objectId: String) async throws -> StoredLocation? {
+    public func location(objectId: String, in classId: String) async throws -> StoredLocation? {
         try await withDatabase { db in
-            guard let row = try await db.raw(
-                "SELECT * FROM student_locations WHERE object_id = \(bind: objectId) AND \(unsafeRaw: Self.visible)"
-            ).first() else {
+            guard let row = try await db.raw("""
+                SELECT * FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND \(unsafeRaw: Self.visible)
+                """).first() else {
                 return nil
             }
-            return StoredLocation(record: try Self.location(from: row), ownerKey: try row.decode(column: "owner_key", as: String?.self))
+            return StoredLocation(record: try Self.location(from: row), ownerKey: try row.decode(column: "owner_key", as: String?.self),
+                                  classId: classId)
         }
     }
 
@@ -484,15 +488,15 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         try await withDatabase { db in
             try await db.raw("""
                 INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string,
-                                               media_url, latitude, longitude, created_at, updated_at)
+                                               media_url, latitude, longitude, created_at, updated_at, class_id)
                 VALUES (\(bind: r.objectId), \(bind: location.ownerKey), \(bind: r.uniqueKey), \(bind: r.firstName),
                         \(bind: r.lastName), \(bind: r.mapString), \(bind: r.mediaURL), \(bind: r.latitude),
-                        \(bind: r.longitude), \(bind: r.createdAt), \(bind: r.updatedAt))
+                        \(bind: r.longitude), \(bind: r.createdAt), \(bind: r.updatedAt), \(bind: location.classId))
                 """).run()
         }
     }
 
-    public func updateLocation(objectId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation? {
+    public func updateLocation(objectId: String, in classId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation? {
         var assignments: [SQLQueryString] = ["updated_at = \(bind: ParseDate.string(from: updatedAt))"]
         func set(_ field: LocationField, _ value: (any Encodable & Sendable)?) {
             if let value { assignments.append("\(ident: field.column) = \(bind: value)") }
@@ -505,18 +509,21 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         set(.latitude, patch.latitude)
         set(.longitude, patch.longitude)
         let statement: SQLQueryString = "UPDATE student_locations SET " + assignments.joined(separator: ", ")
-            + " WHERE object_id = \(bind: objectId) AND \(unsafeRaw: Self.visible) RETURNING *"
+            + " WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND \(unsafeRaw: Self.visible) RETURNING *"
         return try await withDatabase { db in
             try await db.raw(statement).first().map(Self.location(from:))
         }
     }
 
     @discardableResult
-    public func deleteLocation(objectId: String) async throws -> Bool {
-        try await withDatabase { db in
+    public func deleteLocation(objectId: String, in classId: String) async throws -> Bool {
+        try await withTransaction { db in
+            guard try await !db.raw("""
+                DELETE FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) RETURNING object_id
+                """).all().isEmpty else { return false }
             // The post's reports go with it (the foreign key would cascade them too).
             try await db.raw("DELETE FROM location_reports WHERE object_id = \(bind: objectId)").run()
-            return try await !db.raw("DELETE FROM student_locations WHERE object_id = \(bind: objectId) RETURNING object_id").all().isEmpty
+            return true
         }
     }
 

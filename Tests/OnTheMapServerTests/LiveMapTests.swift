@@ -336,8 +336,8 @@ struct LiveMapTests {
         settings.viewerBuffer = 2
         let live = LiveLocations(store: store, settings: settings, logger: testLogger)
         try await live.start()
-        guard case .stream(_, let slow) = live.subscribe(since: live.version) else { throw TestFailure("not subscribed") }
-        guard case .stream(_, let fast) = live.subscribe(since: live.version) else { throw TestFailure("not subscribed") }
+        guard case .stream(_, let slow) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID) else { throw TestFailure("not subscribed") }
+        guard case .stream(_, let fast) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID) else { throw TestFailure("not subscribed") }
         #expect(live.viewerCount == 2)
         let seen = Mutex(0)
         let reader = Task {
@@ -346,7 +346,7 @@ struct LiveMapTests {
         }
         let base = live.version
         for offset in 1...20 {
-            live.publish([LocationChange(version: base + Int64(offset), kind: .deleted, objectId: "gone\(offset)", record: nil)])
+            live.publish([LocationChange(version: base + Int64(offset), kind: .deleted, objectId: "gone\(offset)", record: nil, classId: MapClass.migratedDefaultID)])
             // The reader keeps up (however loaded the machine); the other never reads.
             while seen.withLock({ $0 }) < offset { try await Task.sleep(for: .milliseconds(1)) }
         }

@@ -47,6 +47,7 @@ struct OpenAPIDocumentTests {
         let router = buildRouter(
             store: store, geocoder: geocoder, albums: albums, listCache: nil, hashing: hashing,
             trustedProxies: .none, configuration: configuration, logger: testLogger,
+            directory: ClassDirectory(store: store, defaultSlug: "main", clock: configuration.clock),
             live: LiveLocations(store: store, logger: testLogger)
         )
         await hashing.shutdown()

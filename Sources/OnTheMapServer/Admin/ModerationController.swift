@@ -4,9 +4,10 @@ import OnTheMapModels
 import Storage
 
 /// The host's tools on our own API (errors as `{"error":{"code","message"}}`):
-/// administrators list accounts, disable, enable and promote them, make password-reset links,
-/// and hide, show or delete any post with a reason its author sees; every student can report
-/// a post and read what moderators did to theirs (`GET /api/account`).
+/// administrators list accounts, disable, enable and promote them, and make password-reset
+/// links; a class's moderators and teachers (and administrators) list, hide, show or delete
+/// the class's posts with a reason their author sees; every reader of a class can report one
+/// of its posts, and every student reads what moderators did to theirs (`GET /api/account`).
 struct ModerationController: Sendable {
     let accounts: AccountsService
     /// Hiding, showing and deleting posts and disabling accounts change the map: through it.
@@ -29,10 +30,12 @@ struct ModerationController: Sendable {
         admin.post("users/:key/enable") { try await self.setDisabled(false, $0, $1) }
         admin.post("users/:key/promote", use: promote)
         admin.post("users/:key/reset-link", use: resetLink)
-        admin.get("moderation", use: moderationList)
-        admin.post("locations/:objectId/hide") { try await self.setHidden(true, $0, $1) }
-        admin.post("locations/:objectId/unhide") { try await self.setHidden(false, $0, $1) }
-        admin.delete("locations/:objectId", use: deleteLocation)
+        // Every route below runs for a moderator of the request's class only.
+        let moderation = group.group("admin", context: ModeratorContext.self)
+        moderation.get("moderation", use: moderationList)
+        moderation.post("locations/:objectId/hide") { try await self.setHidden(true, $0, $1) }
+        moderation.post("locations/:objectId/unhide") { try await self.setHidden(false, $0, $1) }
+        moderation.delete("locations/:objectId", use: deleteLocation)
     }
 
     // MARK: Every student
@@ -41,15 +44,18 @@ struct ModerationController: Sendable {
     @Sendable func account(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.requireSignedIn(.api("Log in to see your account.")).account
         let notices = try await store.moderationNotices(accountKey: me.key, limit: 20)
+        let access = context.classAccess
         return try JSONResponse.make(AccountView(
             account: .init(key: me.key, email: me.email, firstName: me.firstName, lastName: me.lastName, isAdmin: me.isAdmin),
-            notices: notices.map(NoticeView.init)
+            notices: notices.map(NoticeView.init),
+            classRole: access.role?.rawValue, canModerate: access.canModerate, canManageClass: access.canManage
         ))
     }
 
     /// `POST /api/locations/:objectId/report` `{"reason"}`: once per post and student.
     @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.requireSignedIn(.api("Log in to report a post.")).account
+        try context.classAccess.requireReader(.api)
         let reason = try await self.reason(request)
         let objectId = context.parameters.get("objectId") ?? ""
         let since = configuration.clock.now().addingTimeInterval(-Self.reportWindow)
@@ -57,7 +63,7 @@ struct ModerationController: Sendable {
             throw RetryLater(APIError(.tooManyRequests, "rate_limited",
                                       "You have reported \(Self.reportsPerWindow) posts this hour; try again later."), after: 600)
         }
-        switch try await store.report(objectId: objectId, reporterKey: me.key, reason: reason, now: configuration.clock.now()) {
+        switch try await store.report(objectId: objectId, in: context.mapClass.id, reporterKey: me.key, reason: reason, now: configuration.clock.now()) {
         case .notFound: throw Self.locationNotFound
         case .alreadyReported: return try JSONResponse.make(["reported": true, "already_reported": true])
         case .reported:
@@ -118,7 +124,7 @@ struct ModerationController: Sendable {
     }
 
     /// `GET /api/admin/moderation?view=newest|reported&limit=N`
-    @Sendable func moderationList(_ request: Request, context: AdministratorContext) async throws -> Response {
+    @Sendable func moderationList(_ request: Request, context: ModeratorContext) async throws -> Response {
         let query = request.uri.queryParameters
         let viewText = query["view"].map(String.init) ?? "newest"
         guard let view = ModerationView(rawValue: viewText) else {
@@ -131,12 +137,12 @@ struct ModerationController: Sendable {
             }
             limit = value
         }
-        let locations = try await store.moderationList(view, limit: limit)
+        let locations = try await store.moderationList(view, in: context.mapClass.id, limit: limit)
         return try JSONResponse.make(ModerationListView(view: view.rawValue, locations: locations.map(ModeratedView.init)))
     }
 
-    @Sendable func setHidden(_ hidden: Bool, _ request: Request, _ context: AdministratorContext) async throws -> Response {
-        let admin = context.administrator
+    @Sendable func setHidden(_ hidden: Bool, _ request: Request, _ context: ModeratorContext) async throws -> Response {
+        let admin = context.moderator
         // Showing a post again needs no reason; one given is kept in the author's notices.
         let reason: String
         if hidden {
@@ -145,20 +151,20 @@ struct ModerationController: Sendable {
             reason = (try? await self.reason(request)) ?? "Shown again by a moderator."
         }
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await writes.setHidden(objectId: objectId, hidden, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
+        guard try await writes.setHidden(objectId: objectId, in: context.mapClass.id, hidden, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
             throw Self.locationNotFound
         }
         context.logger.notice(hidden ? "post hidden" : "post shown", metadata: ["object_id": "\(objectId)", "by": "\(admin.accountKey)"])
-        guard let location = try await store.moderatedLocation(objectId: objectId) else { throw Self.locationNotFound }
+        guard let location = try await store.moderatedLocation(objectId: objectId, in: context.mapClass.id) else { throw Self.locationNotFound }
         return try JSONResponse.make(ModeratedView(location))
     }
 
     /// `DELETE /api/admin/locations/:objectId` `{"reason"}`
-    @Sendable func deleteLocation(_ request: Request, context: AdministratorContext) async throws -> Response {
-        let admin = context.administrator
+    @Sendable func deleteLocation(_ request: Request, context: ModeratorContext) async throws -> Response {
+        let admin = context.moderator
         let reason = try await self.reason(request)
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await writes.moderatorDelete(objectId: objectId, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
+        guard try await writes.moderatorDelete(objectId: objectId, in: context.mapClass.id, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
             throw Self.locationNotFound
         }
         context.logger.notice("post deleted by moderator", metadata: ["object_id": "\(objectId)", "by": "\(admin.accountKey)"])
@@ -203,6 +209,13 @@ struct AccountView: Encodable {
     }
     let account: Me
     let notices: [NoticeView]
+    /// The caller's role in the request's class (nil: not a member), and what it allows.
+    let classRole: String?
+    let canModerate: Bool
+    let canManageClass: Bool
+    enum CodingKeys: String, CodingKey {
+        case account, notices, classRole = "class_role", canModerate = "can_moderate", canManageClass = "can_manage_class"
+    }
 }
 
 struct NoticeView: Encodable {

@@ -25,3 +25,23 @@ struct AdministratorContext: ChildRequestContext {
 
     var maxUploadSize: Int { AppRequestContext.transportBodyLimit }
 }
+
+/// The context of a class's moderation routes: a route in a group of this context runs only
+/// for a moderator or teacher of the request's class, or an administrator (`ClassAccess`).
+struct ModeratorContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let moderator: SignedIn
+    let mapClass: MapClass
+    let clientAddress: String
+    let isHTTPS: Bool
+
+    init(context: AppRequestContext) throws {
+        moderator = try context.classAccess.requireModerator(.api)
+        mapClass = context.mapClass
+        coreContext = context.coreContext
+        clientAddress = context.clientAddress
+        isHTTPS = context.isHTTPS
+    }
+
+    var maxUploadSize: Int { AppRequestContext.transportBodyLimit }
+}

@@ -16,10 +16,12 @@ public enum Caller: Sendable {
     }
 }
 
-/// A caller with a live session. (Classes will add the class it asks in and its role there.)
+/// A caller with a live session, and its recorded role in the class the request is for
+/// (nil when it is not on the class's roster; `ClassAccess` says what that allows).
 public struct SignedIn: Sendable {
     public let session: Session
     public let account: Account
+    public let role: ClassRole?
 
     public var accountKey: String { account.key }
     public var isAdministrator: Bool { account.isAdmin }

@@ -3,7 +3,8 @@ import Hummingbird
 import Storage
 
 /// Resolves the request's credential (see `SessionCredential`) into `context.caller`, once,
-/// with one query for the session and its account. Mounted on the API routes; static files
+/// with one query for the session, its account and the account's role in the request's
+/// class (`context.mapClass`, resolved before routing by `ClassMiddleware`). Mounted on the API routes; static files
 /// never need a caller.
 struct CallerMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
@@ -16,8 +17,8 @@ struct CallerMiddleware: RouterMiddleware {
         case .none: context.caller = .anonymous
         case .malformed: context.caller = .invalidSession
         case .token(let token):
-            if let (session, account) = try await sessions.signedIn(token: token, now: clock.now()) {
-                context.caller = .signedIn(SignedIn(session: session, account: account))
+            if let found = try await sessions.signedIn(token: token, now: clock.now(), classId: context.mapClass.id) {
+                context.caller = .signedIn(SignedIn(session: found.session, account: found.account, role: found.role))
             } else {
                 context.caller = .invalidSession
             }

@@ -24,6 +24,7 @@ extension Configuration {
         }
         try check((0...65535).contains(port), "The port must be a number from 0 to 65535, not \(port).")
         try check(!host.isEmpty, "The address to listen on must not be empty.")
+        if let problem = ClassSlug.problem(defaultClassSlug) { throw ConfigurationError("The default class: \(problem)") }
         for origin in allowedOrigins {
             try check(Self.normalizedOrigin(origin) != nil, "Allowed origin '\(origin.prefix(80))' must look like https://host or http://host:port.")
         }

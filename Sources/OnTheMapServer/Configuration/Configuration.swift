@@ -14,6 +14,10 @@ public struct Configuration: Sendable {
     public var databaseURL: String?
     /// Seed a demo account and a few hundred locations on start.
     public var demo = false
+    /// The slug of the class the unprefixed routes serve (see `ClassDirectory`).
+    public var defaultClassSlug = "main"
+    /// Every account may create classes, not only administrators.
+    public var anyoneCreatesClasses = false
     /// Parse credentials required under `/parse`; the defaults are the public values the
     /// original clients hard-code, so they work unchanged.
     public var parseApplicationID = ParseCredentials.applicationID

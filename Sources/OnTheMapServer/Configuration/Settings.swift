@@ -89,6 +89,12 @@ public enum Settings {
             $0.databaseURL = $1
         },
         .flag("demo", env: "ONTHEMAP_DEMO", "Seed a demo account and a few hundred student locations, once.") { $0.demo = true },
+        .value("default-class", env: ["ONTHEMAP_DEFAULT_CLASS"], "slug", default: "main",
+               "The class the unprefixed routes (and old apps pointed at the server itself) serve; made at start, members-only and open, when no class has this slug.") {
+            $0.defaultClassSlug = $1
+        },
+        .flag("anyone-creates-classes", env: "ONTHEMAP_ANYONE_CREATES_CLASSES", default: "off: only administrators create classes",
+              "Let every account create classes (it becomes their teacher).") { $0.anyoneCreatesClasses = true },
         .value("parse-app-id", env: ["ONTHEMAP_PARSE_APP_ID"], "id", default: "the original clients' public value",
                "X-Parse-Application-Id required under /parse.") { $0.parseApplicationID = $1 },
         .value("parse-rest-key", env: ["ONTHEMAP_PARSE_REST_KEY"], "key", default: "the original clients' public value",

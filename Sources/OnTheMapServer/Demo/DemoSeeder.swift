@@ -3,8 +3,8 @@ import Logging
 import OnTheMapModels
 import Storage
 
-/// `--demo`: a demo account and a few hundred students spread over the world, so a
-/// newcomer sees a living map at once. Idempotent: nothing is added when the demo account
+/// `--demo`: a demo account and a few hundred students spread over the world, on the default
+/// class's map, so a newcomer sees a living map at once. Idempotent: nothing is added when the demo account
 /// already exists.
 enum DemoSeeder {
     static let email = "demo@onthemap.local"
@@ -13,7 +13,7 @@ enum DemoSeeder {
 
     /// Returns whether anything was seeded.
     @discardableResult
-    static func seed(_ store: any OnTheMapStore, bcryptCost: UInt8, now: Date = Date(), logger: Logger) async throws -> Bool {
+    static func seed(_ store: any OnTheMapStore, classId: String, bcryptCost: UInt8, now: Date = Date(), logger: Logger) async throws -> Bool {
         if try await store.account(email: email) != nil { return false }
         try await store.createAccount(Account(
             key: "1000000001", email: email, passwordHash: Passwords.hash(password, cost: bcryptCost),
@@ -38,7 +38,7 @@ enum DemoSeeder {
                 longitude: rounded(city.longitude + Double.random(in: -0.08...0.08, using: &random)),
                 createdAt: ParseDate.string(from: created), updatedAt: ParseDate.string(from: updated)
             )
-            try await store.insertLocation(StoredLocation(record: record, ownerKey: nil))
+            try await store.insertLocation(StoredLocation(record: record, ownerKey: nil, classId: classId))
         }
         logger.info("demo data seeded", metadata: ["locations": "\(locationCount)"])
         return true

@@ -11,6 +11,8 @@ struct LiveFrame: Sendable {
     let bytes: ByteBuffer
     /// The stream ends after this frame (`reload`).
     let ends: Bool
+    /// The class whose viewers get it; nil for every viewer (heartbeats, resets).
+    var classId: String? = nil
 }
 
 /// How a snapshot lays out its locations.
@@ -30,11 +32,13 @@ struct EncodedSnapshot: Sendable {
     let gzipped: ByteBuffer?
 }
 
-/// The live map of one server: the change log's newest entries in memory (so a viewer
-/// resumes from its last event id without a query), every viewer's stream, and the
-/// snapshot kept current by applying each change. Changes come only from the database's
-/// log (`LiveLocationsService` polls it when poked), so every server publishes the same
-/// versions in the same order, whoever wrote.
+/// The live maps of one server, one per class: the change log's newest entries in memory
+/// (so a viewer resumes from its last event id without a query), every viewer's stream
+/// (each hears its own class only), and the snapshots of the classes being read, kept
+/// current by applying each change. Changes come only from the database's log
+/// (`LiveLocationsService` polls it when poked), so every server publishes the same
+/// versions in the same order, whoever wrote. Versions are the log's, shared by every
+/// class: a class's viewer sees gaps where other classes changed.
 final class LiveLocations: Sendable {
     struct Settings: Sendable {
         /// Changes kept in memory for viewers that resume; further behind, they reload.
@@ -47,6 +51,8 @@ final class LiveLocations: Sendable {
         /// Changes kept in the database's log.
         var keptChanges = 10_000
         var snapshotPageSize = 5_000
+        /// Classes whose snapshot is kept in memory; the least recently read goes first.
+        var keptClassMaps = 64
         init() {}
     }
 
@@ -62,6 +68,17 @@ final class LiveLocations: Sendable {
         let continuation: AsyncStream<LiveFrame>.Continuation
         /// Skips versions up to this one (a viewer that resumed from a newer id than ours).
         let skipThrough: Int64
+        let classId: String
+    }
+
+    /// One class's map, once a snapshot of it was asked for.
+    private struct ClassMap {
+        /// Every visible location of the class by objectId.
+        var records: [String: StudentInformation]
+        var encoded: [SnapshotLayout: EncodedSnapshot] = [:]
+        var encoding: [SnapshotLayout: (version: Int64, task: Task<EncodedSnapshot, Never>)] = [:]
+        /// When it was last read (a counter), for keeping the most recently read.
+        var lastRead: UInt64
     }
 
     private struct State {
@@ -73,11 +90,14 @@ final class LiveLocations: Sendable {
         var viewers: [UInt64: Viewer] = [:]
         var nextViewer: UInt64 = 0
         var finished = false
-        /// Every location by objectId, once a snapshot was asked for.
-        var records: [String: StudentInformation]?
-        var loading: Task<Void, any Error>?
-        var encoded: [SnapshotLayout: EncodedSnapshot] = [:]
-        var encoding: [SnapshotLayout: (version: Int64, task: Task<EncodedSnapshot, Never>)] = [:]
+        var maps: [String: ClassMap] = [:]
+        var loading: [String: Task<Void, any Error>] = [:]
+        var reads: UInt64 = 0
+        /// The newest version that changed each class ("" for resets), for every change above
+        /// `knownFrom`: a viewer whose class has not changed since its version resumes even
+        /// when the ring has moved past it.
+        var lastChange: [String: Int64] = [:]
+        var knownFrom: Int64 = 0
         var prunedAt: Int64 = 0
     }
 
@@ -91,10 +111,11 @@ final class LiveLocations: Sendable {
     /// Told before new changes from the log are published: the list-answer cache is dropped
     /// here, so no list answer is ever older than what the map shows, whoever wrote (this
     /// server, another one, `onthemap admin`, or someone in `psql`).
-    private let beforePublishing: @Sendable () -> Void
+    /// It gets the ids of the classes that changed ("" when every class did).
+    private let beforePublishing: @Sendable (Set<String>) -> Void
 
     init(store: any LocationChangeRepository, settings: Settings = Settings(), logger: Logger,
-         beforePublishing: @escaping @Sendable () -> Void = {}) {
+         beforePublishing: @escaping @Sendable (Set<String>) -> Void = { _ in }) {
         self.store = store
         self.settings = settings
         self.logger = logger
@@ -106,7 +127,12 @@ final class LiveLocations: Sendable {
     func start() async throws {
         let recent = try await store.latestLocationChanges(limit: settings.ringCapacity)
         let latest = try await store.latestLocationVersion()
+        let perClass = try await store.latestLocationVersionsByClass()
+        let oldestKept = perClass.values.min() ?? latest
         state.withLock { s in
+            s.lastChange = perClass
+            // The log keeps every class's changes above the oldest one it still holds.
+            s.knownFrom = max(0, oldestKept - 1)
             s.version = recent.last?.version ?? latest
             s.floor = recent.count == settings.ringCapacity ? (recent.first?.version ?? latest) : 0
             // A pruned log: what is not kept cannot be replayed.
@@ -123,11 +149,16 @@ final class LiveLocations: Sendable {
 
     // MARK: Viewers
 
-    func subscribe(since: Int64) -> Subscription {
-        open(skipThrough: since) { s, continuation in
+    func subscribe(since: Int64, classId: String) -> Subscription {
+        open(skipThrough: since, classId: classId) { s, continuation in
             if since > s.version { return .ahead }
-            let backlog = s.ring.filter { $0.change.version > since }
-            if since < s.floor || backlog.contains(where: { $0.change.kind == .reset }) { return .reload(version: s.version) }
+            if since < s.floor {
+                // Past the ring: fine if nothing of this class (and no reset) came since.
+                let unchanged = since >= s.knownFrom && (s.lastChange[classId] ?? 0) <= since && (s.lastChange[""] ?? 0) <= since
+                return unchanged ? nil : .reload(version: s.version)
+            }
+            let backlog = s.ring.filter { $0.change.version > since && ($0.change.classId == classId || $0.change.kind == .reset) }
+            if backlog.contains(where: { $0.change.kind == .reset }) { return .reload(version: s.version) }
             for entry in backlog { continuation.yield(LiveFrame(version: entry.change.version, bytes: entry.frame, ends: false)) }
             return nil
         }
@@ -135,13 +166,13 @@ final class LiveLocations: Sendable {
 
     /// For a viewer whose last id is newer than what this server has published but that
     /// the database has logged: it hears nothing until this server catches up past it.
-    func subscribeAhead(skipThrough: Int64) -> Subscription {
-        open(skipThrough: skipThrough) { _, _ in nil }
+    func subscribeAhead(skipThrough: Int64, classId: String) -> Subscription {
+        open(skipThrough: skipThrough, classId: classId) { _, _ in nil }
     }
 
     /// A viewer's stream, registered under the lock unless `check` answers otherwise.
     private func open(
-        skipThrough: Int64, _ check: (State, AsyncStream<LiveFrame>.Continuation) -> Subscription?
+        skipThrough: Int64, classId: String, _ check: (State, AsyncStream<LiveFrame>.Continuation) -> Subscription?
     ) -> Subscription {
         // Room for a whole backlog plus some live frames: a viewer that cannot keep up
         // fills it and is dropped, so a stalled client holds a bounded amount of memory.
@@ -152,7 +183,7 @@ final class LiveLocations: Sendable {
             if let answer = check(s, continuation) { return (answer, 0) }
             let id = s.nextViewer
             s.nextViewer += 1
-            s.viewers[id] = Viewer(continuation: continuation, skipThrough: skipThrough)
+            s.viewers[id] = Viewer(continuation: continuation, skipThrough: skipThrough, classId: classId)
             return (nil, id)
         }
         if let outcome {
@@ -192,6 +223,7 @@ final class LiveLocations: Sendable {
             guard let frame = frames(&s) else { return }
             for (id, viewer) in s.viewers {
                 if let version = frame.version, version <= viewer.skipThrough { continue }
+                if let classId = frame.classId, classId != viewer.classId { continue }
                 if case .dropped = viewer.continuation.yield(frame) {
                     s.viewers[id] = nil
                     dropped.append(viewer.continuation)
@@ -214,8 +246,14 @@ final class LiveLocations: Sendable {
                 s.ring.append((change, frame))
                 if s.ring.count > settings.ringCapacity { s.floor = s.ring.removeFirst().change.version }
                 s.version = change.version
-                if s.records != nil { Self.apply(change, to: &s.records!) }
-                return LiveFrame(version: change.version, bytes: frame, ends: change.kind == .reset)
+                s.lastChange[change.classId] = change.version
+                if change.kind == .reset {
+                    s.maps.removeAll()
+                } else if s.maps[change.classId] != nil {
+                    Self.apply(change, to: &s.maps[change.classId]!.records)
+                }
+                return LiveFrame(version: change.version, bytes: frame, ends: change.kind == .reset,
+                                 classId: change.kind == .reset ? nil : change.classId)
             }
         }
     }
@@ -225,7 +263,9 @@ final class LiveLocations: Sendable {
         do {
             while true {
                 let changes = try await store.locationChanges(after: version, limit: 500)
-                if changes.contains(where: { $0.version > version }) { beforePublishing() }
+                let current = version
+                let changed = Set(changes.filter { $0.version > current }.map(\.classId))
+                if !changed.isEmpty { beforePublishing(changed) }
                 publish(changes)
                 if changes.count < 500 { break }
             }
@@ -254,23 +294,28 @@ final class LiveLocations: Sendable {
 
     // MARK: Snapshot
 
-    /// The snapshot at the newest version this server has, encoded at most once per version
-    /// and layout.
-    func snapshot(_ layout: SnapshotLayout = .records) async throws -> EncodedSnapshot {
+    /// A class's snapshot at the newest version this server has, encoded at most once per
+    /// change of the class and layout: while the class does not change, the encoded answer
+    /// (and its version) stays, whatever other classes do.
+    func snapshot(_ layout: SnapshotLayout = .records, classId: String) async throws -> EncodedSnapshot {
         for _ in 0..<5 {
             enum Step { case ready(EncodedSnapshot), encode(Task<EncodedSnapshot, Never>), load(Task<Void, any Error>) }
             let step: Step = state.withLock { s in
-                if let records = s.records {
-                    if let encoded = s.encoded[layout], encoded.version == s.version { return .ready(encoded) }
-                    if let encoding = s.encoding[layout], encoding.version == s.version { return .encode(encoding.task) }
-                    let version = s.version
+                if var map = s.maps[classId] {
+                    s.reads += 1
+                    map.lastRead = s.reads
+                    defer { s.maps[classId] = map }
+                    let changedAt = max(s.lastChange[classId] ?? 0, s.lastChange[""] ?? 0)
+                    if let encoded = map.encoded[layout], encoded.version >= changedAt { return .ready(encoded) }
+                    if let encoding = map.encoding[layout], encoding.version >= changedAt { return .encode(encoding.task) }
+                    let version = s.version, records = map.records
                     let task = Task { LiveMapJSON.snapshot(records, version: version, layout: layout) }
-                    s.encoding[layout] = (version, task)
+                    map.encoding[layout] = (version, task)
                     return .encode(task)
                 }
-                if let loading = s.loading { return .load(loading) }
-                let task = Task { try await self.load() }
-                s.loading = task
+                if let loading = s.loading[classId] { return .load(loading) }
+                let task = Task { try await self.load(classId) }
+                s.loading[classId] = task
                 return .load(task)
             }
             switch step {
@@ -279,8 +324,9 @@ final class LiveLocations: Sendable {
             case .encode(let task):
                 let encoded = await task.value
                 state.withLock { s in
-                    if (s.encoded[layout]?.version ?? -1) < encoded.version { s.encoded[layout] = encoded }
-                    if s.encoding[layout]?.version == encoded.version { s.encoding[layout] = nil }
+                    guard s.maps[classId] != nil else { return }
+                    if (s.maps[classId]!.encoded[layout]?.version ?? -1) < encoded.version { s.maps[classId]!.encoded[layout] = encoded }
+                    if s.maps[classId]!.encoding[layout]?.version == encoded.version { s.maps[classId]!.encoding[layout] = nil }
                 }
                 return encoded
             case .load(let task):
@@ -290,29 +336,41 @@ final class LiveLocations: Sendable {
         throw LiveMapUnavailable()
     }
 
-    /// Reads every location a page at a time, then replays the changes published since the
-    /// read began: each change carries the whole record, so replaying converges on the
-    /// state at our version whichever moment each page saw.
-    private func load() async throws {
+    /// How many classes' snapshots are in memory.
+    var keptClassMapCount: Int { state.withLock { $0.maps.count } }
+
+    /// Reads the class's locations a page at a time, then replays the changes published
+    /// since the read began: each change carries the whole record, so replaying converges on
+    /// the state at our version whichever moment each page saw.
+    private func load(_ classId: String) async throws {
         do {
             let start = version
             var records: [String: StudentInformation] = [:]
             var last = ""
             while true {
-                let page = try await store.locationsByObjectId(after: last, limit: settings.snapshotPageSize)
+                let page = try await store.locationsByObjectId(after: last, in: classId, limit: settings.snapshotPageSize)
                 for record in page { records[record.objectId] = record }
                 guard page.count == settings.snapshotPageSize, let next = page.last?.objectId else { break }
                 last = next
             }
             state.withLock { s in
-                s.loading = nil
+                s.loading[classId] = nil
                 // Over a ring's worth of changes during the read: try again.
-                guard s.floor <= start, !s.finished else { return }
-                for entry in s.ring where entry.change.version > start { Self.apply(entry.change, to: &records) }
-                s.records = records
+                guard s.floor <= start, !s.finished,
+                      !s.ring.contains(where: { $0.change.version > start && $0.change.kind == .reset }) else { return }
+                for entry in s.ring where entry.change.version > start && entry.change.classId == classId {
+                    Self.apply(entry.change, to: &records)
+                }
+                s.reads += 1
+                s.maps[classId] = ClassMap(records: records, lastRead: s.reads)
+                // Memory holds the classes being read, not every class of the server.
+                while s.maps.count > max(1, settings.keptClassMaps),
+                      let oldest = s.maps.filter({ $0.key != classId }).min(by: { $0.value.lastRead < $1.value.lastRead })?.key {
+                    s.maps[oldest] = nil
+                }
             }
         } catch {
-            state.withLock { $0.loading = nil }
+            state.withLock { $0.loading[classId] = nil }
             throw error
         }
     }

@@ -9,13 +9,15 @@ struct LiveLocationsService: Service {
     let live: LiveLocations
     /// PostgreSQL's LISTEN connection (nil on SQLite, where this process is the only writer).
     let feed: AsyncStream<LocationChangeEvent>?
+    /// The class whose map is read and encoded at start (the default class).
+    let warmClassId: String
 
     func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await live.pollLoop() }
             // Read and encoded once in the background at start, in the layout browsers ask
             // for, so the first map load does not wait for a full read of the table.
-            group.addTask { _ = try? await live.snapshot(.mapColumns) }
+            group.addTask { _ = try? await live.snapshot(.mapColumns, classId: warmClassId) }
             if let feed {
                 group.addTask {
                     // `listening` again after a drop: catch up on what was written meanwhile.

@@ -5,9 +5,9 @@ import NIOCore
 import ServiceLifecycle
 import Storage
 
-/// The live map: `GET /api/locations/snapshot` (every location, one request, usually no
-/// database work) and `GET /api/locations/changes` (Server-Sent Events from a version on).
-/// Reads are public, like the Parse list.
+/// The live map of the request's class: `GET /api/locations/snapshot` (every location, one
+/// request, usually no database work) and `GET /api/locations/changes` (Server-Sent Events
+/// from a version on). Read by whoever may read the class (`ClassAccess`), like its list.
 struct LiveMapController: Sendable {
     let live: LiveLocations
     let store: any LocationChangeRepository
@@ -24,18 +24,19 @@ struct LiveMapController: Sendable {
     }
 
     @Sendable func snapshot(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await answer(request, layout: .records)
+        try await answer(request, context: context, layout: .records)
     }
 
     /// The same snapshot as columns of what the web map draws (its own ETag).
     @Sendable func mapSnapshot(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await answer(request, layout: .mapColumns)
+        try await answer(request, context: context, layout: .mapColumns)
     }
 
-    private func answer(_ request: Request, layout: SnapshotLayout) async throws -> Response {
+    private func answer(_ request: Request, context: AppRequestContext, layout: SnapshotLayout) async throws -> Response {
+        try context.classAccess.requireReader(.api)
         let snapshot: EncodedSnapshot
         do {
-            snapshot = try await live.snapshot(layout)
+            snapshot = try await live.snapshot(layout, classId: context.mapClass.id)
         } catch is LiveMapUnavailable {
             throw RetryLater(APIError(.serviceUnavailable, "unavailable", "The map is being rebuilt; try again."), after: 1)
         }
@@ -57,24 +58,25 @@ struct LiveMapController: Sendable {
     }
 
     @Sendable func changes(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try context.classAccess.requireReader(.api)
         let since = try Self.startVersion(request)
         let lifetime = try Self.lifetime(request)
-        let live = self.live, store = self.store
+        let live = self.live, store = self.store, classId = context.mapClass.id
         let retry = ServerSentEvents.retry(milliseconds: Self.retryMilliseconds)
         let body = ResponseBody { writer in
             // Subscribed here, where the stream is consumed, so no viewer is left registered
             // by a response that was never sent.
-            var subscription = live.subscribe(since: since ?? live.version)
+            var subscription = live.subscribe(since: since ?? live.version, classId: classId)
             if case .ahead = subscription, let since {
                 // Another server may have published it already: believe ids the log has reached.
                 subscription = since <= (try await store.latestLocationVersion())
-                    ? live.subscribeAhead(skipThrough: since)
+                    ? live.subscribeAhead(skipThrough: since, classId: classId)
                     : .reload(version: live.version)
             }
             guard case .stream(let id, let stream) = subscription else {
                 if case .reload(let version) = subscription {
                     try await writer.write(retry)
-                    try await writer.write(LiveLocations.frame(for: LocationChange(version: version, kind: .reset, objectId: "", record: nil)))
+                    try await writer.write(LiveLocations.frame(for: LocationChange(version: version, kind: .reset, objectId: "", record: nil, classId: "")))
                 }
                 try await writer.finish(nil)
                 return

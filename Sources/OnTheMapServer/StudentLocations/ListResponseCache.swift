@@ -1,8 +1,8 @@
 import NIOCore
 import Synchronization
 
-/// Encoded `GET StudentLocation` answers, keyed by the raw query string and thrown away on
-/// every write. Almost every client asks for the same first page
+/// Encoded `GET StudentLocation` answers, per class, keyed by the raw query string and thrown
+/// away on every write to that class. Almost every client asks for the same first page
 /// (`limit=100&order=-updatedAt`), and it only changes when someone posts, so a hit skips
 /// query parsing, the database, row decoding and JSON encoding, and hands NIO the same
 /// buffer again (no copy). Only answers that parsed and succeeded are stored.
@@ -13,7 +13,9 @@ import Synchronization
 final class ListResponseCache: Sendable {
     private struct State {
         var generation: UInt64 = 0
-        var entries: [String: ByteBuffer] = [:]
+        /// By class id, then by key.
+        var entries: [String: [String: ByteBuffer]] = [:]
+        var count = 0
         var bytes = 0
         var suspended = false
     }
@@ -34,27 +36,46 @@ final class ListResponseCache: Sendable {
     /// write is never kept after it.
     var generation: UInt64 { state.withLock { $0.generation } }
 
-    func response(for key: String) -> ByteBuffer? {
-        let hit = state.withLock { $0.suspended ? nil : $0.entries[key] }
+    func response(for key: String, classId: String) -> ByteBuffer? {
+        let hit = state.withLock { $0.suspended ? nil : $0.entries[classId]?[key] }
         (hit == nil ? metrics?.listCacheMisses : metrics?.listCacheHits)?.increment()
         return hit
     }
 
-    func store(_ body: ByteBuffer, for key: String, computedAt generation: UInt64) {
+    func store(_ body: ByteBuffer, for key: String, classId: String, computedAt generation: UInt64) {
         state.withLock { state in
             guard !state.suspended, state.generation == generation, body.readableBytes <= Self.maximumBytes / 8 else { return }
-            if state.entries.count >= Self.maximumEntries || state.bytes + body.readableBytes > Self.maximumBytes {
+            if state.count >= Self.maximumEntries || state.bytes + body.readableBytes > Self.maximumBytes {
                 state.entries.removeAll(keepingCapacity: true)
                 state.bytes = 0
+                state.count = 0
             }
-            if let old = state.entries.updateValue(body, forKey: key) { state.bytes -= old.readableBytes }
+            if let old = state.entries[classId, default: [:]].updateValue(body, forKey: key) {
+                state.bytes -= old.readableBytes
+            } else {
+                state.count += 1
+            }
             state.bytes += body.readableBytes
         }
     }
 
-    /// Call after every successful write.
+    /// Call after every successful write: drops every class's answers.
     func invalidate() {
         state.withLock { Self.clear(&$0) }
+    }
+
+    /// Drops the answers of these classes ("" among them: every class). The generation moves
+    /// on for all, so no answer computed before the write is kept after it.
+    func invalidate(classes: Set<String>) {
+        state.withLock { state in
+            if classes.contains("") { return Self.clear(&state) }
+            state.generation &+= 1
+            for classId in classes {
+                guard let dropped = state.entries.removeValue(forKey: classId) else { continue }
+                state.count -= dropped.count
+                state.bytes -= dropped.values.reduce(0) { $0 + $1.readableBytes }
+            }
+        }
     }
 
     /// Stops serving and keeping answers until `resume()`.
@@ -77,5 +98,6 @@ final class ListResponseCache: Sendable {
         state.generation &+= 1
         state.entries.removeAll(keepingCapacity: true)
         state.bytes = 0
+        state.count = 0
     }
 }

@@ -15,42 +15,50 @@ struct LocationWrites: Sendable {
 
     func insert(_ location: StoredLocation) async throws {
         try await store.insertLocation(location)
-        await changed()
+        await changed([location.classId])
     }
 
-    func update(objectId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation? {
-        let updated = try await store.updateLocation(objectId: objectId, patch: patch, updatedAt: updatedAt)
-        if updated != nil { await changed() }
+    func update(objectId: String, in classId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation? {
+        let updated = try await store.updateLocation(objectId: objectId, in: classId, patch: patch, updatedAt: updatedAt)
+        if updated != nil { await changed([classId]) }
         return updated
     }
 
-    func delete(objectId: String) async throws -> Bool {
-        let deleted = try await store.deleteLocation(objectId: objectId)
-        if deleted { await changed() }
+    func delete(objectId: String, in classId: String) async throws -> Bool {
+        let deleted = try await store.deleteLocation(objectId: objectId, in: classId)
+        if deleted { await changed([classId]) }
         return deleted
     }
 
-    func setHidden(objectId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
-        let changedRow = try await store.setHidden(objectId: objectId, hidden, reason: reason, moderatorKey: moderatorKey, now: now)
-        if changedRow { await changed() }
+    func setHidden(objectId: String, in classId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
+        let changedRow = try await store.setHidden(objectId: objectId, in: classId, hidden, reason: reason, moderatorKey: moderatorKey, now: now)
+        if changedRow { await changed([classId]) }
         return changedRow
     }
 
-    func moderatorDelete(objectId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
-        let deleted = try await store.moderatorDelete(objectId: objectId, reason: reason, moderatorKey: moderatorKey, now: now)
-        if deleted { await changed() }
+    func moderatorDelete(objectId: String, in classId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
+        let deleted = try await store.moderatorDelete(objectId: objectId, in: classId, reason: reason, moderatorKey: moderatorKey, now: now)
+        if deleted { await changed([classId]) }
         return deleted
+    }
+
+    /// A member leaving, or removed by a teacher: their locations in the class go too.
+    func removeMember(classId: String, accountKey: String) async throws -> MembershipChange {
+        let outcome = try await store.removeMember(classId: classId, accountKey: accountKey)
+        if outcome == .done { await changed([classId]) }
+        return outcome
     }
 
     /// Disabling hides the account's posts for everyone; enabling shows them again.
     func setDisabled(accountKey: String, _ disabled: Bool, now: Date) async throws -> AccountChange {
         let outcome = try await store.setDisabled(accountKey: accountKey, disabled, now: now)
-        if case .done = outcome { await changed() }
+        if case .done = outcome { await changed([""]) }
         return outcome
     }
 
-    private func changed() async {
-        cache?.invalidate()
+    /// `classes`: the ids written to ("" for any class).
+    private func changed(_ classes: Set<String>) async {
+        cache?.invalidate(classes: classes)
         await live?.poll()
     }
 }

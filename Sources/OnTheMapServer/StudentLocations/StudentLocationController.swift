@@ -5,9 +5,11 @@ import OnTheMapModels
 import Storage
 
 /// The Parse-compatible StudentLocation class, mounted at `/parse/classes/StudentLocation`
-/// and `/v1/StudentLocation`. Reads are public; writes need a session and only the account
-/// that created a record may change it (unless `legacyOpenWrites`). A record's `uniqueKey`
-/// is its owner's account key whatever the client sends, so nobody can post as another.
+/// and `/v1/StudentLocation`, for the request's class (`/c/<slug>/…`, or the default one).
+/// Who may read and post is `ClassAccess`'s to say; only the account that created a record
+/// may change it (unless `legacyOpenWrites`, in a public class). A record's `uniqueKey` is its
+/// owner's account key whatever the client sends, so nobody can post as another. A record
+/// of another class is not found here, whatever its objectId.
 struct StudentLocationController: Sendable {
     let store: any OnTheMapStore
     let configuration: Configuration
@@ -27,15 +29,17 @@ struct StudentLocationController: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try context.classAccess.requireReader(.parse)
+        let classId = context.mapClass.id
         // The raw query is the cache key: a hit needs no parsing at all.
         let cacheKey = (allowsUniqueKeyShortcut ? "v1?" : "parse?") + (request.uri.query ?? "")
-        if let cached = cache?.response(for: cacheKey) { return Self.jsonResponse(cached) }
+        if let cached = cache?.response(for: cacheKey, classId: classId) { return Self.jsonResponse(cached) }
         let generation = cache?.generation ?? 0
         let parameters = try ParseQuery.parameters(rawQuery: request.uri.query)
         let find = try ParseQuery.listRequest(parameters, allowUniqueKey: allowsUniqueKeyShortcut)
         // limit=0 answers without reading rows (parse-server does the same).
-        let results = find.query.limit == 0 ? [] : try await store.locations(find.query)
-        let count = find.includeCount ? try await store.countLocations(find.query.filter) : nil
+        let results = find.query.limit == 0 ? [] : try await store.locations(find.query, in: classId)
+        let count = find.includeCount ? try await store.countLocations(find.query.filter, in: classId) : nil
         let body: ByteBuffer
         if let keys = find.keys {
             var object: [String: Any] = ["results": results.map { Self.project($0, keys: keys) }]
@@ -44,7 +48,7 @@ struct StudentLocationController: Sendable {
         } else {
             body = StudentLocationJSON.listBody(results, count: count)
         }
-        cache?.store(body, for: cacheKey, computedAt: generation)
+        cache?.store(body, for: cacheKey, classId: classId, computedAt: generation)
         return Self.jsonResponse(body)
     }
 
@@ -53,8 +57,11 @@ struct StudentLocationController: Sendable {
     }
 
     @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try context.classAccess.requireReader(.parse)
         let keys = try ParseQuery.getKeys(try ParseQuery.parameters(rawQuery: request.uri.query))
-        guard let stored = try await store.location(objectId: try objectId(context)) else { throw ParseError.objectNotFound }
+        guard let stored = try await store.location(objectId: try objectId(context), in: context.mapClass.id) else {
+            throw ParseError.objectNotFound
+        }
         guard let keys else { return try JSONResponse.make(stored.record) }
         return JSONResponse.raw(try JSONSerialization.data(withJSONObject: Self.project(stored.record, keys: keys), options: [.withoutEscapingSlashes]))
     }
@@ -74,10 +81,14 @@ struct StudentLocationController: Sendable {
             latitude: patch.latitude!, longitude: patch.longitude!,
             createdAt: now, updatedAt: now
         )
-        try await writes.insert(StoredLocation(record: record, ownerKey: owner))
+        try await writes.insert(StoredLocation(record: record, ownerKey: owner, classId: context.mapClass.id))
+        if let owner, context.caller.signedIn?.role == nil, context.classAccess.isMember {
+            // A post in an open class puts the student on its roster ("my classes").
+            try await store.join(classId: context.mapClass.id, accountKey: owner, now: configuration.clock.now())
+        }
         context.logger.info("location created", metadata: ["objectId": "\(record.objectId)"])
         var headers = HTTPFields()
-        headers[.location] = "\(request.uri.path)/\(record.objectId)"
+        headers[.location] = "\(context.pathPrefix)\(request.uri.path)/\(record.objectId)"
         return try JSONResponse.make(CreatedResponse(createdAt: now, objectId: record.objectId), status: .created, headers: headers)
     }
 
@@ -86,9 +97,9 @@ struct StudentLocationController: Sendable {
         let id = try objectId(context)
         let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
         var patch = try LocationBody.patch(from: body, creating: false)
-        let stored = try await authorize(owner, toChange: id)
+        let stored = try await authorize(owner, toChange: id, context: context)
         if let ownerKey = stored.ownerKey { patch.uniqueKey = ownerKey }
-        guard let updated = try await writes.update(objectId: id, patch: patch, updatedAt: configuration.clock.now()) else {
+        guard let updated = try await writes.update(objectId: id, in: context.mapClass.id, patch: patch, updatedAt: configuration.clock.now()) else {
             throw ParseError.objectNotFound
         }
         return try JSONResponse.make(UpdatedResponse(updatedAt: updated.updatedAt))
@@ -97,8 +108,8 @@ struct StudentLocationController: Sendable {
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let owner = try writer(context)
         let id = try objectId(context)
-        try await authorize(owner, toChange: id)
-        guard try await writes.delete(objectId: id) else { throw ParseError.objectNotFound }
+        try await authorize(owner, toChange: id, context: context)
+        guard try await writes.delete(objectId: id, in: context.mapClass.id) else { throw ParseError.objectNotFound }
         return JSONResponse.raw(Data("{}".utf8))
     }
 
@@ -110,16 +121,21 @@ struct StudentLocationController: Sendable {
         return id
     }
 
-    /// The account writing, or nil under legacy open writes without a session.
+    /// Legacy open writes apply only where anyone may read: a public class.
+    private func openWrites(_ context: AppRequestContext) -> Bool {
+        configuration.legacyOpenWrites && context.mapClass.visibility == .public
+    }
+
+    /// The member writing, or nil under legacy open writes without a session.
     private func writer(_ context: AppRequestContext) throws -> String? {
-        if configuration.legacyOpenWrites { return context.caller.signedIn?.accountKey }
-        return try context.requireSignedIn(SignInRequired(missing: ParseError.loginRequired, invalid: ParseError.invalidSession)).accountKey
+        if openWrites(context) { return context.caller.signedIn?.accountKey }
+        return try context.classAccess.requireMember(.parseWrite).accountKey
     }
 
     @discardableResult
-    private func authorize(_ account: String?, toChange objectId: String) async throws -> StoredLocation {
-        guard let stored = try await store.location(objectId: objectId) else { throw ParseError.objectNotFound }
-        if configuration.legacyOpenWrites { return stored }
+    private func authorize(_ account: String?, toChange objectId: String, context: AppRequestContext) async throws -> StoredLocation {
+        guard let stored = try await store.location(objectId: objectId, in: context.mapClass.id) else { throw ParseError.objectNotFound }
+        if openWrites(context) { return stored }
         guard let account, stored.ownerKey == account else { throw ParseError.notOwner }
         return stored
     }

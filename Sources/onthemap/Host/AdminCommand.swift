@@ -9,8 +9,8 @@ import Storage
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Moderate the community: list, disable, enable or promote accounts, make reset links, delete posts.",
-        subcommands: [Users.self, Disable.self, Enable.self, Promote.self, ResetLink.self, DeleteLocation.self]
+        abstract: "Moderate the community: list, disable, enable or promote accounts, make reset links, delete posts, run classes.",
+        subcommands: [Users.self, Disable.self, Enable.self, Promote.self, ResetLink.self, DeleteLocation.self, ClassCommand.self]
     )
 
     struct Users: AsyncParsableCommand {
@@ -120,6 +120,7 @@ struct AdminCommand: AsyncParsableCommand {
             abstract: "Delete any student location; its author sees the reason.")
         @Argument(help: "The location's objectId.") var objectId: String
         @Option(help: "Why, in one line: shown to the author.") var reason: String
+        @Option(name: .customLong("class"), help: "The class the location is in.") var classSlug = "main"
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
@@ -128,8 +129,9 @@ struct AdminCommand: AsyncParsableCommand {
                 throw ValidationError("Give a --reason of 1 to 500 characters on one line.")
             }
             try await withHostStore(database) { store in
-                guard try await store.moderatorDelete(objectId: objectId, reason: reason, moderatorKey: nil, now: Date()) else {
-                    throw ValidationError("There is no student location \(objectId).")
+                let mapClass = try await refusalsAsValidation { try await ClassHostTools.find(classSlug, store: store) }
+                guard try await store.moderatorDelete(objectId: objectId, in: mapClass.id, reason: reason, moderatorKey: nil, now: Date()) else {
+                    throw ValidationError("There is no student location \(objectId) in the class \(classSlug).")
                 }
                 print("Deleted \(objectId).")
             }
@@ -143,7 +145,7 @@ private func lastAdministratorMessage(_ account: Account) -> String {
 }
 
 /// An account by key, else by email (as typed at login: case and spaces do not matter).
-private func findAccount(_ text: String, in store: SQLStore) async throws -> Account {
+func findAccount(_ text: String, in store: SQLStore) async throws -> Account {
     if let account = try await store.account(key: text) { return account }
     if let account = try await store.account(email: text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()) {
         return account

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OnTheMapModels
+import OnTheMapServer
 import Storage
 
 /// `onthemap backup --to FILE`: a consistent copy of the SQLite database, taken while the
@@ -53,21 +54,23 @@ struct ExportCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write the student map (every visible location, newest first) as CSV or GeoJSON.",
+        abstract: "Write a class's map (every visible location, newest first) as CSV or GeoJSON.",
         discussion: "CSV text cells starting with = + - @ get a leading ' so spreadsheets show them as text."
     )
 
     @Option(help: "csv or geojson.") var format: Format
     @Option(help: "File to write (default: standard output).") var to: String?
+    @Option(name: .customLong("class"), help: "The class whose map is written.") var classSlug = "main"
     @OptionGroup var database: HostDatabaseOptions
 
     func run() async throws {
         let records = try await withHostStore(database) { store in
+            let mapClass = try await refusalsAsValidation { try await ClassHostTools.find(classSlug, store: store) }
             var all: [StudentInformation] = []
             let page = 1000
             while true {
                 let batch = try await store.locations(LocationQuery(
-                    sort: [LocationSort(.updatedAt, descending: true)], limit: page, skip: all.count))
+                    sort: [LocationSort(.updatedAt, descending: true)], limit: page, skip: all.count), in: mapClass.id)
                 all += batch
                 if batch.count < page { return all }
             }

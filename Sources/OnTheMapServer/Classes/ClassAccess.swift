@@ -1,0 +1,111 @@
+import Hummingbird
+import Storage
+
+/// Every rule of who may do what in a class, in one place. Routes ask it; none decides
+/// membership, visibility or roles itself.
+///
+/// - Reading: a `public` class, anyone; a `server` class, anyone signed in; a `members`
+///   class, its members and the server's administrators.
+/// - Membership: the roster's role, or, in an `open` class, student for every account.
+/// - Posting one's own location: members and administrators.
+/// - Moderating: moderators, teachers and administrators.
+/// - Settings, invite link, roster and roles: teachers and administrators.
+struct ClassAccess: Sendable {
+    let mapClass: MapClass
+    let caller: Caller
+
+    /// The caller's role in the class, or nil for a non-member (and for administrators who
+    /// are not on the roster: they act by `isAdministrator`).
+    var role: ClassRole? {
+        guard let signedIn = caller.signedIn else { return nil }
+        return signedIn.role ?? (mapClass.joinRule == .open ? .student : nil)
+    }
+
+    var isAdministrator: Bool { caller.signedIn?.isAdministrator == true }
+    var isMember: Bool { role != nil }
+
+    var canRead: Bool {
+        switch mapClass.visibility {
+        case .public: true
+        case .server: caller.signedIn != nil
+        case .members: isAdministrator || isMember
+        }
+    }
+
+    var canPost: Bool { isAdministrator || isMember }
+    var canModerate: Bool { isAdministrator || (role.map { $0 >= .moderator } ?? false) }
+    var canManage: Bool { isAdministrator || role == .teacher }
+
+    /// Refuses, in the route family's format, a caller who may not read the class.
+    func requireReader(_ refusal: ClassRefusal) throws {
+        guard !canRead else { return }
+        try requireSignedIn(refusal)
+        throw refusal.notMember
+    }
+
+    /// A member (or administrator) who may post, or the family's refusal.
+    @discardableResult
+    func requireMember(_ refusal: ClassRefusal) throws -> SignedIn {
+        let signedIn = try requireSignedIn(refusal)
+        guard canPost else { throw refusal.notMember }
+        return signedIn
+    }
+
+    @discardableResult
+    func requireModerator(_ refusal: ClassRefusal) throws -> SignedIn {
+        let signedIn = try requireSignedIn(refusal)
+        guard canModerate else { throw canRead ? refusal.forbidden("Only this class's moderators and teachers may do this.") : refusal.notMember }
+        return signedIn
+    }
+
+    @discardableResult
+    func requireTeacher(_ refusal: ClassRefusal) throws -> SignedIn {
+        let signedIn = try requireSignedIn(refusal)
+        guard canManage else { throw canRead ? refusal.forbidden("Only this class's teachers may do this.") : refusal.notMember }
+        return signedIn
+    }
+
+    @discardableResult
+    private func requireSignedIn(_ refusal: ClassRefusal) throws -> SignedIn {
+        switch caller {
+        case .signedIn(let signedIn): return signedIn
+        case .anonymous: throw refusal.signIn.missing
+        case .invalidSession: throw refusal.signIn.invalid
+        }
+    }
+}
+
+/// How a route family refuses a caller in a class: not signed in (its own 401), signed in but
+/// not a member (403), or a member without the role (403).
+struct ClassRefusal: Sendable {
+    let signIn: SignInRequired
+    let notMember: any Error
+    let forbidden: @Sendable (String) -> any Error
+
+    /// Our own API: `not_logged_in`, `not_a_member`, `forbidden`.
+    static let api = ClassRefusal(
+        signIn: .api("Log in to use this class's map."),
+        notMember: APIError(.forbidden, "not_a_member", "Only members of this class can do this; join it first."),
+        forbidden: { APIError(.forbidden, "forbidden", $0) }
+    )
+
+    /// The Parse protocol: 209 (with 401) as for writes without a session, 119 with 403.
+    static let parse = ClassRefusal(
+        signIn: SignInRequired(
+            missing: ParseError(209, "Log in to see this class's map: send the session cookie or X-Parse-Session-Token.", status: .unauthorized),
+            invalid: ParseError.invalidSession),
+        notMember: ParseError(119, "Only members of this class can see and change its map.", status: .forbidden),
+        forbidden: { ParseError(119, $0, status: .forbidden) }
+    )
+
+    /// Writes keep today's message for a missing session.
+    static let parseWrite = ClassRefusal(
+        signIn: SignInRequired(missing: ParseError.loginRequired, invalid: ParseError.invalidSession),
+        notMember: parse.notMember, forbidden: parse.forbidden
+    )
+}
+
+extension AppRequestContext {
+    /// The rules of the request's class for its caller.
+    var classAccess: ClassAccess { ClassAccess(mapClass: mapClass, caller: caller) }
+}

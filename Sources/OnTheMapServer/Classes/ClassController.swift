@@ -1,0 +1,334 @@
+import Foundation
+import Hummingbird
+import OnTheMapModels
+import Storage
+
+/// Classes on our own API, `/api/classes` (errors as `{"error":{"code","message"}}`): the
+/// classes I belong to and the open ones I may join; creating one; a class's settings, invite
+/// link and roster for its teachers; joining with an invite code, and leaving. Which caller may
+/// do what is `ClassAccess`'s to say.
+struct ClassController: Sendable {
+    let accounts: AccountsService
+    let directory: ClassDirectory
+    /// Leaving or removing a member deletes their locations there: through it.
+    let writes: LocationWrites
+    var store: any OnTheMapStore { accounts.store }
+    var configuration: Configuration { accounts.configuration }
+
+    static let maximumNameLength = 80
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.get("classes", use: mine)
+        group.post("classes", use: create)
+        group.get("classes/:slug", use: show)
+        group.patch("classes/:slug", use: change)
+        group.post("classes/:slug/invite", use: newInvite)
+        group.delete("classes/:slug/invite", use: revokeInvite)
+        group.post("classes/:slug/join", use: join)
+        group.post("classes/:slug/leave", use: leave)
+        group.get("classes/:slug/members", use: members)
+        group.post("classes/:slug/members", use: addMember)
+        group.put("classes/:slug/members/:key", use: setRole)
+        group.delete("classes/:slug/members/:key", use: removeMember)
+    }
+
+    // MARK: Everyone signed in
+
+    /// `GET /api/classes`: my classes with my role in each, the open ones I could join, and
+    /// whether I may create classes.
+    @Sendable func mine(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try context.requireSignedIn(.api("Log in to see your classes."))
+        var mine = try await store.classes(ofAccount: me.accountKey).map { ClassView($0.mapClass, role: $0.role) }
+        var joinable = try await store.openClasses(notJoinedBy: me.accountKey)
+        // The default class is everyone's when it is open, roster or not.
+        let main = try await directory.defaultClass()
+        if main.joinRule == .open, !mine.contains(where: { $0.slug == main.slug }) {
+            mine.insert(ClassView(main, role: .student), at: 0)
+            joinable.removeAll { $0.slug == main.slug }
+        }
+        return try JSONResponse.make(ClassListView(
+            classes: mine, joinable: joinable.map { ClassView($0, role: nil) }, defaultClass: main.slug,
+            canCreate: canCreate(me)
+        ))
+    }
+
+    /// `POST /api/classes` `{"slug","name","visibility"?,"join"?}`: the creator is its first teacher.
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try context.requireSignedIn(.api("Log in to create a class."))
+        guard canCreate(me) else {
+            throw APIError(.forbidden, "forbidden", "Only the server's administrators may create classes here.")
+        }
+        let form = try await decode(ClassForm.self, request)
+        guard let slug = form.slug else { throw APIError(.badRequest, "invalid_slug", "slug is required.") }
+        if let problem = ClassSlug.problem(slug) { throw APIError(.badRequest, "invalid_slug", problem) }
+        let made = MapClass(
+            id: Identifiers.objectId(), slug: slug, name: try Self.name(form.name ?? slug),
+            visibility: form.visibility ?? .members, joinRule: form.join ?? .invite,
+            inviteCode: Tokens.randomHex(bytes: 12), createdAt: configuration.clock.now()
+        )
+        do {
+            try await store.createClass(made, teacherKey: me.accountKey, now: configuration.clock.now())
+        } catch StorageError.slugTaken {
+            throw APIError(.conflict, "slug_taken", "A class with the slug '\(slug)' exists; choose another.")
+        }
+        directory.remember(made)
+        context.logger.notice("class created", metadata: ["class": "\(slug)", "by": "\(me.accountKey)"])
+        return try JSONResponse.make(try detail(made, role: .teacher, access: nil, request: request, context: context), status: .created)
+    }
+
+    /// `GET /api/classes/:slug[?code=]`: the class as its reader sees it; teachers also get the
+    /// invite link. Someone who may not read it yet sees it only to join: an open class, or an
+    /// invite-only one with its current code.
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (found, access) = try await classAccess(context)
+        if !access.canRead {
+            try context.requireSignedIn(ClassRefusal.api.signIn)
+            let code = request.uri.queryParameters.get("code")
+            var invited = false
+            if found.joinRule == .invite, let expected = found.inviteCode, let code { invited = Tokens.constantTimeEqual(code, expected) }
+            guard found.joinRule == .open || invited else { throw ClassRefusal.api.notMember }
+        }
+        return try JSONResponse.make(try detail(found, role: access.role, access: access, request: request, context: context))
+    }
+
+    /// `PATCH /api/classes/:slug` `{"name"?,"visibility"?,"join"?}` (teachers).
+    @Sendable func change(_ request: Request, context: AppRequestContext) async throws -> Response {
+        var (found, access) = try await classAccess(context)
+        try access.requireTeacher(.api)
+        let form = try await decode(ClassForm.self, request)
+        if form.slug != nil, form.slug != found.slug {
+            throw APIError(.badRequest, "slug_fixed", "A class's slug cannot change: old apps and invite links use it.")
+        }
+        if let name = form.name { found.name = try Self.name(name) }
+        if let visibility = form.visibility { found.visibility = visibility }
+        if let join = form.join { found.joinRule = join }
+        guard try await store.updateClass(found) else { throw Self.unknown }
+        directory.remember(found)
+        return try JSONResponse.make(try detail(found, role: access.role, access: access, request: request, context: context))
+    }
+
+    /// `POST /api/classes/:slug/invite`: a new invite link; the old one stops working.
+    @Sendable func newInvite(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await setInvite(Tokens.randomHex(bytes: 12), request, context)
+    }
+
+    /// `DELETE /api/classes/:slug/invite`: no invite link works until a new one is made.
+    @Sendable func revokeInvite(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await setInvite(nil, request, context)
+    }
+
+    private func setInvite(_ code: String?, _ request: Request, _ context: AppRequestContext) async throws -> Response {
+        var (found, access) = try await classAccess(context)
+        try access.requireTeacher(.api)
+        found.inviteCode = code
+        guard try await store.updateClass(found) else { throw Self.unknown }
+        directory.remember(found)
+        return try JSONResponse.make(try detail(found, role: access.role, access: access, request: request, context: context))
+    }
+
+    /// `POST /api/classes/:slug/join` `{"code"?}`: an open class takes anyone; an invite-only
+    /// one the current invite code; a closed one nobody (a teacher adds members).
+    @Sendable func join(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try context.requireSignedIn(.api("Log in to join a class."))
+        let (found, access) = try await classAccess(context)
+        if access.caller.signedIn?.role == nil {
+            switch found.joinRule {
+            case .open: break
+            case .closed:
+                throw APIError(.forbidden, "join_closed", "This class takes no new members by itself; ask its teacher to add you.")
+            case .invite:
+                let form = try await decode(JoinForm.self, request)
+                guard let expected = found.inviteCode, let code = form.code, Tokens.constantTimeEqual(code, expected) else {
+                    throw APIError(.forbidden, "invalid_invite",
+                                   "This invite link is not (or no longer) valid. Ask your teacher for the class's current link.")
+                }
+            }
+            try await store.join(classId: found.id, accountKey: me.accountKey, now: configuration.clock.now())
+            context.logger.info("class joined", metadata: ["class": "\(found.slug)", "account": "\(me.accountKey)"])
+        }
+        let role = try await store.role(classId: found.id, accountKey: me.accountKey) ?? access.role ?? .student
+        return try JSONResponse.make(try detail(found, role: role, access: nil, request: request, context: context))
+    }
+
+    /// `POST /api/classes/:slug/leave`: off the roster, and off the class's map.
+    @Sendable func leave(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try context.requireSignedIn(.api("Log in to leave a class."))
+        let (found, _) = try await classAccess(context)
+        switch try await writes.removeMember(classId: found.id, accountKey: me.accountKey) {
+        case .lastTeacher: throw Self.lastTeacher
+        case .done, .notFound: return try JSONResponse.make(["left": true])
+        }
+    }
+
+    // MARK: Teachers (and moderators, who read the roster)
+
+    /// `GET /api/classes/:slug/members`
+    @Sendable func members(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (found, access) = try await classAccess(context)
+        try access.requireModerator(.api)
+        let members = try await store.members(classId: found.id)
+        return try JSONResponse.make(MembersView(members: members.map(MemberView.init)))
+    }
+
+    /// `POST /api/classes/:slug/members` `{"email","role"}`: adds an account of this server.
+    @Sendable func addMember(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (found, access) = try await classAccess(context)
+        try access.requireTeacher(.api)
+        let form = try await decode(MemberForm.self, request)
+        guard let email = form.email, let account = try await store.account(email: email.trimmingCharacters(in: .whitespaces).lowercased()) else {
+            throw APIError(.notFound, "not_found", "No account of this server has that email; the student signs up first.")
+        }
+        return try await set(role: form.role ?? .student, of: account.key, in: found, context: context)
+    }
+
+    /// `PUT /api/classes/:slug/members/:key` `{"role"}`
+    @Sendable func setRole(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (found, access) = try await classAccess(context)
+        try access.requireTeacher(.api)
+        let form = try await decode(MemberForm.self, request)
+        guard let role = form.role else { throw APIError(.badRequest, "invalid_role", "role must be teacher, moderator or student.") }
+        return try await set(role: role, of: context.parameters.get("key") ?? "", in: found, context: context)
+    }
+
+    /// `DELETE /api/classes/:slug/members/:key`: off the roster and off the map.
+    @Sendable func removeMember(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (found, access) = try await classAccess(context)
+        try access.requireTeacher(.api)
+        switch try await writes.removeMember(classId: found.id, accountKey: context.parameters.get("key") ?? "") {
+        case .lastTeacher: throw Self.lastTeacher
+        case .notFound: throw APIError(.notFound, "not_found", "This account is not a member of the class.")
+        case .done: return try JSONResponse.make(["removed": true])
+        }
+    }
+
+    private func set(role: ClassRole, of key: String, in mapClass: MapClass, context: AppRequestContext) async throws -> Response {
+        switch try await store.setMember(classId: mapClass.id, accountKey: key, role: role, now: configuration.clock.now()) {
+        case .lastTeacher: throw Self.lastTeacher
+        case .notFound: throw ModerationController.accountNotFound
+        case .done:
+            context.logger.notice("class role set", metadata: ["class": "\(mapClass.slug)", "account": "\(key)", "role": "\(role.rawValue)"])
+            let members = try await store.members(classId: mapClass.id)
+            return try JSONResponse.make(MembersView(members: members.map(MemberView.init)))
+        }
+    }
+
+    // MARK: Helpers
+
+    static let unknown = APIError(.notFound, "unknown_class", "This server has no such class.")
+    static let lastTeacher = APIError(.conflict, "last_teacher",
+                                      "A class always keeps a teacher: make another member a teacher first.")
+
+    private func canCreate(_ me: SignedIn) -> Bool { me.isAdministrator || configuration.anyoneCreatesClasses }
+
+    /// The class the path names and the caller's rights there (one query for the role).
+    private func classAccess(_ context: AppRequestContext) async throws -> (MapClass, ClassAccess) {
+        let slug = context.parameters.get("slug") ?? ""
+        guard ClassSlug.isWellFormed(slug), let found = try await directory.mapClass(slug: slug) else { throw Self.unknown }
+        var caller = context.caller
+        if let signedIn = caller.signedIn {
+            let role = try await store.role(classId: found.id, accountKey: signedIn.accountKey)
+            caller = .signedIn(SignedIn(session: signedIn.session, account: signedIn.account, role: role))
+        }
+        return (found, ClassAccess(mapClass: found, caller: caller))
+    }
+
+    private func detail(_ mapClass: MapClass, role: ClassRole?, access: ClassAccess?, request: Request,
+                        context: AppRequestContext) throws -> ClassView {
+        var view = ClassView(mapClass, role: role)
+        if access?.canManage ?? (role == .teacher), let code = mapClass.inviteCode {
+            let path = "/#/join/\(mapClass.slug)/\(code)"
+            view.inviteCode = code
+            view.invitePath = path
+            view.inviteURL = (try? accounts.publicOrigin.origin(for: request, isHTTPS: context.isHTTPS)).map { $0 + path }
+        }
+        return view
+    }
+
+    private func decode<Form: Decodable>(_ type: Form.Type, _ request: Request) async throws -> Form {
+        let body = try await request.collectBody(limit: configuration.maxBodySize) { APIError.tooLarge }
+        if body.isEmpty, let empty = try? JSONDecoder().decode(Form.self, from: Data("{}".utf8)) { return empty }
+        do {
+            return try JSONDecoder().decode(Form.self, from: body)
+        } catch {
+            throw APIError(.badRequest, "invalid_body",
+                           "The body must be a JSON object; visibility is members, server or public; join is invite, open or closed; role is teacher, moderator or student.")
+        }
+    }
+
+    static func name(_ text: String) throws -> String {
+        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...maximumNameLength).contains(name.count), TextRules.isDisplaySafe(name) else {
+            throw APIError(.badRequest, "invalid_name", "A class's name has 1 to \(maximumNameLength) characters, with no control characters.")
+        }
+        return name
+    }
+}
+
+struct ClassForm: Decodable {
+    var slug: String?
+    var name: String?
+    var visibility: MapClass.Visibility?
+    var join: MapClass.JoinRule?
+}
+
+struct JoinForm: Decodable {
+    var code: String?
+}
+
+struct MemberForm: Decodable {
+    var email: String?
+    var role: ClassRole?
+}
+
+struct ClassView: Encodable {
+    let slug, name: String
+    let visibility: MapClass.Visibility
+    let join: MapClass.JoinRule
+    /// The caller's role (nil: not a member).
+    let role: ClassRole?
+    /// Teachers only.
+    var inviteCode: String?
+    var invitePath: String?
+    var inviteURL: String?
+
+    init(_ mapClass: MapClass, role: ClassRole?) {
+        slug = mapClass.slug
+        name = mapClass.name
+        visibility = mapClass.visibility
+        join = mapClass.joinRule
+        self.role = role
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case slug, name, visibility, join, role, inviteCode = "invite_code", invitePath = "invite_path", inviteURL = "invite_url"
+    }
+}
+
+struct ClassListView: Encodable {
+    let classes: [ClassView]
+    let joinable: [ClassView]
+    let defaultClass: String
+    let canCreate: Bool
+    enum CodingKeys: String, CodingKey {
+        case classes, joinable, defaultClass = "default_class", canCreate = "can_create"
+    }
+}
+
+struct MemberView: Encodable {
+    let key, email, firstName, lastName, role, joinedAt: String
+    init(_ member: ClassMember) {
+        key = member.accountKey
+        email = member.email
+        firstName = member.firstName
+        lastName = member.lastName
+        role = member.role.rawValue
+        joinedAt = ParseDate.string(from: member.joinedAt)
+    }
+    enum CodingKeys: String, CodingKey {
+        case key, email, role, firstName = "first_name", lastName = "last_name", joinedAt = "joined_at"
+    }
+}
+
+struct MembersView: Encodable {
+    let members: [MemberView]
+}

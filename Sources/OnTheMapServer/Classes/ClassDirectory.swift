@@ -1,0 +1,74 @@
+import Foundation
+import Storage
+import Synchronization
+
+/// The server's classes by slug, read from the database and kept for a few seconds, so
+/// resolving a request's class costs no query on a busy route. This server's own changes
+/// replace their entry at once; another server's are seen within `freshness`.
+final class ClassDirectory: Sendable {
+    private struct Entry {
+        let mapClass: MapClass?
+        let readAt: Date
+    }
+
+    private let store: any ClassRepository
+    private let clock: WallClock
+    private let entries = Mutex<[String: Entry]>([:])
+    /// The slug the unprefixed routes serve.
+    let defaultSlug: String
+    static let freshness: TimeInterval = 5
+    static let maximumEntries = 10_000
+
+    init(store: any ClassRepository, defaultSlug: String, clock: WallClock) {
+        self.store = store
+        self.defaultSlug = defaultSlug
+        self.clock = clock
+    }
+
+    /// The class with this slug, or nil when there is none.
+    func mapClass(slug: String) async throws -> MapClass? {
+        let now = clock.now()
+        if let entry = entries.withLock({ $0[slug] }), now.timeIntervalSince(entry.readAt) < Self.freshness {
+            return entry.mapClass
+        }
+        let found = try await store.mapClass(slug: slug)
+        entries.withLock { entries in
+            if entries.count >= Self.maximumEntries { entries.removeAll(keepingCapacity: true) }
+            entries[slug] = Entry(mapClass: found, readAt: now)
+        }
+        return found
+    }
+
+    /// The class the unprefixed routes serve (made at start when missing).
+    func defaultClass() async throws -> MapClass {
+        guard let found = try await mapClass(slug: defaultSlug) else { throw DefaultClassMissing(slug: defaultSlug) }
+        return found
+    }
+
+    /// Records a class this server just created or changed.
+    func remember(_ mapClass: MapClass) {
+        entries.withLock { $0[mapClass.slug] = Entry(mapClass: mapClass, readAt: clock.now()) }
+    }
+
+    /// Makes sure the default class exists: a database older than classes has it from its
+    /// migration; a host who named another slug gets a members-only, open class of that name.
+    func ensureDefaultClass(now: Date) async throws -> MapClass {
+        if let found = try await store.mapClass(slug: defaultSlug) { return found }
+        let made = MapClass(id: Identifiers.objectId(), slug: defaultSlug, name: defaultSlug, visibility: .members, joinRule: .open,
+                            createdAt: now)
+        do {
+            try await store.createClass(made, teacherKey: nil, now: now)
+        } catch StorageError.slugTaken {
+            // Another server made it at the same moment.
+        }
+        guard let found = try await store.mapClass(slug: defaultSlug) else { throw DefaultClassMissing(slug: defaultSlug) }
+        remember(found)
+        return found
+    }
+}
+
+/// The default class vanished from the database (someone deleted it by hand).
+struct DefaultClassMissing: Error, CustomStringConvertible {
+    let slug: String
+    var description: String { "The default class '\(slug)' is missing from the database; restart the server to make it again." }
+}

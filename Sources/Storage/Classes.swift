@@ -1,0 +1,130 @@
+import Foundation
+
+/// A class: one private map of a server, with its own members (migration 11). Every student
+/// location belongs to exactly one class; the server's unprefixed routes serve its default
+/// class, and `/c/<slug>/…` any other.
+public struct MapClass: Sendable, Equatable {
+    /// Who may read the class's map.
+    public enum Visibility: String, Sendable, CaseIterable, Codable {
+        /// Its members only (the default for a new class).
+        case members
+        /// Anyone signed in on this server.
+        case server
+        /// Anyone at all, with no session (every map before classes existed).
+        case `public`
+    }
+
+    /// How an account becomes a member.
+    public enum JoinRule: String, Sendable, CaseIterable, Codable {
+        /// With the class's invite link (revocable; the default).
+        case invite
+        /// Every account of the server counts as a member (a student unless given another role).
+        case open
+        /// Only a teacher or an administrator adds members.
+        case closed
+    }
+
+    public var id: String
+    public var slug: String
+    public var name: String
+    public var visibility: Visibility
+    public var joinRule: JoinRule
+    /// The code of the class's invite link; nil when there is none (revoked, or never made).
+    public var inviteCode: String?
+    public var createdAt: Date
+
+    public init(id: String, slug: String, name: String, visibility: Visibility = .members, joinRule: JoinRule = .invite,
+                inviteCode: String? = nil, createdAt: Date) {
+        self.id = id
+        self.slug = slug
+        self.name = name
+        self.visibility = visibility
+        self.joinRule = joinRule
+        self.inviteCode = inviteCode
+        self.createdAt = createdAt
+    }
+
+    /// The id migration 11 gives the class today's map moved into.
+    public static let migratedDefaultID = "default"
+}
+
+/// What a member may do in a class; server administrators may do everything everywhere.
+public enum ClassRole: String, Sendable, CaseIterable, Codable, Comparable {
+    /// Posts their own location.
+    case student
+    /// Also hides, shows and deletes posts, and reads reports.
+    case moderator
+    /// Also changes the class's settings, invite link, roster and roles.
+    case teacher
+
+    private var rank: Int {
+        switch self {
+        case .student: 0
+        case .moderator: 1
+        case .teacher: 2
+        }
+    }
+
+    public static func < (lhs: ClassRole, rhs: ClassRole) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// A member as the roster shows it.
+public struct ClassMember: Sendable, Equatable {
+    public var accountKey: String
+    public var email: String
+    public var firstName: String
+    public var lastName: String
+    public var role: ClassRole
+    public var joinedAt: Date
+
+    public init(accountKey: String, email: String, firstName: String, lastName: String, role: ClassRole, joinedAt: Date) {
+        self.accountKey = accountKey
+        self.email = email
+        self.firstName = firstName
+        self.lastName = lastName
+        self.role = role
+        self.joinedAt = joinedAt
+    }
+}
+
+/// A class with how many members and locations it has, for the host's list.
+public struct ClassSummary: Sendable, Equatable {
+    public var mapClass: MapClass
+    public var memberCount: Int
+    public var locationCount: Int
+}
+
+/// The outcome of a roster change.
+public enum MembershipChange: Sendable, Equatable {
+    case done
+    /// Nothing changed: the class would be left without a teacher.
+    case lastTeacher
+    /// Nothing changed: no such member (or class).
+    case notFound
+}
+
+public protocol ClassRepository: Sendable {
+    /// Creates the class, with `teacherKey` (if any) as its first teacher, in one transaction.
+    /// Throws `StorageError.slugTaken` when the slug is in use.
+    func createClass(_ mapClass: MapClass, teacherKey: String?, now: Date) async throws
+    func mapClass(slug: String) async throws -> MapClass?
+    /// Every class, by slug, with its counts.
+    func classSummaries() async throws -> [ClassSummary]
+    /// Saves name, visibility, join rule and invite code; false when the class is gone.
+    @discardableResult func updateClass(_ mapClass: MapClass) async throws -> Bool
+    /// The classes an account is a member of, with its role in each, by name.
+    func classes(ofAccount accountKey: String) async throws -> [(mapClass: MapClass, role: ClassRole)]
+    /// Open classes the account is not (yet) a recorded member of.
+    func openClasses(notJoinedBy accountKey: String) async throws -> [MapClass]
+    /// The class's members, teachers first, then by name.
+    func members(classId: String) async throws -> [ClassMember]
+    func role(classId: String, accountKey: String) async throws -> ClassRole?
+    /// Adds the account as a member with `role`, or gives a member that role; refuses (with
+    /// nothing changed) to leave the class without a teacher.
+    func setMember(classId: String, accountKey: String, role: ClassRole, now: Date) async throws -> MembershipChange
+    /// Adds the account as a student unless it is a member already (a join keeps a higher role).
+    func join(classId: String, accountKey: String, now: Date) async throws
+    /// Removes the member and their locations in this class, in one transaction; refuses to
+    /// remove the last teacher.
+    func removeMember(classId: String, accountKey: String) async throws -> MembershipChange
+}

@@ -1,0 +1,172 @@
+import Foundation
+import OnTheMapModels
+import SQLKit
+
+// Classes and their rosters (migration 11).
+// (`SQLStore` conforms to `ClassRepository` through `OnTheMapStore`.)
+extension SQLStore {
+    public func createClass(_ mapClass: MapClass, teacherKey: String?, now: Date) async throws {
+        let c = mapClass
+        try await withTransaction { db in
+            let inserted = try await db.raw("""
+                INSERT INTO classes (id, slug, name, visibility, join_rule, invite_code, created_at)
+                VALUES (\(bind: c.id), \(bind: c.slug), \(bind: c.name), \(bind: c.visibility.rawValue), \(bind: c.joinRule.rawValue),
+                        \(bind: c.inviteCode), \(bind: ParseDate.string(from: c.createdAt)))
+                ON CONFLICT (slug) DO NOTHING RETURNING id
+                """).all()
+            if inserted.isEmpty { throw StorageError.slugTaken }
+            if let teacherKey {
+                try await Self.upsertMember(classId: c.id, accountKey: teacherKey, role: .teacher, now: now, on: db)
+            }
+        }
+    }
+
+    public func mapClass(slug: String) async throws -> MapClass? {
+        try await withDatabase { db in
+            try await db.raw("SELECT * FROM classes WHERE slug = \(bind: slug)").first().map(Self.mapClass(from:))
+        }
+    }
+
+    public func classSummaries() async throws -> [ClassSummary] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT classes.*,
+                       (SELECT COUNT(*) FROM class_members WHERE class_members.class_id = classes.id) AS member_count,
+                       (SELECT COUNT(*) FROM student_locations WHERE student_locations.class_id = classes.id) AS location_count
+                FROM classes ORDER BY slug
+                """).all().map { row in
+                ClassSummary(mapClass: try Self.mapClass(from: row), memberCount: try row.decode(column: "member_count", as: Int.self),
+                             locationCount: try row.decode(column: "location_count", as: Int.self))
+            }
+        }
+    }
+
+    @discardableResult
+    public func updateClass(_ mapClass: MapClass) async throws -> Bool {
+        let c = mapClass
+        return try await withDatabase { db in
+            try await !db.raw("""
+                UPDATE classes SET name = \(bind: c.name), visibility = \(bind: c.visibility.rawValue),
+                    join_rule = \(bind: c.joinRule.rawValue), invite_code = \(bind: c.inviteCode)
+                WHERE id = \(bind: c.id) RETURNING id
+                """).all().isEmpty
+        }
+    }
+
+    public func classes(ofAccount accountKey: String) async throws -> [(mapClass: MapClass, role: ClassRole)] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT classes.*, class_members.role AS member_role FROM class_members JOIN classes ON classes.id = class_members.class_id
+                WHERE class_members.account_key = \(bind: accountKey) ORDER BY classes.name, classes.slug
+                """).all().map { row in
+                (try Self.mapClass(from: row), ClassRole(rawValue: try row.decode(column: "member_role", as: String.self)) ?? .student)
+            }
+        }
+    }
+
+    public func openClasses(notJoinedBy accountKey: String) async throws -> [MapClass] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT * FROM classes WHERE join_rule = 'open' AND NOT EXISTS (
+                    SELECT 1 FROM class_members WHERE class_members.class_id = classes.id AND class_members.account_key = \(bind: accountKey))
+                ORDER BY name, slug
+                """).all().map(Self.mapClass(from:))
+        }
+    }
+
+    public func members(classId: String) async throws -> [ClassMember] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT accounts.key, accounts.email, accounts.first_name, accounts.last_name, class_members.role, class_members.joined_at
+                FROM class_members JOIN accounts ON accounts.key = class_members.account_key
+                WHERE class_members.class_id = \(bind: classId)
+                ORDER BY CASE class_members.role WHEN 'teacher' THEN 0 WHEN 'moderator' THEN 1 ELSE 2 END,
+                         accounts.last_name, accounts.first_name, accounts.key
+                """).all().map { row in
+                ClassMember(
+                    accountKey: try row.decode(column: "key", as: String.self),
+                    email: try row.decode(column: "email", as: String.self),
+                    firstName: try row.decode(column: "first_name", as: String.self),
+                    lastName: try row.decode(column: "last_name", as: String.self),
+                    role: ClassRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .student,
+                    joinedAt: ParseDate.date(from: try row.decode(column: "joined_at", as: String.self)) ?? .distantPast
+                )
+            }
+        }
+    }
+
+    public func role(classId: String, accountKey: String) async throws -> ClassRole? {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT role FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)
+                """).first()?.decode(column: "role", as: String.self)
+        }.flatMap(ClassRole.init(rawValue:))
+    }
+
+    public func setMember(classId: String, accountKey: String, role: ClassRole, now: Date) async throws -> MembershipChange {
+        try await withTransaction { db in
+            guard try await db.raw("SELECT 1 AS x FROM classes WHERE id = \(bind: classId)").first() != nil,
+                  try await db.raw("SELECT 1 AS x FROM accounts WHERE key = \(bind: accountKey)").first() != nil
+            else { return .notFound }
+            if role != .teacher, try await Self.isLastTeacher(classId: classId, accountKey: accountKey, on: db) { return .lastTeacher }
+            try await Self.upsertMember(classId: classId, accountKey: accountKey, role: role, now: now, on: db)
+            return .done
+        }
+    }
+
+    public func join(classId: String, accountKey: String, now: Date) async throws {
+        try await withDatabase { db in
+            try await db.raw("""
+                INSERT INTO class_members (class_id, account_key, role, joined_at)
+                VALUES (\(bind: classId), \(bind: accountKey), 'student', \(bind: ParseDate.string(from: now)))
+                ON CONFLICT (class_id, account_key) DO NOTHING
+                """).run()
+        }
+    }
+
+    public func removeMember(classId: String, accountKey: String) async throws -> MembershipChange {
+        try await withTransaction { db in
+            if try await Self.isLastTeacher(classId: classId, accountKey: accountKey, on: db) { return .lastTeacher }
+            let removed = try await db.raw("""
+                DELETE FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey) RETURNING account_key
+                """).all()
+            // Their place on this class's map goes with them (and its reports, as a delete does).
+            try await db.raw("""
+                DELETE FROM location_reports WHERE object_id IN (
+                    SELECT object_id FROM student_locations WHERE class_id = \(bind: classId) AND owner_key = \(bind: accountKey))
+                """).run()
+            let locations = try await db.raw("""
+                DELETE FROM student_locations WHERE class_id = \(bind: classId) AND owner_key = \(bind: accountKey) RETURNING object_id
+                """).all()
+            return removed.isEmpty && locations.isEmpty ? .notFound : .done
+        }
+    }
+
+    /// Whether the account is the class's only teacher (run inside the changing transaction).
+    private static func isLastTeacher(classId: String, accountKey: String, on db: any SQLDatabase) async throws -> Bool {
+        let teachers = try await db.raw("""
+            SELECT account_key FROM class_members WHERE class_id = \(bind: classId) AND role = 'teacher'
+            """).all().map { try $0.decode(column: "account_key", as: String.self) }
+        return teachers == [accountKey]
+    }
+
+    private static func upsertMember(classId: String, accountKey: String, role: ClassRole, now: Date, on db: any SQLDatabase) async throws {
+        try await db.raw("""
+            INSERT INTO class_members (class_id, account_key, role, joined_at)
+            VALUES (\(bind: classId), \(bind: accountKey), \(bind: role.rawValue), \(bind: ParseDate.string(from: now)))
+            ON CONFLICT (class_id, account_key) DO UPDATE SET role = excluded.role
+            """).run()
+    }
+
+    static func mapClass(from row: any SQLRow) throws -> MapClass {
+        MapClass(
+            id: try row.decode(column: "id", as: String.self),
+            slug: try row.decode(column: "slug", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            visibility: MapClass.Visibility(rawValue: try row.decode(column: "visibility", as: String.self)) ?? .members,
+            joinRule: MapClass.JoinRule(rawValue: try row.decode(column: "join_rule", as: String.self)) ?? .closed,
+            inviteCode: try row.decode(column: "invite_code", as: String?.self),
+            createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast
+        )
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import OnTheMapServer
+import Storage
+
+extension MapClass.Visibility: ExpressibleByArgument {}
+extension MapClass.JoinRule: ExpressibleByArgument {}
+extension ClassRole: ExpressibleByArgument {}
+
+/// `onthemap admin class …`: classes on the database directly, like the other host commands.
+struct ClassCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "class",
+        abstract: "Create and change classes, add members, print a class's invite link.",
+        subcommands: [List.self, Create.self, Set.self, AddMember.self, InviteLink.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List every class with its members and locations.")
+        @OptionGroup var database: HostDatabaseOptions
+
+        func run() async throws {
+            let summaries = try await withHostStore(database) { try await $0.classSummaries() }
+            print("SLUG                 VISIBILITY JOIN    MEMBERS LOCATIONS NAME")
+            for summary in summaries {
+                let c = summary.mapClass
+                print([c.slug.padding(toLength: 20, withPad: " ", startingAt: 0),
+                       c.visibility.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
+                       c.joinRule.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
+                       String(summary.memberCount).padding(toLength: 7, withPad: " ", startingAt: 0),
+                       String(summary.locationCount).padding(toLength: 9, withPad: " ", startingAt: 0), c.name].joined(separator: " "))
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a class; its map is at /c/SLUG.")
+        @Argument(help: "2 to 40 of a-z, 0-9 and -.") var slug: String
+        @Option(help: "The name people see (default: the slug).") var name: String?
+        @Option(help: "members, server or public.") var visibility: MapClass.Visibility = .members
+        @Option(help: "invite, open or closed.") var join: MapClass.JoinRule = .invite
+        @OptionGroup var database: HostDatabaseOptions
+
+        func run() async throws {
+            try await withHostStore(database) { store in
+                let made = try await refusalsAsValidation {
+                    try await ClassHostTools.create(slug: slug, name: name, visibility: visibility, join: join, store: store)
+                }
+                print("Created the class \(made.slug) (\(made.visibility.rawValue), join: \(made.joinRule.rawValue)).")
+                print("Add its teacher: onthemap admin class add-member \(made.slug) EMAIL --role teacher")
+            }
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a class's name, visibility or join rule.")
+        @Argument var slug: String
+        @Option var name: String?
+        @Option(help: "members, server or public.") var visibility: MapClass.Visibility?
+        @Option(help: "invite, open or closed.") var join: MapClass.JoinRule?
+        @OptionGroup var database: HostDatabaseOptions
+
+        func run() async throws {
+            try await withHostStore(database) { store in
+                var found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
+                if let name { found.name = try await refusalsAsValidation { try ClassHostTools.checkedName(name) } }
+                if let visibility { found.visibility = visibility }
+                if let join { found.joinRule = join }
+                try await store.updateClass(found)
+                print("\(found.slug): \(found.visibility.rawValue), join: \(found.joinRule.rawValue), name: \(found.name).")
+            }
+        }
+    }
+
+    struct AddMember: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-member", abstract: "Add an account to a class, or change its role there.")
+        @Argument var slug: String
+        @Argument(help: "The account's email or key.") var account: String
+        @Option(help: "teacher, moderator or student.") var role: ClassRole
+        @OptionGroup var database: HostDatabaseOptions
+
+        func run() async throws {
+            try await withHostStore(database) { store in
+                let found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
+                let member = try await findAccount(account, in: store)
+                try await refusalsAsValidation { try await ClassHostTools.setRole(role, accountKey: member.key, in: found, store: store) }
+                print("\(member.email) is a \(role.rawValue) of \(found.slug).")
+            }
+        }
+    }
+
+    struct InviteLink: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "invite-link", abstract: "Print a class's invite link (--new: replace it; --revoke: no link works).")
+        @Argument var slug: String
+        @Flag(help: "Make a new link; the old one stops working.") var new = false
+        @Flag(help: "Stop the current link without making another.") var revoke = false
+        @Option(help: "Where students reach the server. [env: ONTHEMAP_PUBLIC_URL] (default: http://127.0.0.1:8080)")
+        var publicURL: String?
+        @OptionGroup var database: HostDatabaseOptions
+
+        func run() async throws {
+            let origin = publicURL ?? ProcessInfo.processInfo.environment["ONTHEMAP_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? "http://127.0.0.1:8080"
+            try await withHostStore(database) { store in
+                var found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
+                if new || revoke || found.inviteCode == nil && !revoke {
+                    found = try await ClassHostTools.newInvite(for: found, revoke: revoke, store: store)
+                }
+                guard let link = ClassHostTools.inviteLink(found, origin: origin) else {
+                    print("\(found.slug) has no invite link now.")
+                    return
+                }
+                print(link)
+                if found.joinRule != .invite {
+                    FileHandle.standardError.write(Data("Note: \(found.slug) joins by '\(found.joinRule.rawValue)', so the link is not needed to join.\n".utf8))
+                }
+            }
+        }
+    }
+}
+
+/// Runs `body`, turning the server's refusals into the command line's own errors.
+func refusalsAsValidation<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let refused as ClassHostTools.Refused {
+        throw ValidationError(refused.description)
+    }
+}
