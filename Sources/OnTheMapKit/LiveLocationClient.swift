@@ -31,14 +31,18 @@ public enum LiveConnectionState: Sendable, Hashable {
 /// when the server says the gap is too large.
 public final class LiveLocationClient: Sendable {
     public let configuration: OnTheMapConfiguration
+    /// The session every request carries, when there is one (a members-only class's map is
+    /// read by its members); share the one your `UdacityClient` logs in with.
+    public let sessionStore: SessionStore
     let transport: HTTPTransport
     /// Pauses before reconnecting after a failure: doubles from `minimumRetry` up to `maximumRetry`.
     let minimumRetry: Duration
     let maximumRetry: Duration
 
-    public init(configuration: OnTheMapConfiguration = .local, urlSession: URLSession? = nil,
+    public init(configuration: OnTheMapConfiguration = .local, sessionStore: SessionStore = SessionStore(), urlSession: URLSession? = nil,
                 minimumRetry: Duration = .seconds(1), maximumRetry: Duration = .seconds(30)) {
         self.configuration = configuration
+        self.sessionStore = sessionStore
         self.transport = HTTPTransport(configuration: configuration, urlSession: urlSession, callbackQueue: nil)
         self.minimumRetry = minimumRetry
         self.maximumRetry = max(minimumRetry, maximumRetry)
@@ -53,7 +57,8 @@ public final class LiveLocationClient: Sendable {
 
     /// Every location now, with the version to follow changes from.
     public func snapshot() async throws(OnTheMapError) -> (students: [StudentInformation], version: Int64) {
-        let request = transport.request(try url("snapshot"))
+        var request = transport.request(try url("snapshot"))
+        for (name, value) in sessionStore.authenticationHeaders { request.setValue(value, forHTTPHeaderField: name) }
         let answer: HTTPAnswer
         switch await transport.send(request, dialect: .service) {
         case .success(let value): answer = value
@@ -136,6 +141,7 @@ public final class LiveLocationClient: Sendable {
     /// One connection of the event stream, from `version` on.
     private func stream(from version: Int64, deliver: (LiveLocationUpdate) -> Void) async throws(OnTheMapError) -> StreamOutcome {
         var request = transport.request(try url("changes"))
+        for (name, value) in sessionStore.authenticationHeaders { request.setValue(value, forHTTPHeaderField: name) }
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         request.setValue(String(version), forHTTPHeaderField: "Last-Event-ID")
         // Heartbeats come every 15 s; three missed means the connection is gone.

@@ -48,14 +48,14 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
                 "X-Parse-REST-API-Key": configuration.parseRESTAPIKey]
     }
 
+    /// Every request carries the session when there is one: a class's map is read by its
+    /// members, not only written.
     private func request(path: String? = nil, method: String = "GET", query: [(String, String)] = [],
-                         body: Data? = nil, authenticated: Bool = false) -> URLRequest {
+                         body: Data? = nil) -> URLRequest {
         var url = configuration.studentLocationURL
         if let path { url = url.appendingPathComponent(path) }
         var headers = parseHeaders
-        if authenticated {
-            headers.merge(sessionStore.authenticationHeaders) { _, new in new }
-        }
+        headers.merge(sessionStore.authenticationHeaders) { _, new in new }
         return transport.request(url, method: method, query: query, json: body, headers: headers)
     }
 
@@ -208,8 +208,7 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
             case .failure(let error): return .failure(error)
             }
         }
-        return .success(request(path: path, method: method, body: input.map(JSONBody.encode),
-                                authenticated: true))
+        return .success(request(path: path, method: method, body: input.map(JSONBody.encode)))
     }
 
     /// `POST`: creates a record for the logged-in user.

@@ -144,7 +144,7 @@ func buildRouter(
         .addRoutes(to: router.group("v1/StudentLocation").add(middleware: caller))
 
     if let live {
-        LiveMapController(live: live, store: store).addRoutes(to: router.group("api/locations"))
+        LiveMapController(live: live, store: store).addRoutes(to: router.group("api/locations").add(middleware: caller))
     }
     GeocodeController(geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst))
         .addRoutes(to: router.group("api/geocode"))

@@ -546,7 +546,8 @@ enum Migrations {
     /// lock), so servers starting together on a new database take turns and the second
     /// finds the work done.
     /// `schema` (PostgreSQL only) is created first when missing.
-    static func run(on database: any SQLDatabase, schema: String? = nil) async throws {
+    /// `through`: stop after this version (tests build a database as an older version left it).
+    static func run(on database: any SQLDatabase, schema: String? = nil, through last: Int = Int.max) async throws {
         let postgres = database.dialect.name == "postgresql"
         try await database.raw(postgres ? "BEGIN" : "BEGIN IMMEDIATE").run()
         do {
@@ -558,7 +559,7 @@ enum Migrations {
             let applied = Set(try await database.raw("SELECT version FROM schema_migrations").all().map {
                 try $0.decode(column: "version", as: Int.self)
             })
-            for migration in all where !applied.contains(migration.version) {
+            for migration in all where !applied.contains(migration.version) && migration.version <= last {
                 do {
                     let dialectOnly = (postgres ? postgresOnly : sqliteOnly)[migration.version] ?? []
                     for sql in migration.statements + dialectOnly {

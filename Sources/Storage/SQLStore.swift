@@ -40,6 +40,12 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     /// `photoStorage`, when given, replaces the data directory's photo folder.
     public static func open(url: String, dataDirectory: String? = nil, photoStorage: (any PhotoStorage)? = nil,
                             limits: QueryLimits = QueryLimits(), logger: Logger) async throws -> SQLStore {
+        try await open(url: url, dataDirectory: dataDirectory, photoStorage: photoStorage, limits: limits, logger: logger, migratingThrough: Int.max)
+    }
+
+    /// As above, migrating only through `last` (tests build a database as an older version left it).
+    static func open(url: String, dataDirectory: String?, photoStorage: (any PhotoStorage)?,
+                     limits: QueryLimits, logger: Logger, migratingThrough last: Int) async throws -> SQLStore {
         let location = try DatabaseLocation(url: url)
         let store: SQLStore
         let schema: String?
@@ -74,7 +80,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             )
         }
         do {
-            try await store.migrate(schema: schema)
+            try await store.migrate(schema: schema, through: last)
             if case .postgres(let configuration, _) = location {
                 let channel = try await store.withDatabase { db in
                     try await db.raw(Migrations.changeChannelQuery).first()?.decode(column: "channel", as: String.self)
@@ -146,11 +152,11 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
 
     /// Runs the migrations not yet applied, on one connection so BEGIN/COMMIT wrap them, with
     /// no statement timeout: a migration may rewrite a big table.
-    func migrate(schema: String? = nil) async throws {
+    func migrate(schema: String? = nil, through last: Int = Int.max) async throws {
         try await withDatabase { db in
             let postgres = db.dialect.name == "postgresql"
             if postgres { try await db.raw("SET statement_timeout = 0").run() }
-            try await Migrations.run(on: db, schema: schema)
+            try await Migrations.run(on: db, schema: schema, through: last)
             if postgres { try await db.raw("RESET statement_timeout").run() }
         }
     }

@@ -14,10 +14,10 @@ struct CLITests {
         try await server.signUp(email: email, password: password)
         let serverArgs = ["--server", server.url.absoluteString]
 
-        // Nothing yet, nobody logged in.
+        // Nobody logged in: the map is its members', so nothing is shown.
         var result = try sandbox.run(["students"] + serverArgs)
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("No students have posted a location yet."))
+        #expect(result.status == 3, "\(result)")
+        #expect(result.errorLines.first?.contains("Log in to see this class's map") == true, "\(result)")
         result = try sandbox.run(["whoami"])
         #expect(result.status == 3, "\(result)")
         #expect(result.errorLines == ["onthemap: You are not logged in; run `onthemap login` first."])
@@ -48,6 +48,14 @@ struct CLITests {
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("Ada Lovelace (account "))
         #expect(result.stdout.contains("server: \(server.url.absoluteString)"))
+
+        // Logged in: the (empty) map of the default class, which every account of the server is in.
+        result = try sandbox.run(["students"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("No students have posted a location yet."))
+        result = try sandbox.run(["classes"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("main (default)"), "\(result)")
 
         // Post (coordinates given), then post again: an update.
         result = try sandbox.run(["post", "Lyon, France", "example.com/ada", "--latitude", "45.764",

@@ -19,6 +19,9 @@ struct FollowCommandTests {
         }
         _ = try await locations.post(input("Oslo, Norway", 59.9))
 
+        // The map is its members': the command reads it with the saved session.
+        let login = try sandbox.run(["login", "--email", "ada@example.com", "--server", server.url.absoluteString], stdin: "analytical engine\n")
+        #expect(login.status == 0, "\(login)")
         let output = sandbox.directory.appendingPathComponent("follow.out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = try ChildProcess(sandbox.binary, ["students", "--follow", "--json", "--server", server.url.absoluteString],

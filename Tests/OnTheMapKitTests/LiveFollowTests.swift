@@ -212,7 +212,9 @@ struct LiveFollowServerTests {
         try await withLiveServer { server in
             let poster = try await LiveUser.make(server, first: "Ada", last: "Lovelace")
             let first = try await poster.locations.post(poster.input("Oslo, Norway", latitude: 59.9, longitude: 10.7))
-            let live = LiveLocationClient(configuration: configuration(server, timeout: liveTimeout))
+            // Another member of the class follows (the map is its members').
+            let viewer = try await LiveUser.make(server, first: "Grace", last: "Hopper")
+            let live = LiveLocationClient(configuration: configuration(server, timeout: liveTimeout), sessionStore: viewer.udacity.sessionStore)
             var updates = live.follow().makeAsyncIterator()
             func next() async throws -> LiveLocationUpdate? {
                 while let update = try await updates.next() {

@@ -104,7 +104,7 @@ struct StudentLocationAPITests {
 
     @Test("legacy open writes let anyone write, as the original class did")
     func legacyOpenWrites() async throws {
-        try await withTestServer({ $0.legacyOpenWrites = true }) { client in
+        try await withTestServer({ $0.legacyOpenWrites = true }, defaultClass: .public) { client in
             let id = try await client.execute(uri: "/v1/StudentLocation", method: .post,
                                               body: jsonBody(["uniqueKey": "1234", "latitude": 1, "longitude": 2])) { response throws in
                 #expect(response.status == .created)
@@ -277,7 +277,7 @@ struct StudentLocationAPITests {
         ("?where=%7B%22a%00%22%3A1%7D", 102, "Query values must not contain NUL characters."),
     ] as [(String, Int, String?)])
     func badQueries(query: String, code: Int, message: String?) async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             try await client.execute(uri: "/parse/classes/StudentLocation\(query)", method: .get, headers: parseHeaders) { response throws in
                 #expect(response.status == .badRequest)
                 let json = try response.json
@@ -382,7 +382,7 @@ struct StudentLocationAPITests {
 
     @Test("input a database engine refuses is a 400 in Parse's format, never a 500")
     func inputTheDatabaseRefuses() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             // Unicode property classes: outside the dialect our matcher bounds (and PostgreSQL's
             // regex dialect refuses them too), so refused the same way on every backend.
             let unicodeClass = "%7B%22firstName%22%3A%7B%22%24regex%22%3A%22%5C%5Cp%7BL%7D%22%7D%7D"

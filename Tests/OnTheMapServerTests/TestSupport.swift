@@ -6,20 +6,32 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import OnTheMapModels
+import Storage
 @testable import OnTheMapServer
 
 /// Runs `body` against a fresh server on a real database (a SQLite file in a new temporary
 /// folder, or PostgreSQL: see `TestDatabases`).
 /// `.live` runs a real socket (the peer address is 127.0.0.1 instead of "unknown").
+/// `defaultClass` sets the default class's visibility first (a fresh database's is
+/// `members`); suites about something else that read anonymously ask for `.public`.
 func withTestServer<T: Sendable>(
     _ adjust: (inout Configuration) -> Void = { _ in },
     mode: TestingSetup = .router,
+    defaultClass visibility: MapClass.Visibility? = nil,
     _ body: @Sendable (any TestClientProtocol) async throws -> T
 ) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     var configuration = testConfiguration(dataDirectory: directory)
     adjust(&configuration)
+    if let visibility {
+        let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
+        if var main = try await store.mapClass(slug: "main") {
+            main.visibility = visibility
+            try await store.updateClass(main)
+        }
+        try await store.close()
+    }
     let app = try await buildApplication(configuration: configuration, logger: testLogger)
     return try await app.test(mode) { client in try await body(client) }
 }

@@ -60,6 +60,19 @@ struct ServerOptions: ParsableArguments {
         "OnTheMap server URL. [env: ONTHEMAP_SERVER] (default: the logged-in session's server, else http://127.0.0.1:8080)",
         valueName: "url"))
     var server: String?
+    @Option(name: .customLong("class"), help: ArgumentHelp(
+        "A class of the server: its map instead of the server's default class. [env: ONTHEMAP_CLASS]", valueName: "slug"))
+    var classSlug: String?
+
+    /// Where the class's map is: `server/c/<slug>` with --class (or ONTHEMAP_CLASS), else the server.
+    func mapServer(_ server: URL) throws -> URL {
+        let environment = ProcessInfo.processInfo.environment["ONTHEMAP_CLASS"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let slug = classSlug ?? environment else { return server }
+        guard (1...40).contains(slug.count), slug.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) else {
+            throw ClientFailure.user("“\(slug)” is not a class's slug (lower-case letters, digits and hyphens); `onthemap classes` lists yours.")
+        }
+        return server.appendingPathComponent("c").appendingPathComponent(slug)
+    }
 
     /// Flag, then environment, then the saved session's server, then the default.
     func resolve(saved: StoredSession? = nil) throws -> URL {

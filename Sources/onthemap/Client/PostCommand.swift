@@ -35,7 +35,7 @@ struct PostCommand: AsyncParsableCommand {
             guard !place.isEmpty else { throw ClientFailure.user("Say where you are, e.g. \"Lyon, France\".") }
             let link = try OpenCommand.webLink(url, owner: nil)
             let stored = try SessionFile.require()
-            let server = try serverOptions.resolve(saved: stored)
+            let server = try serverOptions.mapServer(try serverOptions.resolve(saved: stored))
             let clients = Clients(server: server, session: stored.udacitySession)
 
             let found = try await resolvePlace(place, clients: clients)

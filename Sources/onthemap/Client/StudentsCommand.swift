@@ -33,11 +33,12 @@ struct StudentsCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClient {
             if let limit, limit < 1 { throw ClientFailure.user("--limit must be at least 1.") }
-            let server = try serverOptions.resolve(saved: try? SessionFile.load())
-            if follow { return try await followChanges(server: server) }
+            let saved = try? SessionFile.load()
+            let server = try serverOptions.mapServer(try serverOptions.resolve(saved: saved))
+            if follow { return try await followChanges(server: server, session: saved?.udacitySession) }
             let everything = all || search != nil
-            let loaded = try await StudentLoader.load(server: server, count: everything ? nil : (limit ?? 100),
-                                                       showProgress: true)
+            let loaded = try await StudentLoader.load(server: server, session: saved?.udacitySession,
+                                                       count: everything ? nil : (limit ?? 100), showProgress: true)
             printList(loaded)
         }
     }
@@ -79,8 +80,10 @@ struct StudentsCommand: AsyncParsableCommand {
     }
 
     /// `--follow`: the live map's snapshot as the list, then a line per change until stopped.
-    private func followChanges(server: URL) async throws {
-        let live = LiveLocationClient(configuration: OnTheMapConfiguration(server: server))
+    private func followChanges(server: URL, session: UdacitySession?) async throws {
+        let sessionStore = SessionStore()
+        sessionStore.session = session
+        let live = LiveLocationClient(configuration: OnTheMapConfiguration(server: server), sessionStore: sessionStore)
         var names: [String: String] = [:]
         var listed = false
         var interrupted = false
@@ -172,10 +175,13 @@ private extension StudentInformation {
 
 /// Loads students through `StudentStore`, the same model an app uses.
 enum StudentLoader {
-    /// The `count` most recent students (or all when nil), most recent first.
+    /// The `count` most recent students (or all when nil), most recent first; read with the
+    /// session when there is one (a members-only class's map is for its members).
     @MainActor
-    static func load(server: URL, count: Int?, showProgress: Bool) async throws -> [StudentInformation] {
-        let client = StudentLocationClient(configuration: OnTheMapConfiguration(server: server))
+    static func load(server: URL, session: UdacitySession?, count: Int?, showProgress: Bool) async throws -> [StudentInformation] {
+        let sessionStore = SessionStore()
+        sessionStore.session = session
+        let client = StudentLocationClient(configuration: OnTheMapConfiguration(server: server), sessionStore: sessionStore)
         let store = StudentStore(source: client, pageSize: min(100, count ?? 100))
         let bar = ProgressBar(label: "Loading students", enabled: showProgress && Console.stderrIsTerminal)
         defer { bar.finish() }
@@ -212,8 +218,9 @@ struct OpenCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runClient {
-            let server = try serverOptions.resolve(saved: try? SessionFile.load())
-            let student = try await pick(server: server)
+            let saved = try? SessionFile.load()
+            let server = try serverOptions.mapServer(try serverOptions.resolve(saved: saved))
+            let student = try await pick(server: server, session: saved?.udacitySession)
             let link = try Self.webLink(student.mediaURL, owner: student.fullName)
             if printOnly {
                 Console.out(link.absoluteString)
@@ -224,11 +231,11 @@ struct OpenCommand: AsyncParsableCommand {
         }
     }
 
-    private func pick(server: URL) async throws -> StudentInformation {
+    private func pick(server: URL, session: UdacitySession?) async throws -> StudentInformation {
         let query = target.trimmingCharacters(in: .whitespaces)
         if let index = Int(query) {
             guard index >= 1 else { throw ClientFailure.user("Row numbers start at 1.") }
-            let students = try await StudentLoader.load(server: server, count: index, showProgress: false)
+            let students = try await StudentLoader.load(server: server, session: session, count: index, showProgress: false)
             guard index <= students.count else {
                 let posted = students.count == 1 ? "only 1 student has" : "only \(students.count) students have"
                 throw ClientFailure.user("There is no row \(index); \(posted) posted.")
@@ -236,7 +243,7 @@ struct OpenCommand: AsyncParsableCommand {
             return students[index - 1]
         }
         guard !query.isEmpty else { throw ClientFailure.user("Give a row number or a name.") }
-        let students = try await StudentLoader.load(server: server, count: nil, showProgress: true)
+        let students = try await StudentLoader.load(server: server, session: session, count: nil, showProgress: true)
         let exact = students.filter { $0.fullName.compare(query, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame }
         let matches = !exact.isEmpty ? exact : students.filter {
             $0.fullName.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
