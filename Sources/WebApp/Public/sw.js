@@ -1,8 +1,8 @@
 // The service worker: the app opens without a connection. Every same-origin GET goes to the
 // network first (so a connected student always sees the server's current files and data)
-// and falls back to the copy kept here. Kept: the app shell, the last answers for the map,
-// list and Travel pins and albums, and every album photo shown. Writes are never kept or
-// replayed: the page refuses them while offline.
+// and falls back to the copy kept here. Kept: the app shell, the last answers for each
+// class's list, the list of classes, Travel pins and albums, and every album photo shown.
+// Writes are never kept or replayed: the page refuses them while offline.
 
 const SHELL = 'onthemap-shell-v1';
 /** Answers that belong to the signed-in account. The page makes this cache at login and
@@ -24,8 +24,12 @@ self.addEventListener('install', (event) => {
   // worker: the page keeps its own copy of the snapshot (js/snapshot.js), and a worker busy
   // storing the app's files would hold the download up. (Chromium's static routing; other
   // browsers ask the fetch handler below, which lets both pass.)
+  // Each class's are under its prefix (`/c/<slug>/api/locations/…`).
   if (event.addRoutes) {
-    event.waitUntil(event.addRoutes([{ condition: { urlPattern: { pathname: '/api/locations/*' } }, source: 'network' }]).catch(() => {}));
+    event.waitUntil(event.addRoutes([
+      { condition: { urlPattern: { pathname: '/api/locations/*' } }, source: 'network' },
+      { condition: { urlPattern: { pathname: '/c/*/api/locations/*' } }, source: 'network' },
+    ]).catch(() => {}));
   }
   event.waitUntil((async () => {
     const cache = await caches.open(SHELL);
@@ -52,11 +56,13 @@ self.addEventListener('message', (event) => {
   if (event.data && event.data.type === 'logged-out') event.waitUntil(caches.delete(DATA));
 });
 
-/** Which cache keeps the answer to `url` (same origin, GET), or null for none. */
+/** Which cache keeps the answer to `url` (same origin, GET), or null for none. A class's
+ *  answers (`/c/<slug>/parse/…`, `/c/<slug>/api/…`) follow the same rules as the default
+ *  class's, each kept under its own address. */
 function cacheFor(url) {
-  const path = url.pathname;
+  const path = url.pathname.replace(/^\/c\/[^/]+(?=\/(api|parse|v1)\/)/, '');
   // The map's snapshot is kept by the page itself (js/snapshot.js), not here.
-  if (path === '/parse/classes/StudentLocation' || path === '/api/pins' ||
+  if (path === '/parse/classes/StudentLocation' || path === '/api/pins' || path === '/api/classes' ||
       /^\/api\/pins\/[^/]+\/photos$/.test(path) || /^\/api\/photos\/[^/]+\/image$/.test(path)) return DATA;
   if (path.startsWith('/api/') || path.startsWith('/parse/') || path.startsWith('/v1/') ||
       path === '/health' || path === '/sw.js') return null;

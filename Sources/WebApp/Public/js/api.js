@@ -4,8 +4,10 @@
 import { FROM_CACHE_HEADER, noteAnswer, noteNoAnswer } from './connection.js';
 import { readCookie } from './cookies.js';
 import { sessionEpoch, sessionRefused } from './sessionEvents.js';
+import { classPath } from './currentClass.js';
 
-const LOCATIONS = '/parse/classes/StudentLocation';
+/** The shown class's StudentLocation class (currentClass.js). */
+const locations = () => classPath('/parse/classes/StudentLocation');
 const UDACITY_PREFIX = ")]}'";
 
 /** Why a call failed: `network` (no answer at all), `server` (5xx), `auth` (401/403),
@@ -148,7 +150,7 @@ export async function fetchLocations({ limit = 100, skip = 0, where = null, coun
   if (where) params.set('where', JSON.stringify(where));
   if (count) params.set('count', '1');
   if (keys) params.set('keys', keys.join(','));
-  const body = await request(`${LOCATIONS}?${params}`, { headers: await parseHeaders(), signal });
+  const body = await request(`${locations()}?${params}`, { headers: await parseHeaders(), signal });
   if (!body || !Array.isArray(body.results)) throw new ApiError('server', 'The server sent an unexpected list of locations.');
   return { results: body.results, count: typeof body.count === 'number' ? body.count : null };
 }
@@ -160,11 +162,81 @@ export async function fetchOwnLocation(accountKey) {
 }
 
 export async function createLocation(location) {
-  return request(LOCATIONS, { method: 'POST', headers: await parseHeaders(), body: location });
+  return request(locations(), { method: 'POST', headers: await parseHeaders(), body: location });
 }
 
 export async function updateLocation(objectId, location) {
-  return request(`${LOCATIONS}/${encodeURIComponent(objectId)}`, { method: 'PUT', headers: await parseHeaders(), body: location });
+  return request(`${locations()}/${encodeURIComponent(objectId)}`, { method: 'PUT', headers: await parseHeaders(), body: location });
+}
+
+// ---- classes (classes.js, classPages.js, classSettings.js) ----------------
+
+const classURL = (slug, rest = '') => `/api/classes/${encodeURIComponent(slug)}${rest}`;
+
+/** `{ classes, joinable, default_class, can_create }`: my classes with my role in each, the
+ *  open ones I could join, and whether I may create one. */
+export async function fetchClasses() {
+  const body = await request('/api/classes');
+  return {
+    classes: Array.isArray(body && body.classes) ? body.classes : [],
+    joinable: Array.isArray(body && body.joinable) ? body.joinable : [],
+    default_class: body && typeof body.default_class === 'string' ? body.default_class : null,
+    can_create: Boolean(body && body.can_create),
+  };
+}
+
+/** A class as I see it (`{ slug, name, visibility, join, role, invite_url? }`); `code` is an
+ *  invite link's, which lets a non-member see the class it invites to. */
+export async function fetchClass(slug, code = null) {
+  return request(classURL(slug, code ? `?code=${encodeURIComponent(code)}` : ''));
+}
+
+export async function createClass({ slug, name, visibility, join }) {
+  return request('/api/classes', { method: 'POST', body: { slug, name, visibility, join } });
+}
+
+/** Changes `{ name?, visibility?, join? }` (teachers); resolves to the class. */
+export async function updateClass(slug, changes) {
+  return request(classURL(slug), { method: 'PATCH', body: changes });
+}
+
+/** A new invite link (the old one stops working), or with `revoke` none at all. */
+export async function changeInvite(slug, { revoke = false } = {}) {
+  return request(classURL(slug, '/invite'), { method: revoke ? 'DELETE' : 'POST' });
+}
+
+export async function joinClass(slug, code = null) {
+  return request(classURL(slug, '/join'), { method: 'POST', body: code ? { code } : {} });
+}
+
+export async function leaveClass(slug) {
+  return request(classURL(slug, '/leave'), { method: 'POST' });
+}
+
+/** The roster: `[{ key, email, first_name, last_name, role, joined_at }]`. */
+export async function fetchMembers(slug) {
+  const body = await request(classURL(slug, '/members'));
+  return Array.isArray(body && body.members) ? body.members : [];
+}
+
+export async function addMember(slug, email, role) {
+  const body = await request(classURL(slug, '/members'), { method: 'POST', body: { email, role } });
+  return Array.isArray(body && body.members) ? body.members : [];
+}
+
+export async function setMemberRole(slug, key, role) {
+  const body = await request(classURL(slug, `/members/${encodeURIComponent(key)}`), { method: 'PUT', body: { role } });
+  return Array.isArray(body && body.members) ? body.members : [];
+}
+
+export async function removeMember(slug, key) {
+  await request(classURL(slug, `/members/${encodeURIComponent(key)}`), { method: 'DELETE' });
+}
+
+/** Who I am in class `slug` (null: the default class's plain route): `{ account, notices,
+ *  class_role, can_moderate, can_manage_class }`. */
+export async function fetchAccountIn(slug) {
+  return request(classPath('/api/account', slug));
 }
 
 // ---- geocoding and page configuration ------------------------------------

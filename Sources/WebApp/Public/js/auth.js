@@ -6,11 +6,16 @@ import { setBusy, formFailureMessage, showFormMessage } from './ui.js';
 import { showingSignedIn } from './connection.js';
 import { startKeptData } from './keptSession.js';
 import { sessionBegan } from './sessionEvents.js';
+import { classAddress } from './currentClass.js';
+import { takeAfterSignIn } from './classPages.js';
 import { $ } from './dom.js';
 
 export function showLogin(form) {
   showingSignedIn(false);
+  const focused = document.activeElement;
+  const fromScene = focused && ($('main-scene').contains(focused) || $('class-scene').contains(focused));
   $('main-scene').hidden = true;
+  $('class-scene').hidden = true;
   $('login-scene').hidden = false;
   const signup = form === 'signup';
   $('login-form').hidden = signup;
@@ -18,8 +23,7 @@ export function showLogin(form) {
   document.title = signup ? 'Sign Up · On the Map' : 'Log In · On the Map';
   const first = signup ? $('signup-first') : $('login-email');
   // Focus left on the now hidden tabs (after a logout) counts as none.
-  const focused = document.activeElement;
-  if (!focused || focused === document.body || $('main-scene').contains(focused)) first.focus();
+  if (!focused || focused === document.body || fromScene) first.focus();
 }
 
 function loginFailureMessage(error) {
@@ -55,9 +59,12 @@ function setUpLoginForm() {
     const button = $('login-button');
     setBusy(button, true, 'Logging In…');
     try {
+      const before = state.previousKey;
       await completeLogin(email, password);
       $('login-password').value = '';
-      go(state.tab); // back to the tab shown before logging out
+      // Where the student was going (an invitation, a class), else back to the tab shown
+      // before logging out: in the same class for the same student.
+      go(takeAfterSignIn() || (state.account.key === before ? classAddress(state.tab) : state.tab));
     } catch (error) {
       showFormMessage('login-error', loginFailureMessage(error));
       if (error.kind === 'auth') $('login-password').select();
@@ -95,7 +102,7 @@ function setUpSignupForm() {
       await completeLogin(email, password);
       $('signup-password').value = '';
       $('login-email').value = email;
-      go('map');
+      go(takeAfterSignIn() || 'map');
     } catch (error) {
       showFormMessage('signup-error', `Your account was created, but logging in failed: ${loginFailureMessage(error)}`);
     } finally {

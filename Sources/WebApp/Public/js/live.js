@@ -1,6 +1,10 @@
 // The live map: one snapshot of every location, then every change as it happens
 // (Server-Sent Events from the snapshot's version), applied to the map and the list
 // through their small live hooks; a discreet indicator says whether changes are flowing.
+// The stream is the shown class's (currentClass.js); a switch stops it, and the new class's
+// snapshot starts the next.
+import { classPath } from './currentClass.js';
+
 const CHANGES = '/api/locations/changes';
 /** After the stream fails for good (an HTTP error), try again this much later, doubling. */
 const FIRST_RETRY_MS = 1000;
@@ -57,7 +61,7 @@ export class LiveUpdates {
     this.setState('connecting');
     // EventSource resumes by itself after a drop (it sends Last-Event-ID); `since` is only
     // where this connection begins.
-    const source = new EventSource(`${CHANGES}?since=${this.version}`);
+    const source = new EventSource(`${classPath(CHANGES)}?since=${this.version}`);
     this.source = source;
     source.addEventListener('open', () => {
       this.retryDelay = FIRST_RETRY_MS;

@@ -1,5 +1,5 @@
 // On the Map in the browser: which scene each address shows, and start-up (tabs.js has the
-// tabs, connection.js and sw.js the offline side).
+// tabs, connection.js and sw.js the offline side, classes.js the class shown).
 import { state } from './state.js';
 import { startRouting, go } from './router.js';
 import { showLogin, setUpAuthForms } from './auth.js';
@@ -14,32 +14,79 @@ import { onConnectionChange, showingSignedIn } from './connection.js';
 import { LiveUpdates } from './live.js';
 import { formatCount } from './ui.js';
 import { moderationSignedIn, setUpReporting } from './moderation.js';
+import { currentClass, isSlug } from './currentClass.js';
+import { setUpClasses, switchClass, openClass, loadClasses } from './classes.js';
+import { showJoin, showCreate, keepForAfterSignIn, takeAfterSignIn } from './classPages.js';
+import { showSettings } from './classSettings.js';
+import { showFormMessage } from './ui.js';
 import { $ } from './dom.js';
+
+/** What an address shows. `#/c/<slug>/…` is class <slug>'s (null: the default class's):
+ *  its tabs, a spot on its map, its settings. `#/join/<slug>/<code>` is an invitation,
+ *  `#/classes/new` the new-class page. */
+function readAddress(path) {
+  const join = /^join\/([^/]+)\/([^/]+)$/.exec(path);
+  if (join && isSlug(join[1])) return { page: 'join', slug: join[1], code: decodeURIComponent(join[2]) };
+  if (path === 'classes/new') return { page: 'create' };
+  let slug = null;
+  let view = path;
+  const inClass = /^c\/([^/]+)(?:\/(.*))?$/.exec(path);
+  if (inClass && isSlug(inClass[1])) {
+    slug = inClass[1];
+    view = inClass[2] || 'map';
+  }
+  if (slug && view === 'settings') return { page: 'settings', slug };
+  // `map@6.45,3.39,10`: a spot on the map (latitude, longitude, zoom), as a link can share.
+  const spot = /^map@(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?),(\d+(?:\.\d+)?)$/.exec(view);
+  return { page: 'main', slug, tab: spot ? 'map' : TABS.includes(view) ? view : 'map', spot };
+}
 
 function route() {
   const path = location.hash.replace(/^#\/?/, '');
   if (path === 'signed-in') {
     // Back from a provider (signing in, or linking it): ask whose session this is.
-    completeProviderSignIn().then((ok) => go(ok ? 'map' : 'login'));
+    completeProviderSignIn().then((ok) => go(ok ? takeAfterSignIn() || 'map' : 'login'));
     return;
   }
   if (!state.account) {
+    const note = keepForAfterSignIn(path);
     showLogin(path === 'signup' ? 'signup' : 'login');
+    if (note) showFormMessage('login-note', note);
     return;
   }
-  // `#/map@6.45,3.39,10`: a spot on the map (latitude, longitude, zoom), as a link can share.
-  const spot = /^map@(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?),(\d+(?:\.\d+)?)$/.exec(path);
-  showMain(spot ? 'map' : TABS.includes(path) ? path : 'map');
-  if (spot) showOnMap(Number(spot[1]), Number(spot[2]), Number(spot[3]));
+  showFormMessage('login-note', '');
+  const address = readAddress(path);
+  // The map's own pages ask for the list of classes once their markers are in (classes.js).
+  if (address.page !== 'main') loadClasses().catch(() => {});
+  if (address.page === 'join') showJoin(address.slug, address.code);
+  else if (address.page === 'create') showCreate();
+  else if (address.page === 'settings') showSettings(address.slug);
+  else showMain(address);
 }
 
-function showMain(tab) {
+function showMain({ slug, tab, spot }) {
+  switchClass(slug);
   showingSignedIn(true);
+  // Back from a class page, the focus (there, now hidden) goes to the class button.
+  const fromClassPage = !$('class-scene').hidden && $('class-scene').contains(document.activeElement);
   $('login-scene').hidden = true;
+  $('class-scene').hidden = true;
   $('main-scene').hidden = false;
   selectTab(tab);
-  loadStudentsOnce();
-  moderationSignedIn();
+  if (fromClassPage) $('class-button').focus();
+  const load = () => {
+    loadStudentsOnce();
+    moderationSignedIn();
+    if (spot) showOnMap(Number(spot[1]), Number(spot[2]), Number(spot[3]));
+  };
+  // A class named in the address loads once the server said this account may open it.
+  const opening = openClass(slug);
+  if (opening === true) load();
+  else {
+    opening.then((open) => {
+      if (open && state.account && currentClass() === slug && !$('main-scene').hidden) load();
+    });
+  }
 }
 
 /** Live changes follow every map load (from its snapshot's version) until logout. */
@@ -71,6 +118,7 @@ function start() {
   $('refresh-button').addEventListener('click', () => refresh());
   $('add-location-button').addEventListener('click', addLocation);
   setUpReporting();
+  setUpClasses();
   setUpSessionEnd();
   startRouting(route);
   watchSession();

@@ -2,13 +2,19 @@
 import { fetchLocations } from './api.js';
 import { fetchSnapshot } from './snapshot.js';
 import { noteAnswer } from './connection.js';
+import { currentClass } from './currentClass.js';
 
 /** The map wants every location: pages of 1,000, six at once (the most a browser opens to
  *  one HTTP/1.1 origin). */
 const MAP_PAGE_SIZE = 1000;
 const MAP_PARALLEL_PAGES = 6;
-/** How many locations the last visit counted, so this one can ask for all pages at once. */
+/** How many locations the last visit counted (per class), so this one can ask for all pages at once. */
 const COUNT_HINT_STORAGE = 'onthemap.lastCount';
+
+function countHintKey() {
+  const slug = currentClass();
+  return slug ? `${COUNT_HINT_STORAGE}.${slug}` : COUNT_HINT_STORAGE;
+}
 
 /** Every location for the map, in pages of 1,000 (the most the Parse API has always
  *  allowed), six requests at once. The first page brings the count; when the last visit
@@ -20,13 +26,13 @@ export function snapshotVersion() {
   return lastSnapshotVersion;
 }
 
-/** Every location for the map, as batches the map takes (`StudentMap.addBatch`): one
+/** Every location of the class shown, as batches the map takes (`StudentMap.addBatch`): one
  *  snapshot request when the server has it (one answer, gzipped, usually served from
  *  memory, as columns), else the pages of the Parse list (arrays of locations). */
 export async function fetchAllLocations(onPage = null) {
   let snapshot;
   try {
-    snapshot = await fetchSnapshot();
+    snapshot = await fetchSnapshot({ classSlug: currentClass() });
   } catch (error) {
     if (error && error.name === 'AbortError') throw error;
     lastSnapshotVersion = null;
@@ -40,7 +46,7 @@ export async function fetchAllLocations(onPage = null) {
 }
 
 async function fetchAllPages(onPage) {
-  const hint = Number(localStorage.getItem(COUNT_HINT_STORAGE)) || 0;
+  const hint = Number(localStorage.getItem(countHintKey())) || 0;
   const pages = [];
   // A location that moved between pages while they downloaded comes twice: keep the first.
   const seen = new Set();
@@ -64,7 +70,7 @@ async function fetchAllPages(onPage) {
   }
   got(0, first.results);
   const pageSize = first.results.length;
-  if (first.count !== null) localStorage.setItem(COUNT_HINT_STORAGE, String(first.count));
+  if (first.count !== null) localStorage.setItem(countHintKey(), String(first.count));
 
   if (first.count !== null && first.count > pageSize && pageSize === MAP_PAGE_SIZE) {
     const total = Math.ceil(first.count / MAP_PAGE_SIZE);

@@ -1,12 +1,16 @@
 // Running a community from the browser: every student can report a post (the "Report"
-// button on list rows) and is told when a moderator hid or deleted theirs; administrators
-// get a Moderation dialog (reported and newest posts, accounts) from the top bar.
-import { request } from './api.js';
+// button on list rows) and is told when a moderator hid or deleted theirs; the shown class's
+// moderators and teachers (and the server's administrators) get a Moderation dialog from
+// the top bar: that class's reported and newest posts, and for administrators the accounts.
+import { request, fetchAccountIn } from './api.js';
 import { state } from './state.js';
+import { classPath, currentClass } from './currentClass.js';
 import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure } from './ui.js';
 import { $ } from './dom.js';
 
 const NOTICE_WORDS = { hide: 'hid', delete: 'deleted', unhide: 'showed again' };
+const SVG = 'http://www.w3.org/2000/svg';
+const FLAG = 'M5 2h2v1.2c1.6-.8 3.3-1 5-.2 1.9.9 3.8.8 6.3-.3L20 2v11.4l-.6.3c-2.9 1.3-5.4 1.5-7.8.4-1.5-.7-3-.5-4.6.4V22H5V2Z';
 
 /** Asks for a reason in a small dialog; resolves to the text, or null when cancelled. */
 function askReason(title, placeholder) {
@@ -46,8 +50,8 @@ async function report(objectId) {
   const reason = await askReason('Report this post', 'Spam, offensive, not a student…');
   if (!reason) return;
   try {
-    const answer = await request(`/api/locations/${encodeURIComponent(objectId)}/report`, { method: 'POST', body: { reason } });
-    showAlert('Reported', answer.already_reported ? 'You had already reported this post.' : 'Thank you: an administrator will look at it.');
+    const answer = await request(classPath(`/api/locations/${encodeURIComponent(objectId)}/report`), { method: 'POST', body: { reason } });
+    showAlert('Reported', answer.already_reported ? 'You had already reported this post.' : 'Thank you: a moderator will look at it.');
   } catch (error) {
     showAlert('Reporting Failed', error.message);
   }
@@ -86,7 +90,10 @@ class ModerationDialog {
     });
   }
 
-  open() {
+  /** `isAdmin`: the Accounts tab is the server's administrators' only. */
+  open({ isAdmin }) {
+    this.tabs.querySelector('[data-view="accounts"]').hidden = !isAdmin;
+    if (!isAdmin && this.view === 'accounts') this.view = 'reported';
     this.dialog.showModal();
     this.show(this.view);
   }
@@ -101,7 +108,7 @@ class ModerationDialog {
         this.rows.replaceChildren(...users.map((user) => this.userRow(user)));
         this.status.textContent = `${users.length} account${users.length === 1 ? '' : 's'}`;
       } else {
-        const { locations } = await request(`/api/admin/moderation?view=${view}&limit=100`);
+        const { locations } = await request(classPath(`/api/admin/moderation?view=${view}&limit=100`));
         this.rows.replaceChildren(...locations.map((item) => this.postRow(item)));
         this.status.textContent = locations.length ? '' : (view === 'reported' ? 'No reported posts.' : 'No posts yet.');
       }
@@ -173,10 +180,10 @@ class ModerationDialog {
       if (action === 'hide' || action === 'delete') {
         const reason = await askReason(action === 'hide' ? 'Hide this post' : 'Delete this post', 'The author will see this reason');
         if (!reason) return;
-        if (action === 'hide') await request(`/api/admin/locations/${id}/hide`, { method: 'POST', body: { reason } });
-        else await request(`/api/admin/locations/${id}`, { method: 'DELETE', body: { reason } });
+        if (action === 'hide') await request(classPath(`/api/admin/locations/${id}/hide`), { method: 'POST', body: { reason } });
+        else await request(classPath(`/api/admin/locations/${id}`), { method: 'DELETE', body: { reason } });
       } else if (action === 'unhide') {
-        await request(`/api/admin/locations/${id}/unhide`, { method: 'POST' });
+        await request(classPath(`/api/admin/locations/${id}/unhide`), { method: 'POST' });
       } else {
         await this.setDisabled(item.owner_key, action === 'disable');
       }
@@ -216,25 +223,45 @@ class ModerationDialog {
 let checkedFor = null;
 let dialog = null;
 
-/** Call whenever the signed-in scene shows: once per account, learns the role and notices. */
+/** Call whenever the signed-in scene shows: once per account and class, learns the role in
+ *  the shown class (the Moderate button is for its moderators) and the notices. */
 export async function moderationSignedIn() {
   const account = state.account;
-  if (!account || checkedFor === account.key) return;
-  checkedFor = account.key;
+  const slug = currentClass();
+  const key = account ? `${account.key} ${slug || ''}` : null;
+  if (!account || checkedFor === key) return;
+  checkedFor = key;
   $('moderation-button')?.remove();
   try {
-    const me = await request('/api/account');
+    const me = await fetchAccountIn(slug);
+    if (checkedFor !== key) return;  // another class (or account) since
     showNewNotices(me.account, me.notices || []);
-    if (!me.account.is_admin) return;
-    const button = el('button', { id: 'moderation-button', class: 'bar-button text-button', type: 'button', text: 'Moderate' });
+    if (!me.can_moderate) return;
+    const isAdmin = Boolean(me.account.is_admin);
+    // A flag where the bar is narrow (the word stays its name), the word where it is wide.
+    const flag = document.createElementNS(SVG, 'svg');
+    flag.setAttribute('viewBox', '0 0 24 24');
+    flag.setAttribute('aria-hidden', 'true');
+    const path = document.createElementNS(SVG, 'path');
+    path.setAttribute('d', FLAG);
+    flag.append(path);
+    const button = el('button', { id: 'moderation-button', class: 'bar-button text-button moderation-button', type: 'button', title: 'Moderate' },
+      [flag, el('span', { class: 'moderation-label', text: 'Moderate' })]);
     button.addEventListener('click', () => {
       dialog ??= new ModerationDialog();
-      dialog.open();
+      dialog.open({ isAdmin });
     });
     $('account-button').before(button);
   } catch {
-    checkedFor = null;  // try again next time the scene shows
+    if (checkedFor === key) checkedFor = null;  // try again next time the scene shows
   }
+}
+
+/** Another class shows: its moderators are others (moderationSignedIn asks again). */
+export function moderationClassChanged() {
+  checkedFor = null;
+  $('moderation-button')?.remove();
+  if (dialog && dialog.dialog.open) dialog.dialog.close();
 }
 
 /** Report buttons live on list rows (`data-report-id`); one listener serves them all. */

@@ -4,6 +4,7 @@ import * as api from './api.js';
 import { state, saveAccount } from './state.js';
 import { go } from './router.js';
 import { clearStudents } from './students.js';
+import { forgetClasses } from './classes.js';
 import { dropKeptData } from './keptSession.js';
 import { onSessionRefused } from './sessionEvents.js';
 import { confirmAction, showAlert, showFormMessage } from './ui.js';
@@ -48,7 +49,10 @@ async function afterProviderLogout(result) {
  *  then shows the login scene; `ended`: the server had ended the session, which the login
  *  scene says. */
 export function leaveSession({ ended = false } = {}) {
+  // The same student logging in again comes back to the class shown (auth.js).
+  if (state.account) state.previousKey = state.account.key;
   saveAccount(null);
+  forgetClasses();
   clearStudents();
   if (state.travel) state.travel.reset();
   go('login');

@@ -13,6 +13,8 @@ export const state = {
   tab: 'map',
   /** The refresh under way (a promise), so a second one joins it. */
   refreshing: null,
+  /** Who was signed in before the last logout (auth.js returns them to their class). */
+  previousKey: null,
 };
 
 // The account is kept between page loads because the session cookie itself is HttpOnly:

@@ -2,6 +2,7 @@
 // behaviour, and the refresh button, which reloads what the current tab shows.
 import { state, loadWorld } from './state.js';
 import { go } from './router.js';
+import { classAddress, pageTitle } from './currentClass.js';
 import { mapTabLeft, refreshAll } from './students.js';
 import { LocationList } from './list.js';
 import { SearchTab } from './search.js';
@@ -23,7 +24,7 @@ export function selectTab(tab) {
     button.setAttribute('aria-selected', String(active));
     button.tabIndex = active ? 0 : -1;
   }
-  document.title = `${tab[0].toUpperCase()}${tab.slice(1)} · On the Map`;
+  document.title = pageTitle(`${tab[0].toUpperCase()}${tab.slice(1)}`);
   if (state.list) state.list.active = tab === 'list';
   if (state.search) state.search.active = tab === 'search';
   if (tab === 'map' && state.map) state.map.invalidateSize();
@@ -62,14 +63,14 @@ export function setUpTabs() {
     const button = event.target.closest('[data-tab]');
     if (!button) return;
     focusSearchField = event.detail > 0;
-    go(button.dataset.tab);
+    go(classAddress(button.dataset.tab));
   });
   tabs.addEventListener('keydown', (event) => {
     if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
     const index = TABS.indexOf(state.tab);
     const next = TABS[(index + (event.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
     focusSearchField = false;
-    go(next);
+    go(classAddress(next));
     $(`tab-${next}`).focus();
   });
   state.list = new LocationList($('student-list'), $('list-footer'), $('list-view'));

@@ -1,0 +1,368 @@
+// A class's settings page, `#/c/<slug>/settings`. Its teachers (and the server's
+// administrators) change its name, who sees its map and who may join; copy, renew or revoke
+// its invite link; and manage the roster (roles, removing, adding by email). Moderators see
+// the roster; every member can leave the class.
+import * as api from './api.js';
+import { state } from './state.js';
+import { go } from './router.js';
+import { classAddress, currentClass, defaultClass, linkTo } from './currentClass.js';
+import { ROLE_NAMES, classChanged, classMembershipChanged } from './classes.js';
+import { showClassScene } from './classPages.js';
+import { el, setBusy, confirmAction, showAlert, debounce, formFailureMessage, showFormMessage } from './ui.js';
+import { $ } from './dom.js';
+
+const VISIBILITY = {
+  members: 'only its members see its map',
+  server: 'everyone with an account on this server sees its map',
+  public: 'anyone sees its map, even without an account',
+};
+const JOINING = {
+  invite: 'whoever has the invite link may join',
+  open: 'anyone with an account here may join',
+  closed: 'only its teachers add members',
+};
+/** How long a role select waits after a change before saving it: arrowing through the
+ *  choices from the keyboard saves only the one the student stops on. */
+const ROLE_SAVE_DELAY_MS = 500;
+const MESSAGES = ['settings-error', 'class-form-error', 'class-form-done', 'invite-error', 'invite-done',
+  'members-error', 'members-done', 'leave-error'];
+
+class SettingsPage {
+  constructor() {
+    this.slug = null;
+    this.view = null;
+    this.me = null;
+    this.members = [];
+    this.attempt = 0;
+    $('class-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.save();
+    });
+    $('invite-copy').addEventListener('click', () => this.copyInvite());
+    $('invite-new').addEventListener('click', () => this.renewInvite());
+    $('invite-revoke').addEventListener('click', () => this.revokeInvite());
+    $('member-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.addMember();
+    });
+    $('members-list').addEventListener('click', (event) => {
+      const button = event.target.closest('[data-remove]');
+      if (button) this.removeMember(button.dataset.remove);
+    });
+    $('leave-button').addEventListener('click', () => this.leave());
+  }
+
+  get manages() { return Boolean(this.me && this.me.can_manage_class); }
+  get moderates() { return Boolean(this.me && this.me.can_moderate); }
+
+  async show(slug) {
+    const attempt = ++this.attempt;
+    this.slug = slug;
+    for (const id of MESSAGES) showFormMessage(id, '');
+    for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'leave-section']) $(id).hidden = true;
+    $('settings-title').textContent = 'Class settings';
+    $('settings-intro').textContent = 'Loading the class…';
+    // Back to the map as it was shown when it is this class's, else to this class's map.
+    const shown = slug === currentClass() || (!currentClass() && slug === defaultClass());
+    const back = shown ? classAddress(state.tab) : linkTo('map', slug);
+    showClassScene('settings-view', { back, backLabel: 'Map', title: 'Class Settings' });
+    let view, me;
+    try {
+      [view, me] = await Promise.all([api.fetchClass(slug), api.fetchAccountIn(slug)]);
+    } catch (error) {
+      if (attempt !== this.attempt) return;
+      $('settings-intro').textContent = '';
+      showFormMessage('settings-error', error.code === 'unknown_class' || error.status === 404
+        ? `This server has no class “${slug}”.`
+        : error.status === 403
+          ? 'Only members of this class can see its settings. Open the invite link your teacher gave you to join it.'
+          : formFailureMessage(error, 'Loading the class failed.'));
+      return;
+    }
+    if (attempt !== this.attempt) return;
+    this.view = view;
+    this.me = me;
+    classChanged(view);
+    this.render();
+    if (this.moderates) await this.loadMembers(attempt);
+  }
+
+  render() {
+    const view = this.view;
+    const role = this.me.class_role;
+    $('settings-title').textContent = view.name;
+    document.title = `Settings · ${view.name} · On the Map`;
+    const who = role ? `You are ${role === 'student' ? 'a student' : `a ${role}`} in this class.`
+      : this.manages ? 'You manage this class as an administrator of this server.' : '';
+    const rules = `Its map is at /c/${view.slug}: ${VISIBILITY[view.visibility] || view.visibility}, and ${JOINING[view.join] || view.join}.`;
+    $('settings-intro').textContent = `${who} ${rules}`.trim();
+
+    $('class-form').hidden = !this.manages;
+    if (this.manages) {
+      $('class-name-input').value = view.name;
+      $('class-visibility').value = view.visibility;
+      $('class-join').value = view.join;
+    }
+    $('invite-section').hidden = !this.manages;
+    if (this.manages) this.renderInvite();
+    // Everyone is in the default class; leaving it is not a thing.
+    $('leave-section').hidden = !role || view.slug === defaultClass();
+  }
+
+  renderInvite() {
+    const url = this.view.invite_url || (this.view.invite_path ? `${location.origin}${this.view.invite_path}` : null);
+    $('invite-box').hidden = !url;
+    $('invite-none').hidden = Boolean(url);
+    $('invite-revoke').hidden = !url;
+    $('invite-link').value = url || '';
+    $('invite-new').querySelector('.button-label').textContent = url ? 'New Link' : 'Make a Link';
+    $('invite-hint').textContent = this.view.join === 'closed'
+      ? 'The class takes no new members now, so the link lets nobody join until you change who may join.'
+      : 'Send this link to your students: opening it, they log in (or sign up) and join the class.';
+  }
+
+  // ---- about the class ----
+
+  async save() {
+    const changes = {
+      name: $('class-name-input').value.trim(),
+      visibility: $('class-visibility').value,
+      join: $('class-join').value,
+    };
+    showFormMessage('class-form-done', '');
+    if (!changes.name) {
+      showFormMessage('class-form-error', 'Give the class a name.');
+      $('class-name-input').focus();
+      return;
+    }
+    showFormMessage('class-form-error', '');
+    const button = $('class-save');
+    setBusy(button, true, 'Saving…');
+    try {
+      this.view = { ...this.view, ...(await api.updateClass(this.slug, changes)) };
+      classChanged(this.view);
+      this.render();
+      showFormMessage('class-form-done', 'Saved.');
+    } catch (error) {
+      showFormMessage('class-form-error', formFailureMessage(error, 'Saving the class failed.'));
+      if (error.code === 'invalid_name') $('class-name-input').select();
+    } finally {
+      setBusy(button, false);
+    }
+  }
+
+  // ---- invite link ----
+
+  async copyInvite() {
+    const field = $('invite-link');
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(field.value);
+      copied = true;
+    } catch {
+      // No clipboard for this page (an insecure origin, or the browser said no): the old way.
+      field.focus();
+      field.select();
+      try { copied = document.execCommand('copy'); } catch { copied = false; }
+    }
+    this.say('invite-done', copied ? 'Invite link copied. Paste it into a message to your students.' : '');
+    showFormMessage('invite-error', copied ? '' : 'This browser did not let the page copy. The link is selected: press Ctrl+C (or ⌘C) to copy it.');
+    if (!copied) {
+      field.focus();
+      field.select();
+      return;
+    }
+    const label = $('invite-copy');
+    label.textContent = 'Copied';
+    clearTimeout(this.copiedTimer);
+    this.copiedTimer = setTimeout(() => { label.textContent = 'Copy'; }, 2500);
+  }
+
+  async renewInvite() {
+    const had = Boolean(this.view.invite_code);
+    if (had) {
+      const sure = await confirmAction('Make a New Invite Link?',
+        'The current link stops working. Students who have not joined yet need the new one; members stay.', 'New Link');
+      if (!sure) return;
+    }
+    await this.changeInvite({ revoke: false }, had ? 'New invite link made. The old one no longer works.' : 'Invite link made.');
+  }
+
+  async revokeInvite() {
+    const sure = await confirmAction('Revoke the Invite Link?',
+      'Nobody can join with a link until you make a new one. Members stay.', 'Revoke');
+    if (!sure) return;
+    await this.changeInvite({ revoke: true }, 'The invite link is revoked: it no longer works.');
+  }
+
+  async changeInvite({ revoke }, done) {
+    const button = revoke ? $('invite-revoke') : $('invite-new');
+    for (const id of ['invite-error', 'invite-done']) showFormMessage(id, '');
+    setBusy(button, true, revoke ? 'Revoking…' : 'Making…');
+    try {
+      const view = await api.changeInvite(this.slug, { revoke });
+      this.view = { ...view };
+      setBusy(button, false);
+      this.renderInvite();
+      this.say('invite-done', done);
+      // The Revoke button is gone with the link: the focus goes to the one that makes a new link.
+      if (button.hidden || document.activeElement === document.body) $('invite-new').focus();
+    } catch (error) {
+      setBusy(button, false);
+      showFormMessage('invite-error', formFailureMessage(error, 'Changing the invite link failed.'));
+    }
+  }
+
+  // ---- members ----
+
+  async loadMembers(attempt = this.attempt) {
+    $('members-section').hidden = false;
+    $('member-form').hidden = !this.manages;
+    $('members-hint').textContent = 'Loading…';
+    try {
+      const members = await api.fetchMembers(this.slug);
+      if (attempt !== this.attempt) return;
+      this.renderMembers(members);
+    } catch (error) {
+      if (attempt !== this.attempt) return;
+      $('members-hint').textContent = '';
+      showFormMessage('members-error', formFailureMessage(error, 'Loading the members failed.'));
+    }
+  }
+
+  renderMembers(members) {
+    this.members = members;
+    const count = members.length === 1 ? '1 member' : `${members.length} members`;
+    $('members-hint').textContent = this.manages
+      ? `${count}. A teacher changes the class and its roster; a moderator hides and deletes posts.`
+      : `${count}. Only its teachers change roles.`;
+    $('members-list').replaceChildren(...members.map((member) => this.memberRow(member)));
+  }
+
+  memberRow(member) {
+    const name = `${member.first_name} ${member.last_name}`.trim() || member.email;
+    const me = state.account && member.key === state.account.key;
+    const who = el('span', { class: 'member-who' }, [
+      el('strong', { text: me ? `${name} (you)` : name }),
+      el('span', { class: 'member-email', text: member.email }),
+    ]);
+    if (!this.manages) {
+      return el('li', { class: 'member-row', dataset: { key: member.key } }, [
+        who, el('span', { class: 'badge member-role', text: ROLE_NAMES[member.role] || member.role }),
+      ]);
+    }
+    const select = el('select', { class: 'member-role-select', 'aria-label': `Role of ${name}`, dataset: { key: member.key } },
+      Object.entries(ROLE_NAMES).map(([value, label]) => el('option', { value, text: label })));
+    select.value = member.role;
+    const save = debounce(() => this.setRole(member, select, name), ROLE_SAVE_DELAY_MS);
+    select.addEventListener('change', save);
+    const remove = el('button', {
+      class: 'button danger small', type: 'button', dataset: { remove: member.key }, 'aria-label': `Remove ${name}`, text: 'Remove',
+    });
+    return el('li', { class: 'member-row', dataset: { key: member.key } }, [who, el('span', { class: 'member-actions' }, [select, remove])]);
+  }
+
+  async setRole(member, select, name) {
+    const role = select.value;
+    if (role === member.role) return;
+    for (const id of ['members-error', 'members-done']) showFormMessage(id, '');
+    try {
+      this.members = await api.setMemberRole(this.slug, member.key, role);
+      member.role = role;
+      this.say('members-done', `${name} is now ${role === 'student' ? 'a student' : `a ${role}`}.`);
+      // Changing one's own role changes what this page may show.
+      if (state.account && member.key === state.account.key) this.show(this.slug);
+    } catch (error) {
+      select.value = member.role;
+      showFormMessage('members-error', formFailureMessage(error, 'Changing the role failed.'));
+    }
+  }
+
+  async removeMember(key) {
+    const member = this.members.find((item) => item.key === key);
+    if (!member) return;
+    const name = `${member.first_name} ${member.last_name}`.trim() || member.email;
+    const sure = await confirmAction(`Remove ${name}?`,
+      `${name} leaves the class, and their location on its map is deleted.`, 'Remove');
+    if (!sure) return;
+    for (const id of ['members-error', 'members-done']) showFormMessage(id, '');
+    const rows = [...$('members-list').children];
+    const index = rows.findIndex((row) => row.dataset.key === key);
+    try {
+      await api.removeMember(this.slug, key);
+      this.renderMembers(await api.fetchMembers(this.slug));
+      this.say('members-done', `${name} was removed from the class.`);
+      // The focus goes to the next member's Remove button (or the list's heading).
+      const next = $('members-list').children[Math.min(index, $('members-list').children.length - 1)];
+      const target = next ? next.querySelector('[data-remove]') : null;
+      if (target) target.focus();
+      else $('members-title').focus();
+    } catch (error) {
+      showFormMessage('members-error', formFailureMessage(error, 'Removing the member failed.'));
+    }
+  }
+
+  async addMember() {
+    const email = $('member-email').value.trim();
+    const role = $('member-role').value;
+    for (const id of ['members-error', 'members-done']) showFormMessage(id, '');
+    if (!email) {
+      showFormMessage('members-error', 'Enter the email of the account to add.');
+      $('member-email').focus();
+      return;
+    }
+    const button = $('member-add');
+    setBusy(button, true, 'Adding…');
+    try {
+      this.renderMembers(await api.addMember(this.slug, email, role));
+      $('member-email').value = '';
+      this.say('members-done', `${email} is now ${role === 'student' ? 'a student' : `a ${role}`} in the class.`);
+    } catch (error) {
+      showFormMessage('members-error', error.status === 404
+        ? 'No account of this server has that email: they sign up first.'
+        : formFailureMessage(error, 'Adding the member failed.'));
+      $('member-email').select();
+    } finally {
+      setBusy(button, false);
+      $('member-email').focus();
+    }
+  }
+
+  // ---- leaving ----
+
+  async leave() {
+    const name = this.view.name;
+    const sure = await confirmAction(`Leave ${name}?`,
+      'Your location on its map is deleted, and you need an invite link to come back.', 'Leave');
+    if (!sure) return;
+    showFormMessage('leave-error', '');
+    const button = $('leave-button');
+    setBusy(button, true, 'Leaving…');
+    try {
+      await api.leaveClass(this.slug);
+      setBusy(button, false);
+      classMembershipChanged(this.slug);
+      go(classAddress(state.tab, null));
+      await showAlert('You Left the Class', `You are no longer in ${name}.`);
+    } catch (error) {
+      setBusy(button, false);
+      showFormMessage('leave-error', error.code === 'last_teacher'
+        ? 'You are its only teacher: make another member a teacher first.'
+        : formFailureMessage(error, 'Leaving the class failed.'));
+    }
+  }
+
+  /** Shows a confirmation in its status box so that screen readers say it even when the same
+   *  words come twice in a row (copying the link again). */
+  say(id, message) {
+    showFormMessage(id, '');
+    if (message) requestAnimationFrame(() => showFormMessage(id, message));
+  }
+}
+
+let page = null;
+
+export function showSettings(slug) {
+  page ??= new SettingsPage();
+  return page.show(slug);
+}

@@ -1,0 +1,255 @@
+// Classes in the map's scene: the class button in the top bar (the shown class's name) and its
+// Classes sheet, which lists my classes with my role and the open ones I could join; switching
+// classes; and the check, before a class named in the address loads, that I may open it.
+import * as api from './api.js';
+import { state } from './state.js';
+import { go } from './router.js';
+import {
+  currentClass, setCurrentClass, currentClassName, setCurrentClassName, setDefaultClass, defaultClass,
+  classAddress, linkTo, pageTitle,
+} from './currentClass.js';
+import { clearStudents } from './students.js';
+import { moderationClassChanged } from './moderation.js';
+import { el, setBusy, showAlert, formFailureMessage, showFormMessage } from './ui.js';
+import { $ } from './dom.js';
+
+export const ROLE_NAMES = { teacher: 'Teacher', moderator: 'Moderator', student: 'Student' };
+
+/** The last list of classes (`api.fetchClasses`), for the account it was asked for. */
+let listed = null;
+let listedFor = null;
+let listing = null;
+/** Classes the signed-in account may open: `<account key> <slug>`, with their answers. */
+const opened = new Map();
+/** The same, being asked. */
+const opening = new Map();
+
+/** The class view `slug` last answered with (from the list or its own answer), or null. */
+export function knownClass(slug) {
+  if (!slug) return null;
+  const view = opened.get(openKey(slug));
+  if (view) return view;
+  return listed ? [...listed.classes, ...listed.joinable].find((item) => item.slug === slug) || null : null;
+}
+
+function openKey(slug) {
+  return `${state.account ? state.account.key : ''} ${slug}`;
+}
+
+/** The list of classes, asked for once per account (again with `fresh`). */
+export function loadClasses({ fresh = false } = {}) {
+  const key = state.account ? state.account.key : null;
+  if (!key) return Promise.resolve(null);
+  if (!fresh && listedFor === key && (listing || listed)) return listing || Promise.resolve(listed);
+  listedFor = key;
+  const job = api.fetchClasses().then((answer) => {
+    if (listing !== job) return listed;
+    listing = null;
+    listed = answer;
+    setDefaultClass(answer.default_class);
+    showClassName();
+    return answer;
+  }, (error) => {
+    if (listing === job) listing = null;
+    throw error;
+  });
+  listing = job;
+  return job;
+}
+
+/** Forgets what was learnt for the account (after a logout). */
+export function forgetClasses() {
+  listed = null;
+  listedFor = null;
+  listing = null;
+  opened.clear();
+}
+
+/** Puts the shown class's name on the class button, in the page title, and (`announce`) says
+ *  it to screen readers. */
+function showClassName({ announce = false } = {}) {
+  const slug = currentClass() || defaultClass();
+  const view = knownClass(slug);
+  if (view) setCurrentClassName(view.name);
+  const name = currentClassName() || (currentClass() ? currentClass() : 'Classes');
+  $('class-name').textContent = name;
+  $('class-button').title = view && view.role ? `${name} (${ROLE_NAMES[view.role] || view.role})` : name;
+  if (!$('main-scene').hidden) {
+    const tab = state.tab;
+    document.title = pageTitle(`${tab[0].toUpperCase()}${tab.slice(1)}`);
+  }
+  if (announce && currentClassName()) $('class-status').textContent = `Showing the map of ${currentClassName()}.`;
+}
+
+/** The address shows class `slug` (null: the default class): when that is another class than
+ *  the one shown, everything shown for the last one goes (map, list, search, live stream,
+ *  Moderate button). Says whether it changed. */
+export function switchClass(slug) {
+  if (!setCurrentClass(slug)) return false;
+  clearStudents();
+  moderationClassChanged();
+  $('class-status').textContent = '';
+  showClassName({ announce: true });
+  return true;
+}
+
+/**
+ * Whether the signed-in account may open class `slug` (null: the default class, always):
+ * true at once when known, else a promise of it. A class that does not exist, or that the
+ * account is not a member of, is said in an alert and the address goes to the default map.
+ * Without an answer (offline, a server error) it opens anyway: the kept copy may show.
+ */
+export function openClass(slug) {
+  if (!slug) return true;
+  const key = openKey(slug);
+  if (opened.has(key)) return true;
+  if (!opening.has(key)) opening.set(key, askToOpen(slug, key).finally(() => opening.delete(key)));
+  return opening.get(key);
+}
+
+function askToOpen(slug, key) {
+  return api.fetchClass(slug).then((view) => {
+    opened.set(key, view);
+    if (currentClass() === slug) showClassName({ announce: true });
+    return true;
+  }, async (error) => {
+    if (error.kind === 'network' || error.kind === 'server') return true;
+    if (currentClass() !== slug || !state.account) return false;
+    if (error.status === 401) return false; // the session ended: session.js shows the login
+    const [title, message] = error.status === 404
+      ? ['No Such Class', `This server has no class “${slug}”. Check the address your teacher gave you.`]
+      : ['Not a Member', `Only members of the class “${slug}” can see its map. Open the invite link your teacher gave you to join it.`];
+    go(classAddress(state.tab, null));
+    await showAlert(title, message);
+    return false;
+  });
+}
+
+/** Remembers what a class answered (joining, saving its settings) for the button and sheet. */
+export function classChanged(view) {
+  if (!view || !view.slug) return;
+  opened.set(openKey(view.slug), view);
+  if (listed) {
+    for (const list of [listed.classes, listed.joinable]) {
+      const index = list.findIndex((item) => item.slug === view.slug);
+      if (index >= 0) list[index] = { ...list[index], name: view.name, visibility: view.visibility, join: view.join };
+    }
+  }
+  if ((currentClass() || defaultClass()) === view.slug) {
+    setCurrentClassName(view.name);
+    showClassName();
+  }
+}
+
+/** A class left or joined: the list is asked for again, and the class is checked again. */
+export function classMembershipChanged(slug) {
+  opened.delete(openKey(slug));
+  loadClasses({ fresh: true }).catch(() => {});
+}
+
+// ---- the Classes sheet --------------------------------------------------------------
+
+const ROLE_ORDER = { teacher: 0, moderator: 1, student: 2 };
+
+class ClassesSheet {
+  constructor() {
+    this.dialog = $('classes');
+    $('classes-close').addEventListener('click', () => this.dialog.close());
+    // A link to a class (its map, its settings) closes the sheet as it goes there.
+    this.dialog.addEventListener('click', (event) => {
+      if (event.target.closest('a[href^="#/"]')) this.dialog.close();
+    });
+    $('joinable-classes').addEventListener('click', (event) => {
+      const button = event.target.closest('[data-join]');
+      if (button) this.join(button.dataset.join, button);
+    });
+  }
+
+  open() {
+    showFormMessage('classes-error', '');
+    if (listed && listedFor === state.account.key) this.render(listed);
+    else $('classes-status').textContent = 'Loading your classes…';
+    this.dialog.showModal();
+    loadClasses({ fresh: true }).then((answer) => {
+      if (answer && this.dialog.open) this.render(answer);
+    }, (error) => {
+      $('classes-status').textContent = '';
+      if (!listed) showFormMessage('classes-error', formFailureMessage(error, 'Loading your classes failed.'));
+    });
+  }
+
+  render(answer) {
+    const shown = currentClass() || answer.default_class;
+    const mine = [...answer.classes].sort((a, b) =>
+      (a.slug === answer.default_class ? -1 : b.slug === answer.default_class ? 1 : 0) ||
+      (ROLE_ORDER[a.role] ?? 3) - (ROLE_ORDER[b.role] ?? 3) || a.name.localeCompare(b.name));
+    $('my-classes').replaceChildren(...mine.map((item) => this.classRow(item, item.slug === shown)));
+    $('my-classes-section').hidden = mine.length === 0;
+    $('joinable-classes').replaceChildren(...answer.joinable.map((item) => this.joinableRow(item)));
+    $('joinable-section').hidden = answer.joinable.length === 0;
+    $('create-class-link').hidden = !answer.can_create;
+    $('classes-status').textContent = mine.length === 0 && answer.joinable.length === 0
+      ? 'You are in no class yet: open the invite link your teacher gave you.'
+      : `${mine.length === 1 ? '1 class' : `${mine.length} classes`} of yours.`;
+  }
+
+  classRow(item, current) {
+    const role = ROLE_NAMES[item.role] || '';
+    const link = el('a', {
+      class: 'class-row', href: `#/${linkTo('map', item.slug)}`, 'aria-current': current ? 'true' : null,
+      dataset: { slug: item.slug },
+    }, [
+      el('span', { class: 'class-row-name', text: item.name }),
+      el('span', { class: 'class-row-role', text: current ? `${role} · shown now` : role }),
+    ]);
+    const settings = el('a', {
+      class: 'text-button class-row-settings', href: `#/c/${item.slug}/settings`,
+      'aria-label': `Settings of ${item.name}`, text: 'Settings',
+    });
+    return el('li', { class: 'class-item' }, [link, settings]);
+  }
+
+  joinableRow(item) {
+    const button = el('button', {
+      class: 'button secondary small', type: 'button', dataset: { join: item.slug }, 'aria-label': `Join ${item.name}`,
+    }, [el('span', { class: 'spinner', 'aria-hidden': 'true' }), el('span', { class: 'button-label', text: 'Join' })]);
+    return el('li', { class: 'class-item' }, [
+      el('span', { class: 'class-row' }, [el('span', { class: 'class-row-name', text: item.name })]),
+      button,
+    ]);
+  }
+
+  async join(slug, button) {
+    showFormMessage('classes-error', '');
+    setBusy(button, true, 'Joining…');
+    try {
+      const view = await api.joinClass(slug);
+      classMembershipChanged(slug);
+      classChanged(view);
+      this.dialog.close();
+      go(linkTo('map', slug));
+    } catch (error) {
+      setBusy(button, false);
+      showFormMessage('classes-error', formFailureMessage(error, 'Joining the class failed.'));
+    }
+  }
+}
+
+let sheet = null;
+/** The class button's name waits for the map's markers (or this at the latest), so that the
+ *  list of classes does not hold up the map's first download. */
+const LIST_LATEST_MS = 4000;
+
+/** The class button opens the Classes sheet; the list of classes (the button's name) is
+ *  asked for once the map is drawn. */
+export function setUpClasses() {
+  $('class-button').addEventListener('click', () => {
+    sheet ??= new ClassesSheet();
+    sheet.open();
+  });
+  const list = () => {
+    if (state.account) loadClasses().catch(() => {});
+  };
+  document.addEventListener('onthemap:markers-ready', list);
+  setTimeout(list, LIST_LATEST_MS);
+}

@@ -1,0 +1,196 @@
+"""Classes in the browser: the server's administrator (the demo account, its first) creates a
+class and copies its invite link from the settings page; a student opens the link in a browser
+of their own, signs up and joins; both post a location in the class and see each other's pin
+arrive live; an account that has not joined cannot read the class's map. The settings and
+invitation pages pass axe, and the settings page works from the keyboard alone."""
+import json
+import urllib.parse
+import uuid
+
+import pytest
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+from a11y import axe_violations, blocking, describe
+from conftest import DESKTOP, PHONE, Page, make_driver
+from helpers import PARSE_HEADERS, HTTPFailure, User
+from test_e_add_location import geocoder_available
+from test_i_keyboard import focus_is_visible, focused, press, tab_to
+
+ADMIN_EMAIL, ADMIN_PASSWORD = "demo@onthemap.local", "onthemap-demo"
+
+
+def administrator(api):
+    return User(api, "1000000001", ADMIN_EMAIL, ADMIN_PASSWORD, "Demo", "Student")
+
+
+def unique_slug(prefix):
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def post_in_class(user, slug, map_string, latitude, longitude):
+    """Posts `user`'s location in class `slug` through the Parse API under the class prefix."""
+    _, created = user.api.request("POST", f"/c/{slug}/parse/classes/StudentLocation", {
+        "uniqueKey": user.key, "firstName": user.first, "lastName": user.last,
+        "mapString": map_string, "mediaURL": "https://example.com/" + user.first.lower(),
+        "latitude": latitude, "longitude": longitude,
+    }, headers={**PARSE_HEADERS, "X-Parse-Session-Token": user.session})
+    return created["objectId"]
+
+
+def class_locations(user, slug):
+    _, body = user.api.request("GET", f"/c/{slug}/parse/classes/StudentLocation?limit=100",
+                               headers={**PARSE_HEADERS, "X-Parse-Session-Token": user.session})
+    return body["results"]
+
+
+def default_locations(user, where):
+    _, body = user.api.request("GET", "/parse/classes/StudentLocation?limit=100&where=" + urllib.parse.quote(json.dumps(where)),
+                               headers={**PARSE_HEADERS, "X-Parse-Session-Token": user.session})
+    return body["results"]
+
+
+def axe_check(page, screen, found):
+    """Runs axe at phone and desktop size; adds what it finds to `found`."""
+    for size in (PHONE, DESKTOP):
+        page.viewport(size)
+        page.js("return new Promise((resolve) => setTimeout(resolve, 350))")
+        violations = blocking(axe_violations(page.driver))
+        if violations:
+            found.append(f"--- {screen} at {size[0]}x{size[1]}\n{describe(violations)}")
+    page.viewport(DESKTOP)
+
+
+def live(page):
+    page.until(lambda d: page.find("#live-indicator").get_attribute("data-state") == "live", 15, "the stream never went live")
+
+
+def create_class(page, name, slug, visibility="members", join="invite"):
+    """From the map: the class button, Create a Class, the form; waits for the new class's settings."""
+    page.clickable("#class-button").click()
+    page.visible("#classes")
+    page.clickable("#create-class-link").click()
+    page.visible("#create-view")
+    assert page.js("return document.activeElement.id") == "create-name", "the name field should have the focus"
+    page.type_into("#create-name", name)
+    assert page.find("#create-slug").get_attribute("value"), "the address follows the name"
+    page.type_into("#create-slug", slug)
+    Select(page.find("#create-visibility")).select_by_value(visibility)
+    Select(page.find("#create-join")).select_by_value(join)
+    page.find("#create-button").click()
+    page.visible("#settings-view")
+    page.text_in("#settings-title", name)
+    assert page.driver.current_url.endswith(f"#/c/{slug}/settings")
+
+
+def copy_invite_link(page):
+    """Copy on the settings page: says it was copied; returns what the clipboard holds."""
+    page.driver.execute_cdp_cmd("Browser.grantPermissions", {
+        "origin": page.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    page.clickable("#invite-copy").click()
+    page.text_in("#invite-done", "Invite link copied")
+    assert page.find("#invite-copy").text == "Copied"
+    copied = page.driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        navigator.clipboard.readText().then(done, (error) => done('unreadable: ' + error));""")
+    shown = page.find("#invite-link").get_attribute("value")
+    assert copied == shown, f"the clipboard holds {copied!r}, the page shows {shown!r}"
+    return copied
+
+
+def test_a_class_from_invitation_to_live_map(page, api, server):
+    teacher = administrator(api)
+    slug = unique_slug("bio")
+    found = []
+
+    page.log_in(teacher)
+    create_class(page, "Biology 101", slug)
+    # The creator is its teacher: every part of the settings page shows.
+    for section in ("#class-form", "#invite-section", "#members-section", "#member-form", "#leave-section"):
+        page.visible(section)
+    page.until(lambda d: len(page.find_all("#members-list > li")) == 1, 10, "the roster never showed the teacher")
+    assert "Teacher" in page.find("#members-list > li select").get_attribute("value").title()
+    link = copy_invite_link(page)
+    assert f"/#/join/{slug}/" in link
+    axe_check(page, "class settings", found)
+    page.screenshot("class-settings")
+
+    # The student opens the link in a browser of their own, signs up, and lands on the invitation.
+    second = make_driver()
+    try:
+        student_page = Page(second, server, api)
+        student_page.open("/health")
+        second.get(link)
+        student_page.visible("#login-scene")
+        student_page.text_in("#login-note", slug)
+        student_page.find("#show-signup").click()
+        student_page.visible("#signup-first")
+        email = f"ana.{uuid.uuid4().hex[:8]}@example.com"
+        student_page.type_into("#signup-first", "Ana")
+        student_page.type_into("#signup-last", "Lima")
+        student_page.type_into("#signup-email", email)
+        student_page.type_into("#signup-password", "correct-horse-battery\n")
+        student_page.visible("#join-view", 15)
+        student_page.text_in("#join-title", "Biology 101")
+        student_page.visible("#join-button")
+        assert "Biology 101" in student_page.find("#join-button").text
+        axe_check(student_page, "invitation", found)
+        student_page.screenshot("class-join")
+        student_page.find("#join-button").click()
+        student_page.until(lambda d: d.current_url.endswith(f"#/c/{slug}/map"), 10, "joining did not open the class map")
+        student_page.visible("#main-scene")
+        student_page.map_ready()
+        student_page.text_in("#class-name", "Biology 101")
+        assert student_page.marker_count() == 0, "the new class's map is empty"
+        assert "Biology 101" in second.title
+        live(student_page)
+        key, _ = api.log_in(email, "correct-horse-battery")
+        student = User(api, key, email, "correct-horse-battery", "Ana", "Lima")
+
+        # The teacher goes from the settings to the class's map (no reload), live as well.
+        page.find("#class-back").click()
+        page.until(lambda d: d.current_url.endswith(f"#/c/{slug}/map"), 10)
+        page.visible("#main-scene")
+        page.until(lambda d: page.marker_count() == 0, 15, "the teacher's class map never loaded")
+        live(page)
+        assert page.find("#class-name").text == "Biology 101"
+
+        # The student posts through the pin button (or the API without a geocoder); the
+        # teacher's map gets the pin without a reload.
+        if geocoder_available(student_page):
+            student_page.clickable("#add-location-button").click()
+            student_page.visible("#add-place")
+            student_page.type_into("#add-place", "Lagos, Nigeria")
+            student_page.type_into("#add-link", "https://example.com/ana")
+            student_page.find("#add-find").click()
+            student_page.clickable("#add-finish", 20).click()
+            student_page.gone("#add-location")
+        else:
+            post_in_class(student, slug, "Lagos, Nigeria", 6.45, 3.39)
+        mine = [item for item in class_locations(student, slug) if item["uniqueKey"] == student.key]
+        assert len(mine) == 1, "the student's location is in the class"
+        assert not default_locations(student, {"uniqueKey": student.key}), "it went to the class, not the default map"
+        page.until(lambda d: page.marker_count() == 1, 5, "the teacher's map did not get the student's pin")
+        student_page.until(lambda d: student_page.marker_count() == 1, 5)
+
+        # The teacher posts; the student's map gets it, and so does their list.
+        teacher_post = post_in_class(teacher, slug, "Hanoi, Vietnam", 21.03, 105.85)
+        student_page.until(lambda d: student_page.marker_count() == 2, 5, "the student's map did not get the teacher's pin")
+        student_page.tab("list")
+        student_page.until(lambda d: student_page.list_rows()[0].get_attribute("data-object-id") == teacher_post, 5,
+                           "the student's list did not get the teacher's row")
+        assert second.current_url.endswith(f"#/c/{slug}/list"), "the tabs stay in the class"
+        page.tab("list")
+        page.until(lambda d: len(page.list_rows()) == 2, 10)
+        page.screenshot("class-list")
+    finally:
+        second.quit()
+
+    # An account that has not joined cannot read the class's map.
+    outsider = api.create_user("Out", "Sider")
+    with pytest.raises(HTTPFailure) as refused:
+        class_locations(outsider, slug)
+    assert refused.value.status == 403
+    assert json.loads(refused.value.body)["code"] == 119
+
+    assert not found, "axe found serious or critical violations:\n" + "\n".join(found)
