@@ -21,7 +21,7 @@ struct BoundsTests {
     /// The linear-time matcher answers these; a backtracking one would run past the time limit.
     @Test("catastrophic regexes answer at once; ones we cannot bound are 400 code 102 before any query", .timeLimit(.minutes(1)))
     func catastrophicRegexes() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             try await client.postLocation(user, ["mapString": String(repeating: "a", count: 60) + "!"])
             for pattern in ["^(a+)+b?$", "^(a|aa)+$", "(.*.){6}!"] {
@@ -56,6 +56,7 @@ struct BoundsTests {
             ), ownerKey: nil))
         }
         try await seed.close()
+        try await setDefaultClass(.public, configuration: configuration)
         let app = try await buildApplication(configuration: configuration, logger: testLogger)
         try await app.test(.router) { client in
             let query = #"{"mapString":{"$regex":"(a*a){40}!"}}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!

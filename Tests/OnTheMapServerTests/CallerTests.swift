@@ -36,8 +36,17 @@ struct CallerTests {
          [.visitor: .unauthorized, .endedSession: .unauthorized, .student: .forbidden, .administrator: .ok]),
         ("moderation", .get, "/api/admin/moderation", nil, false,
          [.visitor: .unauthorized, .endedSession: .unauthorized, .student: .forbidden, .administrator: .ok]),
+        // A new server's default class is members-only, and open: every account is a member.
         ("reading the map", .get, "/parse/classes/StudentLocation?limit=1", nil, true,
-         [.visitor: .ok, .endedSession: .ok, .student: .ok, .administrator: .ok]),
+         [.visitor: .unauthorized, .endedSession: .unauthorized, .student: .ok, .administrator: .ok]),
+        ("the live map", .get, "/api/locations/snapshot", nil, false,
+         [.visitor: .unauthorized, .endedSession: .unauthorized, .student: .ok, .administrator: .ok]),
+        ("my classes", .get, "/api/classes", nil, false,
+         [.visitor: .unauthorized, .endedSession: .unauthorized, .student: .ok, .administrator: .ok]),
+        ("creating a class", .post, "/api/classes", #"{"slug":"x","name":"Too short a slug"}"#, false,
+         [.visitor: .unauthorized, .endedSession: .unauthorized, .student: .forbidden, .administrator: .badRequest]),
+        ("a class's roster", .get, "/api/classes/main/members", nil, false,
+         [.visitor: .unauthorized, .endedSession: .unauthorized, .student: .forbidden, .administrator: .ok]),
     ]
 
     @Test("each protected route family answers a visitor, an ended session, a student and an administrator as it should")

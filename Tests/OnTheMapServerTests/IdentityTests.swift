@@ -19,7 +19,7 @@ struct IdentityTests {
     @Test("a forged uniqueKey is replaced by the writer's own key, on create and update, in both protocols",
           arguments: ["/parse/classes/StudentLocation", "/v1/StudentLocation"])
     func forgedUniqueKey(path: String) async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let alice = try await client.makeUser(), bob = try await client.makeUser()
             let forged: [String: Any] = ["uniqueKey": bob.key, "firstName": "Bob", "mapString": "SPOOFED by Alice",
                                          "latitude": 1.0, "longitude": 2.0]
@@ -51,7 +51,7 @@ struct IdentityTests {
 
     @Test("a same-site or cross-site form post carrying the cookie changes nothing")
     func formPostsWithCookieRefused() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             let body = textBody(#"{"latitude":1,"longitude":2,"mapString":"forged"}"#)
             let attempts: [HTTPFields] = [
@@ -89,7 +89,7 @@ struct IdentityTests {
 
     @Test("the web app's own requests pass: same-origin by Sec-Fetch-Site or by Origin matching Host")
     func sameOriginWritesPass() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             for proof: HTTPFields in [[Self.fetchSite: "same-origin", .origin: "http://localhost"], [.origin: "http://localhost"], [.origin: "http://LOCALHOST:80"]] {
                 var headers = user.cookieHeaders
@@ -111,7 +111,7 @@ struct IdentityTests {
             #expect(try await client.count() == 5)
         }
         // A host behind a proxy that rewrites Host names its public origin.
-        try await withTestServer({ $0.allowedOrigins = ["https://map.example.org"] }) { client in
+        try await withTestServer({ $0.allowedOrigins = ["https://map.example.org"] }, defaultClass: .public) { client in
             let user = try await client.makeUser()
             var headers = user.cookieHeaders
             headers[.origin] = "https://map.example.org"
@@ -124,7 +124,7 @@ struct IdentityTests {
 
     @Test("login and sign-up from another site are refused (login CSRF) and set no cookie")
     func loginCSRF() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             let credentials = jsonBody(["udacity": ["username": user.email, "password": user.password]])
             for headers: HTTPFields in [[Self.fetchSite: "cross-site"], [.origin: "https://evil.example"], [Self.fetchSite: "same-site"]] {
@@ -159,7 +159,7 @@ struct IdentityTests {
 
     @Test("log out everywhere ends every session of the account, others' sessions stay")
     func logOutEverywhere() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser(), other = try await client.makeUser()
             let second = try await client.login(email: user.email, password: user.password)
             try await client.execute(uri: "/api/session?all=1", method: .delete, headers: user.cookieHeaders) { response throws in
@@ -177,7 +177,7 @@ struct IdentityTests {
 
     @Test("changing the password needs the current one and ends every other session")
     func changePassword() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             let other = try await client.login(email: user.email, password: user.password)
             let change = "/api/account/password"
@@ -212,7 +212,7 @@ struct IdentityTests {
 
     @Test("a 100-byte pass phrase counts in full; neither its first 72 bytes nor more log in")
     func longPassPhrase() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let phrase = String(repeating: "correct horse battery staple ", count: 4).prefix(100)
             #expect(phrase.utf8.count == 100)
             let user = try await client.makeUser(password: String(phrase))
@@ -245,7 +245,7 @@ struct IdentityTests {
 
     @Test("control and text-direction characters are refused in names, emails and location text")
     func unsafeCharactersRefused() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let bad = ["Eve\u{0}", "Bob\u{202E}lanimirc", "Isolate\u{2067}x", "Tab\there", "Esc\u{1B}[31m"]
             for name in bad {
                 try await client.execute(uri: "/api/users", method: .post, body: jsonBody([

@@ -86,7 +86,7 @@ struct LiveMapTests {
 
     @Test("a moderator's hide, show and delete, and disabling an author, reach the map at once, as a student's own write does")
     func moderationReachesTheMapAtOnce() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let admin = try await client.makeUser()
             let author = try await client.makeUser()
             let post = try await client.postLocation(author)
@@ -114,7 +114,7 @@ struct LiveMapTests {
 
     @Test("the snapshot holds every location, newest first, with an ETag, a 304 and gzip")
     func snapshot() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let empty = try await Self.snapshot(client)
             #expect(empty.locations.isEmpty)
             let user = try await client.makeUser()
@@ -151,7 +151,7 @@ struct LiveMapTests {
 
     @Test("the map's snapshot holds the same locations, in the same order, as columns with an ETag of its own")
     func mapColumns() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             let other = try await client.makeUser()
             _ = try await client.postLocation(user, ["mapString": "Lyon, France", "latitude": 45.76, "longitude": 4.84])
@@ -189,7 +189,7 @@ struct LiveMapTests {
 
     @Test("changes arrive in order: created, updated, deleted, each with its version as id")
     func ordering() async throws {
-        try await withTestServer(mode: .live) { client in
+        try await withTestServer(mode: .live, defaultClass: .public) { client in
             let user = try await client.makeUser()
             let start = try await Self.snapshot(client).version
             let events = try await Self.follow(port: try #require(client.port), "since=\(start)", count: 3) {
@@ -210,7 +210,7 @@ struct LiveMapTests {
 
     @Test("a viewer that reconnects with Last-Event-ID misses nothing and gets nothing twice")
     func resume() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             let start = try await Self.snapshot(client).version
             var posted: [String] = []
@@ -231,7 +231,7 @@ struct LiveMapTests {
 
     @Test("a viewer too far behind, or with an id this database never gave, is told to reload")
     func reload() async throws {
-        try await withTestServer({ $0.liveMap.ringCapacity = 3 }) { client in
+        try await withTestServer({ $0.liveMap.ringCapacity = 3 }, defaultClass: .public) { client in
             let user = try await client.makeUser()
             let start = try await Self.snapshot(client).version
             for _ in 0..<5 { try await client.postLocation(user) }
@@ -248,7 +248,7 @@ struct LiveMapTests {
 
     @Test("a bad Last-Event-ID, since or timeout is a 400 in our format, and nothing is subscribed")
     func badInput() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             for (query, headers, code) in [
                 ("", [HTTPField.Name("Last-Event-ID")!: "abc"] as HTTPFields, "invalid_last_event_id"),
                 ("", [HTTPField.Name("Last-Event-ID")!: "-3"], "invalid_last_event_id"),
@@ -273,6 +273,7 @@ struct LiveMapTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = testConfiguration(dataDirectory: directory)
+        try await setDefaultClass(.public, configuration: configuration)
         let app = try await buildApplication(configuration: configuration, logger: testLogger)
         let other = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
         defer { Task { try? await other.close() } }
@@ -301,6 +302,7 @@ struct LiveMapTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = testConfiguration(dataDirectory: directory)
         #expect(configuration.cacheListResponses)
+        try await setDefaultClass(.public, configuration: configuration)
         let app = try await buildApplication(configuration: configuration, logger: testLogger)
         let host = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
         defer { Task { try? await host.close() } }
@@ -371,6 +373,7 @@ struct SharedLiveMapTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = testConfiguration(dataDirectory: directory)
         let schema = "t_" + String(String(directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }).suffix(60))
+        try await setDefaultClass(.public, configuration: configuration)
         let one = try await buildApplication(configuration: configuration, logger: testLogger)
         let two = try await buildApplication(configuration: configuration, logger: testLogger)
         try await one.test(.live) { first in

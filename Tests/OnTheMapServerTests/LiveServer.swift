@@ -21,6 +21,7 @@ func withLiveServer(_ adjust: (inout Configuration) -> Void, _ body: @Sendable (
     configuration.host = "127.0.0.1"
     adjust(&configuration)
     let settings = configuration
+    try await setDefaultClass(.public, configuration: settings)
     let app = try await buildApplication(configuration: settings, logger: testLogger)
     try await app.test(.live) { client in
         try await body(try #require(client.port), settings)

@@ -44,7 +44,7 @@ struct MetricsTests {
 
     @Test("a scrape counts requests by family and status, times them, and counts list-cache hits and misses")
     func scrape() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             try await client.postLocation(user)
             for _ in 0..<3 { _ = try await client.list("?limit=100&order=-updatedAt") }
@@ -78,7 +78,7 @@ struct MetricsTests {
 
     @Test("with --metrics-token, /metrics needs the bearer token; anything else is 401 in our error format")
     func token() async throws {
-        try await withTestServer({ $0.metricsToken = "s3cret-token" }) { client in
+        try await withTestServer({ $0.metricsToken = "s3cret-token" }, defaultClass: .public) { client in
             for header in [nil, "Bearer wrong", "Bearer s3cret-token2", "Basic s3cret-token", "Bearer s3cret-toke"] {
                 var headers = HTTPFields()
                 if let header { headers[.authorization] = header }

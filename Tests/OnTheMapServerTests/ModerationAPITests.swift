@@ -22,7 +22,7 @@ struct ModerationAPITests {
 
     @Test("the first account is the administrator, later ones are not; GET /api/account says so")
     func firstAccountIsAdmin() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let admin = try await client.makeUser()
             let student = try await client.makeUser()
             for (user, expected) in [(admin, true), (student, false)] {
@@ -42,7 +42,7 @@ struct ModerationAPITests {
 
     @Test("a student gets 403 forbidden, a visitor 401, on every administrator route, and nothing changes")
     func roleChecks() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let admin = try await client.makeUser()
             let student = try await client.makeUser()
             let post = try await client.postLocation(admin)
@@ -70,7 +70,7 @@ struct ModerationAPITests {
 
     @Test("hide: gone from lists, counts and lookups for everyone; the author reads the reason; unhide brings it back")
     func hideAndUnhide() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let admin = try await client.makeUser()
             let author = try await client.makeUser()
             let post = try await client.postLocation(author, ["mapString": "Lyon, France"])
@@ -118,7 +118,7 @@ struct ModerationAPITests {
 
     @Test("delete: the post is gone and its author is told where and why")
     func moderatorDelete() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let admin = try await client.makeUser()
             let author = try await client.makeUser()
             let post = try await client.postLocation(author, ["mapString": "Oslo"])
@@ -143,7 +143,7 @@ struct ModerationAPITests {
 
     @Test("bad moderation input: missing, empty, over-long or multi-line reasons, bad view or limit; 400 and nothing changes")
     func badInput() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let admin = try await client.makeUser()
             let post = try await client.postLocation(admin)
             let bodies: [(ByteBuffer?, String)] = [
@@ -182,7 +182,7 @@ struct ModerationAPITests {
     @Test("reports: any student, once per post, listed for the administrator with reasons; bounded per hour")
     func reports() async throws {
         let clock = ManualClock()
-        try await withTestServer({ $0.clock = clock.clock }) { client in
+        try await withTestServer({ $0.clock = clock.clock }, defaultClass: .public) { client in
             let admin = try await client.makeUser()
             let author = try await client.makeUser()
             let reporter = try await client.makeUser()
@@ -237,7 +237,7 @@ struct ModerationAPITests {
 
     @Test("disable: every session ends at once, login is refused, posts vanish for everyone; enable restores the posts")
     func disableAndEnable() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let admin = try await client.makeUser()
             let student = try await client.makeUser()
             let second = try await client.login(email: student.email, password: student.password)
@@ -284,7 +284,7 @@ struct ModerationAPITests {
 
     @Test("promote: the promoted student can moderate")
     func promote() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let admin = try await client.makeUser()
             let student = try await client.makeUser()
             try await client.execute(uri: "/api/admin/users/\(student.key)/promote", method: .post, headers: admin.cookieHeaders) { response throws in

@@ -94,7 +94,7 @@ struct OpenAPIDocumentTests {
 
     @Test("GET /openapi.json serves the document")
     func served() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             try await client.execute(uri: "/openapi.json", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
@@ -107,7 +107,7 @@ struct OpenAPIDocumentTests {
 
     @Test("real responses carry every field their schemas require")
     func responsesMatchSchemas() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let checker = SchemaChecker(document: try Self.document())
             /// Sends the request, checks the status and the body against the documented schema;
             /// returns the body's objectId, if any.

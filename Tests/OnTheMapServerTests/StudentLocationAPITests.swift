@@ -13,7 +13,7 @@ struct StudentLocationAPITests {
 
     @Test("POST answers 201 with a Location header, a 10-character objectId and a Parse timestamp; the record has all 10 fields")
     func create() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             let body = jsonBody(["uniqueKey": user.key, "firstName": "Ada", "lastName": "Lovelace", "mapString": "Cambridge, MA",
                                  "mediaURL": "https://example.com", "latitude": 42.3736, "longitude": -71.1097])
@@ -41,7 +41,7 @@ struct StudentLocationAPITests {
     @Test("PUT changes only the fields sent and answers {updatedAt}; DELETE answers exactly 200 {}")
     func updateAndDelete() async throws {
         let clock = ManualClock()
-        try await withTestServer({ $0.clock = clock.clock }) { client in
+        try await withTestServer({ $0.clock = clock.clock }, defaultClass: .public) { client in
             let user = try await client.makeUser()
             let id = try await client.postLocation(user)
             clock.advance(by: 1)
@@ -73,7 +73,7 @@ struct StudentLocationAPITests {
 
     @Test("only the owner may change or delete a record (403 code 119); anonymous writes are refused")
     func ownerOnlyWrites() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let owner = try await client.makeUser()
             let other = try await client.makeUser()
             let id = try await client.postLocation(owner)
@@ -121,7 +121,7 @@ struct StudentLocationAPITests {
 
     @Test("/parse requires the app id and REST key, byte-exact 403; /v1 does not")
     func parseCredentials() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let wrong: [HTTPFields] = [
                 [:],
                 [HTTPField.Name("X-Parse-Application-Id")!: "nope", HTTPField.Name("X-Parse-REST-API-Key")!: ParseCredentials.restAPIKey],
@@ -138,7 +138,7 @@ struct StudentLocationAPITests {
                 #expect(response.text == #"{"results":[]}"#)
             }
         }
-        try await withTestServer({ $0.parseApplicationID = "custom"; $0.parseRESTAPIKey = "secret" }) { client in
+        try await withTestServer({ $0.parseApplicationID = "custom"; $0.parseRESTAPIKey = "secret" }, defaultClass: .public) { client in
             try await client.execute(uri: "/parse/classes/StudentLocation", method: .get, headers: parseHeaders) { response throws in
                 #expect(response.status == .forbidden)
             }
@@ -151,7 +151,7 @@ struct StudentLocationAPITests {
 
     @Test("paging with limit, skip and order=-updatedAt across 260 records: no overlap, no gap, newest first")
     func paging() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             var created: [String] = []
             for index in 0..<260 {
@@ -189,7 +189,7 @@ struct StudentLocationAPITests {
 
     @Test("where: comparison, set, existence, regex, $or and $and operators")
     func whereOperators() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let places: [(String, String, Double)] = [("Ana", "Lisbon", 38.7), ("Bob", "Boston", 42.4), ("Cleo", "Cairo", 30.0), ("Dan", "Denver", 39.7)]
             var keys: [String: String] = [:]
             for (name, place, latitude) in places {
@@ -227,7 +227,7 @@ struct StudentLocationAPITests {
 
     @Test("v1 shortcut ?uniqueKey= and the malformed queries real clients send")
     func lenientQueries() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser(), other = try await client.makeUser()
             for index in 0..<5 { try await client.postLocation(index == 0 ? user : other, ["firstName": "S\(index)"]) }
             for uri in ["/v1/StudentLocation?uniqueKey=\(user.key)", "/v1/StudentLocation?uniqueKey=\(user.key))"] {
@@ -304,7 +304,7 @@ struct StudentLocationAPITests {
         (#"{"latitude":0,"longitude":0,"mapString":"line\nbreak"}"#, 142, 400),
     ] as [(String, Int, Int)])
     func badBodies(body: String, code: Int, status: Int) async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             let id = try await client.postLocation(user)
             for (uri, method) in [("/parse/classes/StudentLocation", HTTPRequest.Method.post), ("/parse/classes/StudentLocation/\(id)", .put)] {
@@ -323,7 +323,7 @@ struct StudentLocationAPITests {
 
     @Test("a body over 64 KB is refused with 413 code 116 and stores nothing")
     func oversizedBody() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             let body = #"{"latitude":0,"longitude":0,"mapString":""# + String(repeating: "x", count: 70_000) + #""}"#
             try await client.execute(uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders, body: textBody(body)) { response throws in
@@ -336,7 +336,7 @@ struct StudentLocationAPITests {
 
     @Test("links: http(s) and bare hosts are stored as given; missing text fields become empty strings")
     func acceptedBodies() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
             for link in ["www.linkedin.com/in/x", "https://example.com/a?b=c", "HTTP://EXAMPLE.COM", "localhost:8080/me", ""] {
                 let id = try await client.postLocation(user, ["mediaURL": link])
@@ -360,7 +360,7 @@ struct StudentLocationAPITests {
 
     @Test("a list answer never outlives a write, whichever path wrote", arguments: [true, false])
     func listAfterWrites(cached: Bool) async throws {
-        try await withTestServer({ $0.cacheListResponses = cached }) { client in
+        try await withTestServer({ $0.cacheListResponses = cached }, defaultClass: .public) { client in
             let user = try await client.makeUser()
             func firstPage() async throws -> [[String: Any]] {
                 try await client.execute(uri: "/v1/StudentLocation?limit=100&order=-updatedAt", method: .get) { response throws in
@@ -401,7 +401,7 @@ struct StudentLocationAPITests {
 
     @Test("unknown routes answer in the family's error format")
     func unknownRoutes() async throws {
-        try await withTestServer { client in
+        try await withTestServer(defaultClass: .public) { client in
             try await client.execute(uri: "/parse/classes/Other", method: .get, headers: parseHeaders) { response throws in
                 #expect(response.status == .notFound)
                 #expect(try response.json["code"] as? Int == 101)

@@ -24,16 +24,20 @@ func withTestServer<T: Sendable>(
     defer { try? FileManager.default.removeItem(at: directory) }
     var configuration = testConfiguration(dataDirectory: directory)
     adjust(&configuration)
-    if let visibility {
-        let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
-        if var main = try await store.mapClass(slug: "main") {
-            main.visibility = visibility
-            try await store.updateClass(main)
-        }
-        try await store.close()
-    }
+    if let visibility { try await setDefaultClass(visibility, configuration: configuration) }
     let app = try await buildApplication(configuration: configuration, logger: testLogger)
     return try await app.test(mode) { client in try await body(client) }
+}
+
+/// Sets the default class's visibility in the database `configuration` names (creating and
+/// migrating it when new), before a server is built on it.
+func setDefaultClass(_ visibility: MapClass.Visibility, configuration: Configuration) async throws {
+    let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
+    if var main = try await store.mapClass(slug: "main") {
+        main.visibility = visibility
+        try await store.updateClass(main)
+    }
+    try await store.close()
 }
 
 /// A test server's configuration: its data in `dataDirectory` (and the database
