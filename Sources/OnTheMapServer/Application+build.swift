@@ -78,7 +78,7 @@ private func assemble(
     )
     let bounds = ConnectionBounds(configuration: configuration, trustedProxies: trustedProxies)
     return Application(
-        responder: ClassPrefixResponder(wrapped: router.buildResponder()),
+        responder: ClassPrefixResponder(wrapped: router.buildResponder(), directory: directory),
         server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuardHandler(bounds: bounds)])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
         // Shut down in reverse order: album downloads stop before the database closes.

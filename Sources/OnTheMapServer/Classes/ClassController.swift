@@ -82,7 +82,7 @@ struct ClassController: Sendable {
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (found, access) = try await classAccess(context)
         if !access.canRead {
-            try context.requireSignedIn(ClassRefusal.api.signIn)
+            _ = try context.requireSignedIn(ClassRefusal.api.signIn)
             let code = request.uri.queryParameters.get("code")
             var invited = false
             if found.joinRule == .invite, let expected = found.inviteCode, let code { invited = Tokens.constantTimeEqual(code, expected) }
@@ -101,7 +101,11 @@ struct ClassController: Sendable {
         }
         if let name = form.name { found.name = try Self.name(name) }
         if let visibility = form.visibility { found.visibility = visibility }
-        if let join = form.join { found.joinRule = join }
+        if let join = form.join {
+            // Turning invitations on with no link yet (a migrated default class): make one.
+            if join == .invite, found.joinRule != .invite, found.inviteCode == nil { found.inviteCode = Tokens.randomHex(bytes: 12) }
+            found.joinRule = join
+        }
         guard try await store.updateClass(found) else { throw Self.unknown }
         directory.remember(found)
         return try JSONResponse.make(try detail(found, role: access.role, access: access, request: request, context: context))
@@ -175,7 +179,10 @@ struct ClassController: Sendable {
         let (found, access) = try await classAccess(context)
         try access.requireTeacher(.api)
         let form = try await decode(MemberForm.self, request)
-        guard let email = form.email, let account = try await store.account(email: email.trimmingCharacters(in: .whitespaces).lowercased()) else {
+        guard let email = form.email?.trimmingCharacters(in: .whitespaces).lowercased(), !email.isEmpty else {
+            throw APIError(.badRequest, "invalid_email", "email is required: the address the student's account uses.")
+        }
+        guard let account = try await store.account(email: email) else {
             throw APIError(.notFound, "not_found", "No account of this server has that email; the student signs up first.")
         }
         return try await set(role: form.role ?? .student, of: account.key, in: found, context: context)

@@ -7,10 +7,11 @@ import Storage
 /// `https://host/c/<slug>` calls `…/c/<slug>/parse/classes/StudentLocation` and gets exactly
 /// what the unprefixed route answers, for that class. The prefix is taken off before routing
 /// (the router knows each route once) and kept in the context; `/c/<slug>` itself sends a
-/// browser to the class's map in the web app.
+/// browser to the class's map in the web app (when there is such a class).
 struct ClassPrefixResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped.Context == AppRequestContext {
     typealias Context = AppRequestContext
     let wrapped: Wrapped
+    let directory: ClassDirectory
 
 
     @Sendable func respond(to request: Request, context: AppRequestContext) async throws -> Response {
@@ -20,7 +21,8 @@ struct ClassPrefixResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped
         let slug = String(rest.prefix { $0 != "/" })
         let remainder = String(rest.dropFirst(slug.count))
         if remainder.isEmpty || remainder == "/" {
-            guard request.method == .get || request.method == .head, ClassSlug.isWellFormed(slug) else {
+            guard request.method == .get || request.method == .head, ClassSlug.isWellFormed(slug),
+                  try await directory.mapClass(slug: slug) != nil else {
                 return try await wrapped.respond(to: request, context: context)
             }
             return Response(status: .found, headers: [.location: "/#/c/\(slug)/map", .cacheControl: "no-store"])

@@ -120,7 +120,7 @@ struct AdminCommand: AsyncParsableCommand {
             abstract: "Delete any student location; its author sees the reason.")
         @Argument(help: "The location's objectId.") var objectId: String
         @Option(help: "Why, in one line: shown to the author.") var reason: String
-        @Option(name: .customLong("class"), help: "The class the location is in.") var classSlug = "main"
+        @Option(name: .customLong("class"), help: ArgumentHelp("The class the location is in. [env: ONTHEMAP_DEFAULT_CLASS]", valueName: "slug")) var classSlug = hostDefaultClass
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {

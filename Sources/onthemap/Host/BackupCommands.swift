@@ -60,7 +60,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     @Option(help: "csv or geojson.") var format: Format
     @Option(help: "File to write (default: standard output).") var to: String?
-    @Option(name: .customLong("class"), help: "The class whose map is written.") var classSlug = "main"
+    @Option(name: .customLong("class"), help: ArgumentHelp("The class whose map is written. [env: ONTHEMAP_DEFAULT_CLASS]", valueName: "slug")) var classSlug = hostDefaultClass
     @OptionGroup var database: HostDatabaseOptions
 
     func run() async throws {

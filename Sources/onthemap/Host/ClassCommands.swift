@@ -65,7 +65,12 @@ struct ClassCommand: AsyncParsableCommand {
                 var found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
                 if let name { found.name = try await refusalsAsValidation { try ClassHostTools.checkedName(name) } }
                 if let visibility { found.visibility = visibility }
-                if let join { found.joinRule = join }
+                if let join {
+                    if join == .invite, found.joinRule != .invite, found.inviteCode == nil {
+                        found = try await ClassHostTools.newInvite(for: found, revoke: false, store: store)
+                    }
+                    found.joinRule = join
+                }
                 try await store.updateClass(found)
                 print("\(found.slug): \(found.visibility.rawValue), join: \(found.joinRule.rawValue), name: \(found.name).")
             }
@@ -105,11 +110,11 @@ struct ClassCommand: AsyncParsableCommand {
                 ?? "http://127.0.0.1:8080"
             try await withHostStore(database) { store in
                 var found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
-                if new || revoke || found.inviteCode == nil && !revoke {
+                if new || revoke {
                     found = try await ClassHostTools.newInvite(for: found, revoke: revoke, store: store)
                 }
                 guard let link = ClassHostTools.inviteLink(found, origin: origin) else {
-                    print("\(found.slug) has no invite link now.")
+                    print(revoke ? "\(found.slug) has no invite link now." : "\(found.slug) has no invite link; --new makes one.")
                     return
                 }
                 print(link)
@@ -128,4 +133,10 @@ func refusalsAsValidation<T>(_ body: () async throws -> T) async throws -> T {
     } catch let refused as ClassHostTools.Refused {
         throw ValidationError(refused.description)
     }
+}
+
+/// The class host commands act on when none is named: the server's default class, as
+/// `serve` takes it from ONTHEMAP_DEFAULT_CLASS, else `main`.
+var hostDefaultClass: String {
+    ProcessInfo.processInfo.environment["ONTHEMAP_DEFAULT_CLASS"].flatMap { $0.isEmpty ? nil : $0 } ?? "main"
 }
