@@ -14,6 +14,7 @@ struct SharedDatabaseTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = testConfiguration(dataDirectory: directory)
         #expect(configuration.cacheListResponses)
+        try await setDefaultClass(.public, configuration: configuration)
         let reader = try await buildApplication(configuration: configuration, logger: testLogger)
         let writer = try await buildApplication(configuration: configuration, logger: testLogger)
         try await reader.test(.router) { readerClient in
