@@ -28,7 +28,8 @@ PLACES = {"results": [
 
 def own_locations(api, key):
     query = urllib.parse.urlencode({"where": json.dumps({"uniqueKey": key}), "limit": "10"})
-    _, body = api.request("GET", f"/parse/classes/StudentLocation?{query}", headers=HOST_KEYS)
+    _, body = api.request("GET", f"/parse/classes/StudentLocation?{query}",
+                          headers={**HOST_KEYS, "X-Parse-Session-Token": api.reader_session})
     return body["results"]
 
 
