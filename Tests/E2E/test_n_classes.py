@@ -8,6 +8,7 @@ import urllib.parse
 import uuid
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
@@ -194,3 +195,142 @@ def test_a_class_from_invitation_to_live_map(page, api, server):
     assert json.loads(refused.value.body)["code"] == 119
 
     assert not found, "axe found serious or critical violations:\n" + "\n".join(found)
+
+
+def make_class(teacher, slug, name, **settings):
+    """A class made through the API, `teacher` its teacher; returns its view (with the invite)."""
+    _, view = teacher.api.request("POST", "/api/classes", {"slug": slug, "name": name, **settings},
+                                  headers={"X-Parse-Session-Token": teacher.session})
+    return view
+
+
+def as_teacher(teacher, method, path, body=None):
+    _, answer = teacher.api.request(method, path, body, headers={"X-Parse-Session-Token": teacher.session})
+    return answer
+
+
+def test_the_settings_page_works_from_the_keyboard(page, api):
+    teacher = administrator(api)
+    slug = unique_slug("chem")
+    make_class(teacher, slug, "Chemistry")
+    kept, leaving, returning = api.create_user("Kim", "Kept"), api.create_user("Lee", "Leaving"), api.create_user("Ray", "Returning")
+    for member in (kept, leaving):
+        as_teacher(teacher, "POST", f"/api/classes/{slug}/members", {"email": member.email, "role": "student"})
+
+    page.log_in(teacher)
+    page.open(f"/#/c/{slug}/settings")
+    page.visible("#settings-view")
+    page.until(lambda d: len(page.find_all("#members-list > li")) == 3, 10, "the roster never showed")
+    assert focused(page).get_attribute("id") == "settings-title", "the page's heading should have the focus"
+
+    # Rename: Tab to the name, type, Enter saves.
+    tab_to(page, "#class-name-input")
+    ActionChains(page.driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).perform()
+    press(page, "Chemistry 201", Keys.ENTER)
+    page.text_in("#class-form-done", "Saved")
+    page.text_in("#settings-title", "Chemistry 201")
+    assert as_teacher(teacher, "GET", f"/api/classes/{slug}")["name"] == "Chemistry 201"
+
+    # Copy the invite link, then replace it (confirmed from the keyboard too).
+    page.driver.execute_cdp_cmd("Browser.grantPermissions", {
+        "origin": page.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    tab_to(page, "#invite-copy")
+    press(page, Keys.ENTER)
+    page.text_in("#invite-done", "Invite link copied")
+    old_link = page.find("#invite-link").get_attribute("value")
+    tab_to(page, "#invite-new")
+    press(page, Keys.ENTER)
+    page.alert()
+    assert focused(page).get_attribute("id") == "alert-ok"
+    press(page, Keys.ENTER)
+    page.text_in("#invite-done", "New invite link made")
+    assert page.find("#invite-link").get_attribute("value") != old_link
+
+    # A member's role: the arrow keys on the select; it is saved when they stop.
+    tab_to(page, f'select[data-key="{kept.key}"]')
+    press(page, Keys.ARROW_UP)
+    page.text_in("#members-done", "Kim Kept is now a moderator")
+    roles = {member["key"]: member["role"] for member in as_teacher(teacher, "GET", f"/api/classes/{slug}/members")["members"]}
+    assert roles[kept.key] == "moderator"
+
+    # Remove a member: Enter on Remove, Enter on the confirmation; the focus stays in the roster.
+    tab_to(page, f'[data-remove="{leaving.key}"]')
+    press(page, Keys.ENTER)
+    title, _ = page.alert()
+    assert title == "Remove Lee Leaving?"
+    press(page, Keys.ENTER)
+    page.text_in("#members-done", "Lee Leaving was removed")
+    assert not page.find_all(f'#members-list > li[data-key="{leaving.key}"]')
+    assert page.js("return document.getElementById('members-section').contains(document.activeElement)")
+    assert focus_is_visible(page)
+
+    # Add a member by email: type, Tab to the role, Tab to the button, Enter.
+    tab_to(page, "#member-email")
+    press(page, returning.email, Keys.TAB)
+    assert focused(page).get_attribute("id") == "member-role"
+    press(page, Keys.TAB, Keys.ENTER)
+    page.visible(f'#members-list > li[data-key="{returning.key}"]')
+    page.text_in("#members-done", "is now a student")
+
+    # Back to the class's map; the focus goes to the class button, which names the class.
+    tab_to(page, "#class-back", backwards=True)
+    press(page, Keys.ENTER)
+    page.visible("#main-scene")
+    page.until(lambda d: d.current_url.endswith(f"#/c/{slug}/map"), 10)
+    assert focused(page).get_attribute("id") == "class-button"
+    page.text_in("#class-name", "Chemistry 201")
+    # The class button opens the Classes sheet; Escape closes it.
+    press(page, Keys.ENTER)
+    page.visible("#classes")
+    page.until(lambda d: page.find_all(f'#my-classes a.class-row[data-slug="{slug}"][aria-current="true"]'), 10)
+    page.screenshot("classes-sheet")
+    press(page, Keys.ESCAPE)
+    page.gone("#classes")
+
+
+def test_invitations_that_do_not_work_say_why(page, api):
+    teacher = administrator(api)
+    slug = unique_slug("geo")
+    old_code = make_class(teacher, slug, "Geography")["invite_code"]
+    new_code = as_teacher(teacher, "POST", f"/api/classes/{slug}/invite")["invite_code"]
+    student = api.create_user("Inez", "Invited")
+    page.log_in(student)
+
+    # A class named in the address that this student is not in: said, and back to the default map.
+    page.open(f"/#/c/{slug}/map")
+    title, message = page.alert()
+    assert title == "Not a Member" and "invite link" in message
+    page.dismiss_alert()
+    page.until(lambda d: d.current_url.endswith("#/map"), 10)
+
+    # A replaced link, an unknown class, a closed class.
+    page.open(f"/#/join/{slug}/{old_code}")
+    page.text_in("#join-error", "does not work any more")
+    assert not page.find("#join-button").is_displayed()
+    page.open(f"/#/join/no-such-class-here/{new_code}")
+    page.text_in("#join-error", "no class")
+    as_teacher(teacher, "PATCH", f"/api/classes/{slug}", {"join": "closed"})
+    page.open(f"/#/join/{slug}/{new_code}")
+    page.text_in("#join-error", "closed the class")
+
+    # Open again: the current link works, and joining opens the class's map. (The same address
+    # again would not even change the page: it is opened afresh.)
+    as_teacher(teacher, "PATCH", f"/api/classes/{slug}", {"join": "invite"})
+    page.driver.get("about:blank")
+    page.open(f"/#/join/{slug}/{new_code}")
+    page.clickable("#join-button").click()
+    page.until(lambda d: d.current_url.endswith(f"#/c/{slug}/map"), 10)
+    page.map_ready()
+    page.text_in("#class-name", "Geography")
+
+    # Leaving: from the settings page, confirmed; back on the default map, the class is gone.
+    page.open(f"/#/c/{slug}/settings")
+    page.clickable("#leave-button").click()
+    title, _ = page.alert()
+    assert title == "Leave Geography?"
+    page.find("#alert-ok").click()
+    page.text_in("#alert-title", "You Left the Class")
+    page.dismiss_alert()
+    page.until(lambda d: d.current_url.endswith("#/map"), 10)
+    members = as_teacher(teacher, "GET", f"/api/classes/{slug}/members")["members"]
+    assert student.key not in {member["key"] for member in members}

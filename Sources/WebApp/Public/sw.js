@@ -62,7 +62,7 @@ self.addEventListener('message', (event) => {
 function cacheFor(url) {
   const path = url.pathname.replace(/^\/c\/[^/]+(?=\/(api|parse|v1)\/)/, '');
   // The map's snapshot is kept by the page itself (js/snapshot.js), not here.
-  if (path === '/parse/classes/StudentLocation' || path === '/api/pins' || path === '/api/classes' ||
+  if (path === '/parse/classes/StudentLocation' || path === '/api/pins' || /^\/api\/classes(\/[^/]+)?$/.test(path) ||
       /^\/api\/pins\/[^/]+\/photos$/.test(path) || /^\/api\/photos\/[^/]+\/image$/.test(path)) return DATA;
   if (path.startsWith('/api/') || path.startsWith('/parse/') || path.startsWith('/v1/') ||
       path === '/health' || path === '/sw.js') return null;
