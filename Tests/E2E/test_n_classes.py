@@ -66,13 +66,15 @@ def live(page):
     page.until(lambda d: page.find("#live-indicator").get_attribute("data-state") == "live", 15, "the stream never went live")
 
 
-def create_class(page, name, slug, visibility="members", join="invite"):
+def create_class(page, name, slug, visibility="members", join="invite", found=None):
     """From the map: the class button, Create a Class, the form; waits for the new class's settings."""
     page.clickable("#class-button").click()
     page.visible("#classes")
     page.clickable("#create-class-link").click()
     page.visible("#create-view")
     assert page.js("return document.activeElement.id") == "create-name", "the name field should have the focus"
+    if found is not None:
+        axe_check(page, "new class", found)
     page.type_into("#create-name", name)
     assert page.find("#create-slug").get_attribute("value"), "the address follows the name"
     page.type_into("#create-slug", slug)
@@ -105,7 +107,7 @@ def test_a_class_from_invitation_to_live_map(page, api, server):
     found = []
 
     page.log_in(teacher)
-    create_class(page, "Biology 101", slug)
+    create_class(page, "Biology 101", slug, found=found)
     # The creator is its teacher: every part of the settings page shows.
     for section in ("#class-form", "#invite-section", "#members-section", "#member-form", "#leave-section"):
         page.visible(section)
@@ -124,6 +126,7 @@ def test_a_class_from_invitation_to_live_map(page, api, server):
         second.get(link)
         student_page.visible("#login-scene")
         student_page.text_in("#login-note", slug)
+        axe_check(student_page, "invitation, signed out", found)
         student_page.find("#show-signup").click()
         student_page.visible("#signup-first")
         email = f"ana.{uuid.uuid4().hex[:8]}@example.com"
@@ -283,6 +286,9 @@ def test_the_settings_page_works_from_the_keyboard(page, api):
     press(page, Keys.ENTER)
     page.visible("#classes")
     page.until(lambda d: page.find_all(f'#my-classes a.class-row[data-slug="{slug}"][aria-current="true"]'), 10)
+    found = []
+    axe_check(page, "classes sheet", found)
+    assert not found, "axe found serious or critical violations:\n" + "\n".join(found)
     page.screenshot("classes-sheet")
     press(page, Keys.ESCAPE)
     page.gone("#classes")

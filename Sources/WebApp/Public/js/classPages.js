@@ -140,7 +140,7 @@ function joinFailure(error, slug) {
 
 /** What a name suggests as a slug: "Biology 101 (Fall)" → "biology-101-fall". */
 export function slugFrom(name) {
-  return name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+  return name.normalize('NFKD').replace(/[\u0300-\u036f'’]/g, '').toLowerCase()
     .replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
 }
 
