@@ -290,6 +290,11 @@ class SettingsPage {
     const index = rows.findIndex((row) => row.dataset.key === key);
     try {
       await api.removeMember(this.slug, key);
+      if (state.account && key === state.account.key) {
+        // A teacher who took themselves off the roster has left the class.
+        this.left(this.view.name);
+        return;
+      }
       this.renderMembers(await api.fetchMembers(this.slug));
       this.say('members-done', `${name} was removed from the class.`);
       // The focus goes to the next member's Remove button (or the list's heading).
@@ -341,15 +346,20 @@ class SettingsPage {
     try {
       await api.leaveClass(this.slug);
       setBusy(button, false);
-      classMembershipChanged(this.slug);
-      go(classAddress(state.tab, null));
-      await showAlert('You Left the Class', `You are no longer in ${name}.`);
+      await this.left(name);
     } catch (error) {
       setBusy(button, false);
       showFormMessage('leave-error', error.code === 'last_teacher'
         ? 'You are its only teacher: make another member a teacher first.'
         : formFailureMessage(error, 'Leaving the class failed.'));
     }
+  }
+
+  /** Off the roster: back to the default class's map, saying so. */
+  async left(name) {
+    classMembershipChanged(this.slug);
+    go(classAddress(state.tab, null));
+    await showAlert('You Left the Class', `You are no longer in ${name}.`);
   }
 
   /** Shows a confirmation in its status box so that screen readers say it even when the same
