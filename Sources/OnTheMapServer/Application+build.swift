@@ -108,7 +108,7 @@ func buildRouter(
     router.add(middleware: ErrorFormatMiddleware())
     router.add(middleware: CrossSiteRequestGuard(allowedOrigins: configuration.allowedOrigins + [configuration.publicOrigin].compactMap { $0 }))
     // The request's class (`/c/<slug>/…` or the default), before anything reads the caller.
-    router.add(middleware: ClassMiddleware(directory: directory))
+    router.add(middleware: ClassMiddleware(directory: directory, metrics: metrics))
 
     router.get("health") { _, _ in
         JSONResponse.raw(Data(#"{"status":"ok"}"#.utf8))

@@ -83,6 +83,10 @@ struct ClassTests {
             // Unchanged in its class.
             let again = try await Self.status(client, "/c/cohort-a/parse/classes/StudentLocation/\(id)", headers: student.parseHeaders)
             #expect(again.1["mapString"] as? String == "Kyoto")
+            // The host's metrics count each class's reads by slug (a bounded label).
+            let metrics = try await client.execute(uri: "/metrics", method: .get) { $0.text }
+            #expect(metrics.contains(#"onthemap_class_requests_total{class="cohort-a"}"#), "\(metrics.prefix(2000))")
+            #expect(metrics.contains(#"onthemap_class_requests_total{class="main"}"#))
         }
     }
 
@@ -175,6 +179,12 @@ struct ClassTests {
             let roster = try await Self.status(client, "/api/classes/cohort-r/members", headers: teacher.cookieHeaders)
             let roles = (roster.1["members"] as? [[String: Any]])?.map { $0["role"] as? String }
             #expect(roles == ["teacher", "moderator", "student"])
+            #expect((roster.1["members"] as? [[String: Any]])?.allSatisfy { $0["email"] is String } == true)
+            // A moderator reads the roster's names and roles, not its email addresses.
+            let seenByModerator = try await Self.status(client, "/api/classes/cohort-r/members", headers: moderator.cookieHeaders)
+            #expect((seenByModerator.1["members"] as? [[String: Any]])?.count == 3)
+            #expect((seenByModerator.1["members"] as? [[String: Any]])?.contains { $0["email"] != nil } == false)
+            #expect(try await Self.status(client, "/api/classes/cohort-r/members", headers: student.cookieHeaders).0 == .forbidden)
 
             // A student who leaves is off the roster and off the map.
             #expect(try await Self.status(client, "/api/classes/cohort-r/leave", .post, headers: student.cookieHeaders).0 == .ok)

@@ -166,12 +166,13 @@ struct ClassController: Sendable {
 
     // MARK: Teachers (and moderators, who read the roster)
 
-    /// `GET /api/classes/:slug/members`
+    /// `GET /api/classes/:slug/members`: moderators see names and roles; the email addresses
+    /// are for teachers, who manage the roster.
     @Sendable func members(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (found, access) = try await classAccess(context)
         try access.requireModerator(.api)
         let members = try await store.members(classId: found.id)
-        return try JSONResponse.make(MembersView(members: members.map(MemberView.init)))
+        return try JSONResponse.make(MembersView(members: members.map { MemberView($0, withEmail: access.canManage) }))
     }
 
     /// `POST /api/classes/:slug/members` `{"email","role"}`: adds an account of this server.
@@ -215,7 +216,7 @@ struct ClassController: Sendable {
         case .done:
             context.logger.notice("class role set", metadata: ["class": "\(mapClass.slug)", "account": "\(key)", "role": "\(role.rawValue)"])
             let members = try await store.members(classId: mapClass.id)
-            return try JSONResponse.make(MembersView(members: members.map(MemberView.init)))
+            return try JSONResponse.make(MembersView(members: members.map { MemberView($0, withEmail: true) }))
         }
     }
 
@@ -322,10 +323,12 @@ struct ClassListView: Encodable {
 }
 
 struct MemberView: Encodable {
-    let key, email, firstName, lastName, role, joinedAt: String
-    init(_ member: ClassMember) {
+    let key, firstName, lastName, role, joinedAt: String
+    /// Teachers only.
+    let email: String?
+    init(_ member: ClassMember, withEmail: Bool) {
         key = member.accountKey
-        email = member.email
+        email = withEmail ? member.email : nil
         firstName = member.firstName
         lastName = member.lastName
         role = member.role.rawValue

@@ -48,6 +48,8 @@ let classPrefixedRoots = ["/api/", "/v1/", "/parse/"]
 struct ClassMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let directory: ClassDirectory
+    /// Counts each answered request to a class's map by class (a bounded label).
+    var metrics: ServerMetrics? = nil
 
     func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
         var context = context
@@ -59,7 +61,11 @@ struct ClassMiddleware: RouterMiddleware {
         } else {
             context.mapClass = try await directory.defaultClass()
         }
-        return try await next(request, context)
+        let response = try await next(request, context)
+        if let metrics, response.status.code < 400, ["student_locations", "moderation"].contains(ServerMetrics.family(of: request.uri.path)) {
+            metrics.recordClassRequest(slug: context.mapClass.slug)
+        }
+        return response
     }
 
     static func unknownClass(_ slug: String, path: String) -> any Error {

@@ -3,6 +3,7 @@ import OnTheMapModels
 import HTTPTypes
 import Hummingbird
 import Metrics
+import Synchronization
 // Only these two: Prometheus' own Counter and Gauge would shadow swift-metrics' ones.
 import class Prometheus.PrometheusCollectorRegistry
 import struct Prometheus.PrometheusMetricsFactory
@@ -43,6 +44,22 @@ public final class ServerMetrics: Sendable {
                 dimensions: [("family", family), ("method", method.rawValue), ("status", String(status))], factory: factory).increment()
         Metrics.Timer(label: "onthemap_http_request_duration_seconds", dimensions: [("family", family)], factory: factory)
             .record(duration: duration)
+    }
+
+    /// Classes counted by their own slug; any further one is counted as `other`, so a server
+    /// with thousands of classes keeps a bounded number of series.
+    static let maximumClassLabels = 100
+    private let classLabels = Mutex<Set<String>>([])
+
+    /// Counts one answered request to a class's map (list, record, live map, moderation).
+    func recordClassRequest(slug: String) {
+        let label = classLabels.withLock { labels -> String in
+            if labels.contains(slug) { return slug }
+            guard labels.count < Self.maximumClassLabels else { return "other" }
+            labels.insert(slug)
+            return slug
+        }
+        Counter(label: "onthemap_class_requests_total", dimensions: [("class", label)], factory: factory).increment()
     }
 
     /// The Prometheus text exposition of everything recorded so far.
