@@ -12,21 +12,24 @@ import { watchSession } from './sessionWatch.js';
 import { showProviderButtons, completeProviderSignIn } from './providers.js';
 import { onConnectionChange, showingSignedIn } from './connection.js';
 import { LiveUpdates } from './live.js';
-import { formatCount } from './ui.js';
+import { formatCount, showFormMessage } from './ui.js';
 import { moderationSignedIn, setUpReporting } from './moderation.js';
 import { currentClass, isSlug } from './currentClass.js';
 import { setUpClasses, switchClass, openClass, loadClasses } from './classes.js';
 import { showJoin, showCreate, keepForAfterSignIn, takeAfterSignIn } from './classPages.js';
 import { showSettings } from './classSettings.js';
-import { showFormMessage } from './ui.js';
 import { $ } from './dom.js';
+
+function decoded(text) {
+  try { return decodeURIComponent(text); } catch { return text; }
+}
 
 /** What an address shows. `#/c/<slug>/…` is class <slug>'s (null: the default class's):
  *  its tabs, a spot on its map, its settings. `#/join/<slug>/<code>` is an invitation,
  *  `#/classes/new` the new-class page. */
 function readAddress(path) {
   const join = /^join\/([^/]+)\/([^/]+)$/.exec(path);
-  if (join && isSlug(join[1])) return { page: 'join', slug: join[1], code: decodeURIComponent(join[2]) };
+  if (join && isSlug(join[1])) return { page: 'join', slug: join[1], code: decoded(join[2]) };
   if (path === 'classes/new') return { page: 'create' };
   let slug = null;
   let view = path;
