@@ -27,6 +27,10 @@ const ROLE_SAVE_DELAY_MS = 500;
 const MESSAGES = ['settings-error', 'class-form-error', 'class-form-done', 'invite-error', 'invite-done',
   'members-error', 'members-done', 'leave-error'];
 
+function memberName(member) {
+  return `${member.first_name || ''} ${member.last_name || ''}`.trim() || member.email || 'A member';
+}
+
 class SettingsPage {
   constructor() {
     this.slug = null;
@@ -240,11 +244,12 @@ class SettingsPage {
   }
 
   memberRow(member) {
-    const name = `${member.first_name} ${member.last_name}`.trim() || member.email;
+    const name = memberName(member);
     const me = state.account && member.key === state.account.key;
+    // Moderators see names and roles; the email addresses are for teachers.
     const who = el('span', { class: 'member-who' }, [
       el('strong', { text: me ? `${name} (you)` : name }),
-      el('span', { class: 'member-email', text: member.email }),
+      member.email ? el('span', { class: 'member-email', text: member.email }) : null,
     ]);
     if (!this.manages) {
       return el('li', { class: 'member-row', dataset: { key: member.key } }, [
@@ -281,7 +286,7 @@ class SettingsPage {
   async removeMember(key) {
     const member = this.members.find((item) => item.key === key);
     if (!member) return;
-    const name = `${member.first_name} ${member.last_name}`.trim() || member.email;
+    const name = memberName(member);
     const sure = await confirmAction(`Remove ${name}?`,
       `${name} leaves the class, and their location on its map is deleted.`, 'Remove');
     if (!sure) return;
