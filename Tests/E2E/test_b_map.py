@@ -73,7 +73,7 @@ def test_user_text_is_text_and_only_http_links_are_clickable(page, api):
               "mapString": "Nowhere", "mediaURL": "javascript:window.__pwned=2", "latitude": -48.0,
               "longitude": -120.0, "createdAt": "2024-01-01T00:00:00.000Z", "updatedAt": "2024-01-01T00:00:00.000Z"}
     # The map loads from the live snapshot, the list from the Parse list: both answer it.
-    _, snapshot = api.request("GET", "/api/locations/snapshot")
+    _, snapshot = api.request("GET", "/api/locations/snapshot", headers={"X-Parse-Session-Token": api.reader_session})
     page.js("""
         const [list, snapshot] = arguments;
         const real = window.fetch;

@@ -131,7 +131,11 @@ def test_an_open_live_map_does_not_keep_the_server_from_stopping(photo_stub):
     try:
         host, port = server.base.split("//")[1].split(":")
         viewer = socket.create_connection((host, int(port)), timeout=10)
-        viewer.sendall(b"GET /api/locations/changes HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        # A member's stream (the map is its members').
+        from helpers import Api
+        session = Api(server.base).reader_session
+        viewer.sendall(b"GET /api/locations/changes HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n"
+                       + f"X-Parse-Session-Token: {session}\r\n\r\n".encode())
         assert b"200" in viewer.recv(4096).split(b"\r\n", 1)[0]
         server.process.send_signal(signal.SIGTERM)
         try:
