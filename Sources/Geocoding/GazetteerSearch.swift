@@ -186,6 +186,12 @@ extension Gazetteer {
 
     /// Nearest populated place within `maximumDistanceKm`, or nil.
     public func nearest(latitude: Double, longitude: Double, maximumDistanceKm: Double = 500) -> GeocodeResult? {
+        nearestPlace(latitude: latitude, longitude: longitude, maximumDistanceKm: maximumDistanceKm).map { result(entry: $0, confidence: 1) }
+    }
+
+    /// The index of the populated place nearest the point, within `maximumDistanceKm`, among
+    /// places of at least `minimumPopulation`.
+    func nearestPlace(latitude: Double, longitude: Double, maximumDistanceKm: Double, minimumPopulation: Int32 = 0) -> Int? {
         guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90 else { return nil }
         let home = Gazetteer.cell(latitude: latitude, longitude: longitude)
         let row = home / 360, column = home % 360
@@ -198,6 +204,10 @@ extension Gazetteer {
             let end = Int(cellStart[cell + 1])
             while i < end {
                 let p = Int(cellPlaces[i])
+                if placePopulation[p] < minimumPopulation {
+                    i += 1
+                    continue
+                }
                 let d = Gazetteer.distanceKm(latitude, longitude, Double(placeLatitude[p]), Double(placeLongitude[p]))
                 if d < bestDistance {
                     bestDistance = d
@@ -232,7 +242,7 @@ extension Gazetteer {
             }
         }
         guard best >= 0, bestDistance <= maximumDistanceKm else { return nil }
-        return result(entry: best, confidence: 1)
+        return best
     }
 
     /// Great-circle distance in kilometres.

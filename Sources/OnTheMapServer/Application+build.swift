@@ -146,6 +146,7 @@ func buildRouter(
     if let live {
         LiveMapController(live: live, store: store).addRoutes(to: router.group("api/locations").add(middleware: caller))
     }
+    PlacementController().addRoutes(to: router.group("api/locations").add(middleware: caller))
     GeocodeController(geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst))
         .addRoutes(to: router.group("api/geocode"))
     TravelController(

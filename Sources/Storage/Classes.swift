@@ -1,4 +1,5 @@
 import Foundation
+import OnTheMapModels
 
 /// A class: one private map of a server, with its own members (migration 11). Every student
 /// location belongs to exactly one class; the server's unprefixed routes serve its default
@@ -12,6 +13,25 @@ public struct MapClass: Sendable, Equatable {
         case server
         /// Anyone at all, with no session (every map before classes existed).
         case `public`
+    }
+
+    /// How precisely the map shows where its students are. Below `exact`, the server replaces
+    /// a posted point by a place of the gazetteer before storing it: the point, and the text
+    /// typed with it, are never kept.
+    public enum Precision: String, Sendable, CaseIterable, Codable, Comparable {
+        case exact, city, region, country
+
+        private var rank: Int {
+            switch self {
+            case .exact: 0
+            case .city: 1
+            case .region: 2
+            case .country: 3
+            }
+        }
+
+        /// Coarser levels compare greater (`.country > .city`).
+        public static func < (lhs: Precision, rhs: Precision) -> Bool { lhs.rank < rhs.rank }
     }
 
     /// How an account becomes a member.
@@ -29,17 +49,20 @@ public struct MapClass: Sendable, Equatable {
     public var name: String
     public var visibility: Visibility
     public var joinRule: JoinRule
+    /// A new class shows cities; the default class keeps exact points unless the host changes it.
+    public var precision: Precision
     /// The code of the class's invite link; nil when there is none (revoked, or never made).
     public var inviteCode: String?
     public var createdAt: Date
 
     public init(id: String, slug: String, name: String, visibility: Visibility = .members, joinRule: JoinRule = .invite,
-                inviteCode: String? = nil, createdAt: Date) {
+                precision: Precision = .city, inviteCode: String? = nil, createdAt: Date) {
         self.id = id
         self.slug = slug
         self.name = name
         self.visibility = visibility
         self.joinRule = joinRule
+        self.precision = precision
         self.inviteCode = inviteCode
         self.createdAt = createdAt
     }
@@ -127,4 +150,22 @@ public protocol ClassRepository: Sendable {
     /// Removes the member and their locations in this class, in one transaction; refuses to
     /// remove the last teacher.
     func removeMember(classId: String, accountKey: String) async throws -> MembershipChange
+    /// Rewrites every location of the class, hidden ones included, a page at a time: each
+    /// record `place` answers for gets that point and place name (its `updatedAt` is kept).
+    /// Then forgets the class's earlier entries in the change log, which held the old points.
+    /// Returns how many records changed.
+    func rewritePlaces(in classId: String, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int
+}
+
+/// Where a record is shown instead of its point (see `MapClass.Precision`).
+public struct PlaceRewrite: Sendable, Equatable {
+    public var latitude: Double
+    public var longitude: Double
+    public var mapString: String
+
+    public init(latitude: Double, longitude: Double, mapString: String) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.mapString = mapString
+    }
 }

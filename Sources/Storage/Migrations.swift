@@ -302,6 +302,11 @@ enum Migrations {
             """,
             "CREATE INDEX student_locations_class_owner ON student_locations (class_id, unique_key)",
         ]),
+        // Privacy: how precisely each class shows where its students are (`MapClass.Precision`).
+        // Classes that exist keep exact points; the server makes new ones `city`.
+        (12, [
+            "ALTER TABLE classes ADD COLUMN precision TEXT NOT NULL DEFAULT 'exact' CHECK (precision IN ('exact', 'city', 'region', 'country'))",
+        ]),
     ]
 
     /// The default class of migration 11, created `public` when the database already holds

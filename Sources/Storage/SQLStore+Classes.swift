@@ -9,9 +9,9 @@ extension SQLStore {
         let c = mapClass
         try await withTransaction { db in
             let inserted = try await db.raw("""
-                INSERT INTO classes (id, slug, name, visibility, join_rule, invite_code, created_at)
+                INSERT INTO classes (id, slug, name, visibility, join_rule, precision, invite_code, created_at)
                 VALUES (\(bind: c.id), \(bind: c.slug), \(bind: c.name), \(bind: c.visibility.rawValue), \(bind: c.joinRule.rawValue),
-                        \(bind: c.inviteCode), \(bind: ParseDate.string(from: c.createdAt)))
+                        \(bind: c.precision.rawValue), \(bind: c.inviteCode), \(bind: ParseDate.string(from: c.createdAt)))
                 ON CONFLICT (slug) DO NOTHING RETURNING id
                 """).all()
             if inserted.isEmpty { throw StorageError.slugTaken }
@@ -47,7 +47,7 @@ extension SQLStore {
         return try await withDatabase { db in
             try await !db.raw("""
                 UPDATE classes SET name = \(bind: c.name), visibility = \(bind: c.visibility.rawValue),
-                    join_rule = \(bind: c.joinRule.rawValue), invite_code = \(bind: c.inviteCode)
+                    join_rule = \(bind: c.joinRule.rawValue), precision = \(bind: c.precision.rawValue), invite_code = \(bind: c.inviteCode)
                 WHERE id = \(bind: c.id) RETURNING id
                 """).all().isEmpty
         }
@@ -142,6 +142,41 @@ extension SQLStore {
         }
     }
 
+    public func rewritePlaces(in classId: String, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int {
+        let before = try await latestLocationVersion()
+        var changed = 0
+        var last = ""
+        while true {
+            let after = last
+            let page = try await withDatabase { db in
+                try await db.raw("""
+                    SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations
+                    WHERE class_id = \(bind: classId) AND object_id > \(bind: after) ORDER BY object_id LIMIT 500
+                    """).all().map(Self.location(from:))
+            }
+            for record in page {
+                guard let rewrite = place(record),
+                      rewrite.latitude != record.latitude || rewrite.longitude != record.longitude || rewrite.mapString != record.mapString
+                else { continue }
+                try await withDatabase { db in
+                    try await db.raw("""
+                        UPDATE student_locations SET latitude = \(bind: rewrite.latitude), longitude = \(bind: rewrite.longitude),
+                            map_string = \(bind: rewrite.mapString)
+                        WHERE object_id = \(bind: record.objectId) AND class_id = \(bind: classId)
+                        """).run()
+                }
+                changed += 1
+            }
+            guard page.count == 500, let next = page.last?.objectId else { break }
+            last = next
+        }
+        // The log's earlier entries of this class held the points just replaced.
+        try await withDatabase { db in
+            try await db.raw("DELETE FROM location_changes WHERE class_id = \(bind: classId) AND version <= \(bind: before)").run()
+        }
+        return changed
+    }
+
     /// Whether the account is the class's only teacher (run inside the changing transaction).
     private static func isLastTeacher(classId: String, accountKey: String, on db: any SQLDatabase) async throws -> Bool {
         let teachers = try await db.raw("""
@@ -165,6 +200,7 @@ extension SQLStore {
             name: try row.decode(column: "name", as: String.self),
             visibility: MapClass.Visibility(rawValue: try row.decode(column: "visibility", as: String.self)) ?? .members,
             joinRule: MapClass.JoinRule(rawValue: try row.decode(column: "join_rule", as: String.self)) ?? .closed,
+            precision: MapClass.Precision(rawValue: try row.decode(column: "precision", as: String.self)) ?? .country,
             inviteCode: try row.decode(column: "invite_code", as: String?.self),
             createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast
         )

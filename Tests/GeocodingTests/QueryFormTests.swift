@@ -169,6 +169,19 @@ struct QueryFormTests {
         #expect(g.nearest(latitude: .nan, longitude: 0) == nil)
     }
 
+    @Test func generalizedPointsNameATownItsRegionOrItsCountry() throws {
+        // A street on the edge of Springfield, Illinois, next to a small enclave: the town, not the hamlet.
+        let town = try #require(g.generalized(latitude: 39.7817, longitude: -89.6712, to: .city))
+        #expect(town.name == "Springfield, Illinois, United States")
+        #expect(km(town, 39.7817, -89.6712) < 10)
+        #expect(g.generalized(latitude: 39.7817, longitude: -89.6712, to: .region)?.name == "Illinois, United States")
+        #expect(g.generalized(latitude: 39.7817, longitude: -89.6712, to: .country)?.name == "United States")
+        // Far from any town of size, the nearest populated place still answers.
+        let remote = try #require(g.generalized(latitude: 78.2232, longitude: 15.6267, to: .city))
+        #expect(remote.countryCode == "SJ")
+        #expect(g.generalized(latitude: -48.87, longitude: -123.39, to: .city) == nil)   // Point Nemo
+    }
+
     @Test func protocolMethodsMatchSynchronousOnes() async throws {
         let geocoder: any Geocoder = g
         #expect(try await geocoder.geocode("Paris, TX", limit: 2) == g.lookup("Paris, TX", limit: 2))

@@ -15,9 +15,10 @@ import Testing
 struct ClassTests {
     /// The first account of a server is its administrator: it makes the class.
     static func makeClass(_ client: some TestClientProtocol, by admin: TestUser, slug: String,
-                          visibility: String = "members", join: String = "invite") async throws -> [String: Any] {
-        try await client.execute(uri: "/api/classes", method: .post, headers: admin.cookieHeaders,
-                                 body: jsonBody(["slug": slug, "name": "Class \(slug)", "visibility": visibility, "join": join])) { response throws in
+                          visibility: String = "members", join: String = "invite", precision: String? = nil) async throws -> [String: Any] {
+        var form = ["slug": slug, "name": "Class \(slug)", "visibility": visibility, "join": join]
+        form["precision"] = precision
+        return try await client.execute(uri: "/api/classes", method: .post, headers: admin.cookieHeaders, body: jsonBody(form)) { response throws in
             guard response.status == .created else { throw TestFailure("class not created: \(response.status) \(response.text)") }
             return try response.json
         }
@@ -47,7 +48,7 @@ struct ClassTests {
         try await withTestServer { client in
             let admin = try await client.makeUser()
             let student = try await client.makeUser()
-            let made = try await Self.makeClass(client, by: admin, slug: "cohort-a")
+            let made = try await Self.makeClass(client, by: admin, slug: "cohort-a", precision: "exact")
             #expect(try await Self.join(client, student, slug: "cohort-a", code: made["invite_code"] as? String).status == .ok)
             let created = try await Self.post(client, student, prefix: "/c/cohort-a", place: "Kyoto")
             #expect(created.status == .created)
@@ -337,5 +338,104 @@ struct ClassTests {
         #expect(heardB == [base + 2])
         // A viewer of class B resuming from before class A's changes misses nothing, and hears none of them.
         try await store.close()
+    }
+}
+
+/// A class's precision: below `exact` the server stores and shows a place of the gazetteer,
+/// never the point or the text that was posted, through every protocol and table.
+@Suite("Class precision")
+struct ClassPrecisionTests {
+    /// A street corner in Springfield, Illinois, typed as a street address.
+    static var street: [String: Any] { [
+        "firstName": "Ada", "lastName": "L", "mapString": "12 Elm Street, Springfield", "mediaURL": "https://example.com/ada",
+        "latitude": 39.7817, "longitude": -89.6712,
+    ] }
+
+    @Test("a street-level point in a city class is stored and read back at the city, in both protocols, the snapshot and the change log")
+    func cityClass() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = testConfiguration(dataDirectory: directory)
+        let app = try await buildApplication(configuration: configuration, logger: testLogger)
+        let inspector = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
+        try await app.test(.router) { client in
+            let admin = try await client.makeUser()
+            let student = try await client.makeUser()
+            let made = try await ClassTests.makeClass(client, by: admin, slug: "cohort-p")
+            #expect(made["precision"] as? String == "city", "a new class shows cities")
+            _ = try await ClassTests.join(client, student, slug: "cohort-p", code: made["invite_code"] as? String)
+
+            var ids: [String] = []
+            for path in ["/c/cohort-p/parse/classes/StudentLocation", "/c/cohort-p/v1/StudentLocation"] {
+                let created = try await ClassTests.status(client, path, .post, headers: student.parseHeaders, body: Self.street)
+                #expect(created.0 == .created, "\(path)")
+                ids.append(try #require(created.1["objectId"] as? String))
+            }
+            // Moving it: still the city, whatever the new street.
+            var moved = Self.street
+            moved["latitude"] = 39.78
+            moved["mapString"] = "3 Oak Lane, Springfield"
+            #expect(try await ClassTests.status(client, "/c/cohort-p/parse/classes/StudentLocation/\(ids[0])", .put,
+                                                headers: student.parseHeaders, body: moved).0 == .ok)
+            for id in ids {
+                let record = try await ClassTests.status(client, "/c/cohort-p/parse/classes/StudentLocation/\(id)", headers: student.parseHeaders).1
+                #expect(record["mapString"] as? String == "Springfield, Illinois, United States")
+                let latitude = try #require(record["latitude"] as? Double), longitude = try #require(record["longitude"] as? Double)
+                #expect(abs(latitude - 39.7817) > 0.001 || abs(longitude + 89.6712) > 0.001, "not the posted point")
+                #expect(abs(latitude - 39.80) < 0.1 && abs(longitude + 89.64) < 0.1, "Springfield's own point")
+            }
+            let snapshot = try await ClassTests.status(client, "/c/cohort-p/api/locations/snapshot", headers: student.cookieHeaders).1
+            #expect((snapshot["locations"] as? [[String: Any]])?.allSatisfy { $0["mapString"] as? String == "Springfield, Illinois, United States" } == true)
+
+            // Nothing the student typed or posted is in any row or logged change.
+            let classId = try #require(try await inspector.mapClass(slug: "cohort-p")).id
+            let rows = try await inspector.locations(LocationQuery(), in: classId)
+            let changes = try await inspector.locationChanges(after: 0, limit: 1000).filter { $0.classId == classId }
+            for record in rows + changes.compactMap(\.record) {
+                #expect(!record.mapString.contains("Elm") && !record.mapString.contains("Oak"))
+                #expect(record.latitude != 39.7817 && record.latitude != 39.78)
+            }
+            #expect(changes.count >= 3)
+
+            // Before posting, an app asks where the class would show the point.
+            let preview = try await ClassTests.status(client, "/c/cohort-p/api/locations/placement?latitude=39.7817&longitude=-89.6712",
+                                                      headers: student.cookieHeaders)
+            #expect(preview.1["name"] as? String == "Springfield, Illinois, United States")
+            #expect(preview.1["precision"] as? String == "city")
+            let exact = try await ClassTests.status(client, "/api/locations/placement?latitude=39.7817&longitude=-89.6712", headers: student.cookieHeaders)
+            #expect(exact.1["name"] == nil && exact.1["latitude"] as? Double == 39.7817, "the default class shows the point itself")
+            #expect(try await ClassTests.status(client, "/c/cohort-p/api/locations/placement?latitude=-48.87&longitude=-123.39",
+                                                headers: student.cookieHeaders).0 == .unprocessableContent)
+            #expect(try await ClassTests.status(client, "/c/cohort-p/api/locations/placement?latitude=91&longitude=0",
+                                                headers: student.cookieHeaders).0 == .badRequest)
+            #expect(try await ClassTests.status(client, "/c/cohort-p/api/locations/placement?latitude=1&longitude=1").0 == .unauthorized)
+
+            // A point far from any town: refused, nothing stored.
+            var sea = Self.street
+            sea["latitude"] = -48.87
+            sea["longitude"] = -123.39
+            let refused = try await ClassTests.status(client, "/c/cohort-p/parse/classes/StudentLocation", .post, headers: student.parseHeaders, body: sea)
+            #expect(refused.0 == .badRequest)
+            #expect(refused.1["code"] as? Int == 142)
+            #expect(try await inspector.countLocations(.always, in: classId) == 2)
+
+            // Coarser: the posts move to their country at once, and the log forgets the cities.
+            let changed = try await ClassTests.status(client, "/api/classes/cohort-p", .patch, headers: admin.cookieHeaders,
+                                                      body: ["precision": "country"])
+            #expect(changed.1["precision"] as? String == "country")
+            let list = try await ClassTests.status(client, "/c/cohort-p/parse/classes/StudentLocation", headers: student.parseHeaders).1
+            #expect((list["results"] as? [[String: Any]])?.map { $0["mapString"] as? String } == ["United States", "United States"])
+            let logged = try await inspector.locationChanges(after: 0, limit: 1000).filter { $0.classId == classId }
+            #expect(logged.allSatisfy { $0.record.map { $0.mapString == "United States" } ?? true }, "\(logged)")
+            // Finer again: what was never kept stays the country.
+            _ = try await ClassTests.status(client, "/api/classes/cohort-p", .patch, headers: admin.cookieHeaders, body: ["precision": "exact"])
+            let after = try await ClassTests.status(client, "/c/cohort-p/parse/classes/StudentLocation", headers: student.parseHeaders).1
+            #expect((after["results"] as? [[String: Any]])?.map { $0["mapString"] as? String } == ["United States", "United States"])
+
+            // The default class keeps exact points.
+            let main = try #require(try await inspector.mapClass(slug: "main"))
+            #expect(main.precision == .exact)
+        }
+        try await inspector.close()
     }
 }

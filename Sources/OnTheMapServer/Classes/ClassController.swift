@@ -63,7 +63,7 @@ struct ClassController: Sendable {
         if let problem = ClassSlug.problem(slug) { throw APIError(.badRequest, "invalid_slug", problem) }
         let made = MapClass(
             id: Identifiers.objectId(), slug: slug, name: try Self.name(form.name ?? slug),
-            visibility: form.visibility ?? .members, joinRule: form.join ?? .invite,
+            visibility: form.visibility ?? .members, joinRule: form.join ?? .invite, precision: form.precision ?? .city,
             inviteCode: Tokens.randomHex(bytes: 12), createdAt: configuration.clock.now()
         )
         do {
@@ -77,15 +77,16 @@ struct ClassController: Sendable {
     }
 
     /// `GET /api/classes/:slug[?code=]`: the class as its reader sees it; teachers also get the
-    /// invite link. Someone who may not read it yet sees it only to join: an open class, or an
-    /// invite-only one with its current code.
+    /// invite link. Someone who may not read it yet sees it only to join: an open class, or one
+    /// whose current invite code they hold (a closed class then says it is closed).
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (found, access) = try await classAccess(context)
         if !access.canRead {
             _ = try context.requireSignedIn(ClassRefusal.api.signIn)
             let code = request.uri.queryParameters.get("code")
+            // The current code shows the class whatever its rule, so a closed class can say so.
             var invited = false
-            if found.joinRule == .invite, let expected = found.inviteCode, let code { invited = Tokens.constantTimeEqual(code, expected) }
+            if let expected = found.inviteCode, let code { invited = Tokens.constantTimeEqual(code, expected) }
             guard found.joinRule == .open || invited else { throw ClassRefusal.api.notMember }
         }
         return try JSONResponse.make(try detail(found, role: access.role, access: access, request: request, context: context))
@@ -101,6 +102,9 @@ struct ClassController: Sendable {
         }
         if let name = form.name { found.name = try Self.name(name) }
         if let visibility = form.visibility { found.visibility = visibility }
+        if let precision = form.precision, precision != found.precision {
+            try await writes.setPrecision(precision, of: &found)
+        }
         if let join = form.join {
             // Turning invitations on with no link yet (a migrated default class): make one.
             if join == .invite, found.joinRule != .invite, found.inviteCode == nil { found.inviteCode = Tokens.randomHex(bytes: 12) }
@@ -259,7 +263,7 @@ struct ClassController: Sendable {
             return try JSONDecoder().decode(Form.self, from: body)
         } catch {
             throw APIError(.badRequest, "invalid_body",
-                           "The body must be a JSON object; visibility is members, server or public; join is invite, open or closed; role is teacher, moderator or student.")
+                           "The body must be a JSON object; visibility is members, server or public; join is invite, open or closed; precision is exact, city, region or country; role is teacher, moderator or student.")
         }
     }
 
@@ -277,6 +281,7 @@ struct ClassForm: Decodable {
     var name: String?
     var visibility: MapClass.Visibility?
     var join: MapClass.JoinRule?
+    var precision: MapClass.Precision?
 }
 
 struct JoinForm: Decodable {
@@ -292,6 +297,7 @@ struct ClassView: Encodable {
     let slug, name: String
     let visibility: MapClass.Visibility
     let join: MapClass.JoinRule
+    let precision: MapClass.Precision
     /// The caller's role (nil: not a member).
     let role: ClassRole?
     /// Teachers only.
@@ -304,11 +310,12 @@ struct ClassView: Encodable {
         name = mapClass.name
         visibility = mapClass.visibility
         join = mapClass.joinRule
+        precision = mapClass.precision
         self.role = role
     }
 
     enum CodingKeys: String, CodingKey {
-        case slug, name, visibility, join, role, inviteCode = "invite_code", invitePath = "invite_path", inviteURL = "invite_url"
+        case slug, name, visibility, join, precision, role, inviteCode = "invite_code", invitePath = "invite_path", inviteURL = "invite_url"
     }
 }
 

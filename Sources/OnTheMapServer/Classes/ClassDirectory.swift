@@ -55,7 +55,7 @@ final class ClassDirectory: Sendable {
     func ensureDefaultClass(now: Date) async throws -> MapClass {
         if let found = try await store.mapClass(slug: defaultSlug) { return found }
         let made = MapClass(id: Identifiers.objectId(), slug: defaultSlug, name: defaultSlug, visibility: .members, joinRule: .open,
-                            createdAt: now)
+                            precision: .exact, createdAt: now)
         do {
             try await store.createClass(made, teacherKey: nil, now: now)
         } catch StorageError.slugTaken {

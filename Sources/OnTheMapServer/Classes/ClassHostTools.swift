@@ -11,10 +11,10 @@ public enum ClassHostTools {
 
     /// Makes a class with a fresh invite link.
     public static func create(slug: String, name: String?, visibility: MapClass.Visibility, join: MapClass.JoinRule,
-                              store: any OnTheMapStore, now: Date = Date()) async throws -> MapClass {
+                              precision: MapClass.Precision = .city, store: any OnTheMapStore, now: Date = Date()) async throws -> MapClass {
         if let problem = ClassSlug.problem(slug) { throw Refused(description: problem) }
         let made = MapClass(id: Identifiers.objectId(), slug: slug, name: try checkedName(name ?? slug), visibility: visibility,
-                            joinRule: join, inviteCode: Tokens.randomHex(bytes: 12), createdAt: now)
+                            joinRule: join, precision: precision, inviteCode: Tokens.randomHex(bytes: 12), createdAt: now)
         do {
             try await store.createClass(made, teacherKey: nil, now: now)
         } catch StorageError.slugTaken {
@@ -54,6 +54,12 @@ public enum ClassHostTools {
         changed.inviteCode = revoke ? nil : Tokens.randomHex(bytes: 12)
         try await store.updateClass(changed)
         return changed
+    }
+
+    /// Sets the class's precision, coarsening its posts when coarser; returns how many changed.
+    /// Running servers see the rewritten posts through the change log, like any write.
+    public static func setPrecision(_ precision: MapClass.Precision, of mapClass: inout MapClass, store: any OnTheMapStore) async throws -> Int {
+        try await ClassPlacement.setPrecision(precision, of: &mapClass, store: store)
     }
 
     /// The link a student opens to join: `origin/#/join/<slug>/<code>`.

@@ -49,6 +49,11 @@ struct LocationWrites: Sendable {
         return outcome
     }
 
+    /// A class's precision; a coarser one coarsens the class's posts at once.
+    func setPrecision(_ precision: MapClass.Precision, of mapClass: inout MapClass) async throws {
+        if try await ClassPlacement.setPrecision(precision, of: &mapClass, store: store) > 0 { await changed([mapClass.id]) }
+    }
+
     /// Disabling hides the account's posts for everyone; enabling shows them again.
     func setDisabled(accountKey: String, _ disabled: Bool, now: Date) async throws -> AccountChange {
         let outcome = try await store.setDisabled(accountKey: accountKey, disabled, now: now)

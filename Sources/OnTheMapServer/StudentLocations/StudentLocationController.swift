@@ -69,7 +69,8 @@ struct StudentLocationController: Sendable {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let owner = try writer(context)
         let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
-        let patch = try LocationBody.patch(from: body, creating: true)
+        var patch = try LocationBody.patch(from: body, creating: true)
+        try placed(&patch, current: nil, context)
         let now = ParseDate.string(from: configuration.clock.now())
         let record = StudentInformation(
             objectId: Identifiers.objectId(),
@@ -99,6 +100,7 @@ struct StudentLocationController: Sendable {
         var patch = try LocationBody.patch(from: body, creating: false)
         let stored = try await authorize(owner, toChange: id, context: context)
         if let ownerKey = stored.ownerKey { patch.uniqueKey = ownerKey }
+        try placed(&patch, current: stored.record, context)
         guard let updated = try await writes.update(objectId: id, in: context.mapClass.id, patch: patch, updatedAt: configuration.clock.now()) else {
             throw ParseError.objectNotFound
         }
@@ -119,6 +121,15 @@ struct StudentLocationController: Sendable {
         let id = context.parameters.get("objectId") ?? ""
         guard !id.isEmpty, id.count <= 64 else { throw ParseError.objectNotFound }
         return id
+    }
+
+    /// The class's precision applied to the write (`ClassPlacement`), in Parse's error format.
+    private func placed(_ patch: inout LocationPatch, current: StudentInformation?, _ context: AppRequestContext) throws {
+        do {
+            try ClassPlacement.apply(to: &patch, current: current, precision: context.mapClass.precision)
+        } catch is NoPlaceNearby {
+            throw ParseError(142, NoPlaceNearby.message)
+        }
     }
 
     /// Legacy open writes apply only where anyone may read: a public class.

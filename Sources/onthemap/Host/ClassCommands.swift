@@ -6,6 +6,7 @@ import Storage
 extension MapClass.Visibility: ExpressibleByArgument {}
 extension MapClass.JoinRule: ExpressibleByArgument {}
 extension ClassRole: ExpressibleByArgument {}
+extension MapClass.Precision: ExpressibleByArgument {}
 
 /// `onthemap admin class …`: classes on the database directly, like the other host commands.
 struct ClassCommand: AsyncParsableCommand {
@@ -21,12 +22,13 @@ struct ClassCommand: AsyncParsableCommand {
 
         func run() async throws {
             let summaries = try await withHostStore(database) { try await $0.classSummaries() }
-            print("SLUG                 VISIBILITY JOIN    MEMBERS LOCATIONS NAME")
+            print("SLUG                 VISIBILITY JOIN    PRECISION MEMBERS LOCATIONS NAME")
             for summary in summaries {
                 let c = summary.mapClass
                 print([c.slug.padding(toLength: 20, withPad: " ", startingAt: 0),
                        c.visibility.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
                        c.joinRule.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
+                       c.precision.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),
                        String(summary.memberCount).padding(toLength: 7, withPad: " ", startingAt: 0),
                        String(summary.locationCount).padding(toLength: 9, withPad: " ", startingAt: 0), c.name].joined(separator: " "))
             }
@@ -39,12 +41,14 @@ struct ClassCommand: AsyncParsableCommand {
         @Option(help: "The name people see (default: the slug).") var name: String?
         @Option(help: "members, server or public.") var visibility: MapClass.Visibility = .members
         @Option(help: "invite, open or closed.") var join: MapClass.JoinRule = .invite
+        @Option(help: "exact, city, region or country: where students appear (the exact point is never kept below exact).")
+        var precision: MapClass.Precision = .city
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
             try await withHostStore(database) { store in
                 let made = try await refusalsAsValidation {
-                    try await ClassHostTools.create(slug: slug, name: name, visibility: visibility, join: join, store: store)
+                    try await ClassHostTools.create(slug: slug, name: name, visibility: visibility, join: join, precision: precision, store: store)
                 }
                 print("Created the class \(made.slug) (\(made.visibility.rawValue), join: \(made.joinRule.rawValue)).")
                 print("Add its teacher: onthemap admin class add-member \(made.slug) EMAIL --role teacher")
@@ -58,6 +62,8 @@ struct ClassCommand: AsyncParsableCommand {
         @Option var name: String?
         @Option(help: "members, server or public.") var visibility: MapClass.Visibility?
         @Option(help: "invite, open or closed.") var join: MapClass.JoinRule?
+        @Option(help: "exact, city, region or country; a coarser level coarsens the class's posts at once.")
+        var precision: MapClass.Precision?
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
@@ -72,7 +78,11 @@ struct ClassCommand: AsyncParsableCommand {
                     found.joinRule = join
                 }
                 try await store.updateClass(found)
-                print("\(found.slug): \(found.visibility.rawValue), join: \(found.joinRule.rawValue), name: \(found.name).")
+                if let precision, precision != found.precision {
+                    let changed = try await ClassHostTools.setPrecision(precision, of: &found, store: store)
+                    if changed > 0 { print("Moved \(changed) location\(changed == 1 ? "" : "s") to their \(precision.rawValue).") }
+                }
+                print("\(found.slug): \(found.visibility.rawValue), join: \(found.joinRule.rawValue), precision: \(found.precision.rawValue), name: \(found.name).")
             }
         }
     }

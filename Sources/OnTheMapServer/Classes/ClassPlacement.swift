@@ -1,0 +1,97 @@
+import Geocoding
+import Hummingbird
+import OnTheMapModels
+import Storage
+
+/// Where a class shows a point (`MapClass.Precision`): below `exact`, the nearest populated
+/// place of the bundled gazetteer, or its region or country, with that place's name as the
+/// record's `mapString`. Applied to every write before it is stored, whoever the client, so
+/// the exact point and the typed text are never kept.
+enum ClassPlacement {
+    /// What the class stores and shows for a point; nil for an `exact` class (the point as posted).
+    static func place(latitude: Double, longitude: Double, precision: MapClass.Precision) throws -> PlaceRewrite? {
+        guard let level = level(precision) else { return nil }
+        guard let found = try BundledGazetteer.shared.get().generalized(latitude: latitude, longitude: longitude, to: level) else {
+            throw NoPlaceNearby()
+        }
+        return PlaceRewrite(latitude: found.latitude, longitude: found.longitude, mapString: found.name)
+    }
+
+    /// The record as the class shows it (unchanged in an `exact` class, or when no place is
+    /// near, which no write lets in).
+    static func rewrite(_ record: StudentInformation, precision: MapClass.Precision) -> PlaceRewrite? {
+        (try? place(latitude: record.latitude, longitude: record.longitude, precision: precision)) ?? nil
+    }
+
+    static func level(_ precision: MapClass.Precision) -> PlaceLevel? {
+        switch precision {
+        case .exact: nil
+        case .city: .city
+        case .region: .region
+        case .country: .country
+        }
+    }
+
+    /// Applies the class's precision to a write: the point and the place name become the
+    /// place's. `current` is the record being updated (its point stands when the patch has none).
+    static func apply(to patch: inout LocationPatch, current: StudentInformation?, precision: MapClass.Precision) throws {
+        guard precision != .exact else { return }
+        guard let latitude = patch.latitude ?? current?.latitude, let longitude = patch.longitude ?? current?.longitude else { return }
+        guard let place = try place(latitude: latitude, longitude: longitude, precision: precision) else { return }
+        patch.latitude = place.latitude
+        patch.longitude = place.longitude
+        patch.mapString = place.mapString
+    }
+
+    /// Sets a class's precision and, when it is coarser than before, coarsens the class's
+    /// existing locations (a finer level cannot bring back what was never kept). Returns how
+    /// many records changed.
+    @discardableResult
+    static func setPrecision(_ precision: MapClass.Precision, of mapClass: inout MapClass, store: any OnTheMapStore) async throws -> Int {
+        let coarser = precision > mapClass.precision
+        mapClass.precision = precision
+        try await store.updateClass(mapClass)
+        guard coarser else { return 0 }
+        return try await store.rewritePlaces(in: mapClass.id) { rewrite($0, precision: precision) }
+    }
+}
+
+/// A point with no populated place near it, in a class that shows places.
+struct NoPlaceNearby: Error {
+    static let message = "This class shows where students are by the nearest town, and there is none near this point: choose a place on land."
+}
+
+/// `GET /api/locations/placement?latitude=&longitude=`: where the request's class would show
+/// this point, so an app can say so before posting ("You will appear at Springfield,
+/// Illinois"). For its readers; nothing is stored.
+struct PlacementController: Sendable {
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.get("placement", use: placement)
+    }
+
+    @Sendable func placement(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try context.classAccess.requireReader(.api)
+        let query = request.uri.queryParameters
+        guard let latitude = query["latitude"].flatMap({ Double(String($0)) }), (-90...90).contains(latitude),
+              let longitude = query["longitude"].flatMap({ Double(String($0)) }), (-180...180).contains(longitude)
+        else {
+            throw APIError(.badRequest, "invalid_coordinates", "latitude (-90 to 90) and longitude (-180 to 180) are required numbers.")
+        }
+        let precision = context.mapClass.precision
+        do {
+            let place = try ClassPlacement.place(latitude: latitude, longitude: longitude, precision: precision)
+            return try JSONResponse.make(PlacementView(precision: precision, name: place?.mapString,
+                                                       latitude: place?.latitude ?? latitude, longitude: place?.longitude ?? longitude))
+        } catch is NoPlaceNearby {
+            throw APIError(.unprocessableContent, "no_place_nearby", NoPlaceNearby.message)
+        }
+    }
+}
+
+struct PlacementView: Encodable {
+    let precision: MapClass.Precision
+    /// The place's name; nil for an `exact` class (the point is shown as posted, with its own text).
+    let name: String?
+    let latitude: Double
+    let longitude: Double
+}
