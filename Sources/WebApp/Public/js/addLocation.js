@@ -1,15 +1,24 @@
 // The pin button and its sheet: "Where are you studying today?" plus a link, geocoded
 // through the server's /api/geocode, previewed on a map, then posted (or updated) as the
-// student's StudentLocation.
-import { geocode, createLocation, updateLocation, fetchOwnLocation } from './api.js';
+// student's StudentLocation. In a class that shows students by town, region or country the
+// server places every post there; the preview asks it where first, says "You will appear at
+// …" and puts its pin on that spot.
+import { geocode, placement, createLocation, updateLocation, fetchOwnLocation } from './api.js';
 import { el, safeURL, setBusy, showAlert, confirmAction, describeFailure } from './ui.js';
 import { addBaseLayers, mapOptions, pinIcon } from './map.js';
 import { state, loadWorld } from './state.js';
 import { refreshAll } from './students.js';
 import { refuseWhileOffline } from './connection.js';
+import { shownPrecision } from './classes.js';
 import { $ } from './dom.js';
 
 const L = window.L;
+/** How much around a placed pin the preview shows, by the class's precision (degrees). */
+const PLACED_SPAN = {
+  city: { latitudeDelta: 0.3, longitudeDelta: 0.4 },
+  region: { latitudeDelta: 4, longitudeDelta: 5 },
+  country: { latitudeDelta: 12, longitudeDelta: 16 },
+};
 
 let sheet = null;
 
@@ -62,6 +71,9 @@ class AddLocationSheet {
     this.replaceNote = $('add-replace-note');
     this.previewMap = null;
     this.previewMarker = null;
+    this.placed = null;
+    this.placements = new Map();
+    this.choosing = false;
     this.abort = null;
     this.resolve = null;
 
@@ -84,6 +96,7 @@ class AddLocationSheet {
     this.account = account;
     this.existing = existing || null;
     this.result = null;
+    this.placed = null;
     this.place.value = existing ? existing.mapString || '' : '';
     this.link.value = existing ? existing.mediaURL || '' : '';
     if (existing) {
@@ -179,19 +192,91 @@ class AddLocationSheet {
       return;
     }
     if (abort.signal.aborted) return;
-    this.abort = null;
-    this.setWorking(false);
     results = results.filter((r) => Number.isFinite(Number(r.latitude)) && Number.isFinite(Number(r.longitude)));
     if (results.length === 0) {
+      this.abort = null;
+      this.setWorking(false);
       await showAlert('Location Not Found', `Could not find “${placeText}”. Try a city and country, for example “Lagos, Nigeria”.`);
       this.place.focus();
       return;
     }
+    // Where the class shows the place (its town, region or country), before any preview.
+    this.placements = new Map();
+    let placed;
+    try {
+      placed = await this.placementOf(results[0], abort.signal);
+    } catch (error) {
+      if (abort.signal.aborted) return;
+      this.abort = null;
+      this.setWorking(false);
+      await this.placementFailed(error);
+      this.place.focus();
+      return;
+    }
+    if (abort.signal.aborted) return;
+    this.abort = null;
+    this.setWorking(false);
     this.mapString = placeText;
     this.mediaURL = href;
     this.results = results;
     this.result = results[0];
+    this.placed = placed;
     this.showStep('preview');
+  }
+
+  /** Where the shown class puts `result`: `{ name, precision, latitude, longitude }`, or null
+   *  where it shows the point as posted (an `exact` class, or a server that places nothing).
+   *  Asked once per result; rejects with the server's refusal (no town near it). */
+  async placementOf(result, signal) {
+    if (shownPrecision() === 'exact') return null;
+    if (this.placements.has(result)) return this.placements.get(result);
+    let answer;
+    try {
+      answer = await placement(Number(result.latitude), Number(result.longitude), { signal });
+    } catch (error) {
+      // A server from before precision per class has no such route: it shows points as posted.
+      if (error.status === 404 && error.code !== 'unknown_class') answer = null;
+      else throw error;
+    }
+    const latitude = Number(answer && answer.latitude);
+    const longitude = Number(answer && answer.longitude);
+    const placed = answer && answer.precision !== 'exact' && answer.name && Number.isFinite(latitude) && Number.isFinite(longitude)
+      ? { name: String(answer.name), precision: answer.precision, latitude, longitude }
+      : null;
+    this.placements.set(result, placed);
+    return placed;
+  }
+
+  /** Says why the place cannot be posted in this class (nothing is posted). */
+  async placementFailed(error) {
+    if (error.code === 'no_place_nearby') {
+      await showAlert('No Town Nearby', error.message);
+    } else {
+      const { title, message } = describeFailure(error, 'finding where you will appear');
+      await showAlert(title, message);
+    }
+  }
+
+  /** Another of the places found (a "Not it? Try" chip): placed first, then previewed. */
+  async choose(result) {
+    if (this.choosing) return;
+    // The chip keeps the focus (a disabled one would drop it); clicks wait for this one.
+    this.choosing = true;
+    setBusy(this.finishButton, true, 'Finding…');
+    let placed;
+    try {
+      placed = await this.placementOf(result);
+    } catch (error) {
+      await this.placementFailed(error);
+      return;
+    } finally {
+      this.choosing = false;
+      setBusy(this.finishButton, false);
+    }
+    if (!this.dialog.open) return;
+    this.result = result;
+    this.placed = placed;
+    this.showPreview();
   }
 
   showPreview() {
@@ -202,6 +287,9 @@ class AddLocationSheet {
     const parts = [result.region, result.country].filter((part) => part && !name.includes(part));
     $('preview-detail').textContent = parts.length ? `, ${parts.join(', ')}` : result.kind ? ` · ${result.kind}` : '';
     $('preview-link').textContent = this.mediaURL;
+    // Before the map is sized: the sentence takes its room in the card.
+    const placed = this.placed;
+    this.sayPlacement(placed ? `You will appear at ${placed.name}.` : '');
 
     const alternatives = $('preview-alternatives');
     const others = this.results.filter((r) => r !== result);
@@ -217,10 +305,7 @@ class AddLocationSheet {
       };
       const buttons = others.map((other) => {
         const button = el('button', { class: 'chip', type: 'button', text: label(other) });
-        button.addEventListener('click', () => {
-          this.result = other;
-          this.showPreview();
-        });
+        button.addEventListener('click', () => this.choose(other));
         return button;
       });
       alternatives.replaceChildren(el('span', { class: 'alternatives-label', text: 'Not it? Try' }), ...buttons);
@@ -230,8 +315,9 @@ class AddLocationSheet {
       alternatives.hidden = true;
     }
 
-    const lat = Number(result.latitude);
-    const lng = Number(result.longitude);
+    // The pin goes where the class will show the student, not where the place was found.
+    const lat = placed ? placed.latitude : Number(result.latitude);
+    const lng = placed ? placed.longitude : Number(result.longitude);
     if (!this.previewMap) {
       this.previewMap = L.map('preview-map', { ...mapOptions(this.config), worldCopyJump: false });
       this.loadWorld().then((world) => addBaseLayers(this.previewMap, this.config, world));
@@ -239,7 +325,8 @@ class AddLocationSheet {
     }
     this.previewMarker.setLatLng([lat, lng]);
     this.previewMap.invalidateSize();
-    const span = result.span || {};
+    // A placed pin shows its surroundings: a town's, a region's or a country's.
+    const span = placed ? PLACED_SPAN[placed.precision] || {} : result.span || {};
     const dLat = Math.max(Number(span.latitudeDelta) || 0, 0.02);
     const dLng = Math.max(Number(span.longitudeDelta) || 0, 0.02);
     const bounds = L.latLngBounds([lat - dLat / 2, lng - dLng / 2], [lat + dLat / 2, lng + dLng / 2]);
@@ -247,7 +334,18 @@ class AddLocationSheet {
     const container = $('preview-map');
     container.dataset.zoom = String(this.previewMap.getZoom());
     container.dataset.center = `${lat},${lng}`;
+    container.setAttribute('aria-label', placed ? `Map preview of where you will appear: ${placed.name}` : 'Map preview of the place found');
     this.finishButton.focus();
+  }
+
+  /** The preview's live region says where the student will appear. The sentence is there
+   *  at once (the map is laid out around it), and put in again a moment later, once the
+   *  step shows: a live region hidden until now says nothing about what it already held. */
+  sayPlacement(sentence) {
+    const status = $('preview-placement');
+    clearTimeout(this.sayTimer);
+    status.textContent = sentence;
+    if (sentence) this.sayTimer = setTimeout(() => status.replaceChildren(document.createTextNode(sentence)), 150);
   }
 
   async finish() {

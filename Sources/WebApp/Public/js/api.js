@@ -185,17 +185,18 @@ export async function fetchClasses() {
   };
 }
 
-/** A class as I see it (`{ slug, name, visibility, join, role, invite_url? }`); `code` is an
+/** A class as I see it (`{ slug, name, visibility, join, precision, role, invite_url? }`); `code` is an
  *  invite link's, which lets a non-member see the class it invites to. */
 export async function fetchClass(slug, code = null) {
   return request(classURL(slug, code ? `?code=${encodeURIComponent(code)}` : ''));
 }
 
-export async function createClass({ slug, name, visibility, join }) {
-  return request('/api/classes', { method: 'POST', body: { slug, name, visibility, join } });
+export async function createClass({ slug, name, visibility, join, precision }) {
+  return request('/api/classes', { method: 'POST', body: { slug, name, visibility, join, precision } });
 }
 
-/** Changes `{ name?, visibility?, join? }` (teachers); resolves to the class. */
+/** Changes `{ name?, visibility?, join?, precision? }` (teachers); resolves to the class. A
+ *  coarser precision moves the class's posts at once, for good. */
 export async function updateClass(slug, changes) {
   return request(classURL(slug), { method: 'PATCH', body: changes });
 }
@@ -240,6 +241,15 @@ export async function fetchAccountIn(slug) {
 }
 
 // ---- geocoding and page configuration ------------------------------------
+
+/** Where the shown class would show a point: `{ precision, name?, latitude, longitude }`.
+ *  Below `exact` the point and `name` are the town's (or region's, or country's) the server
+ *  stores instead of what was sent; in an `exact` class there is no name and the point is
+ *  the one sent. Rejects with code `no_place_nearby` (422) where no town is near. */
+export async function placement(latitude, longitude, { signal } = {}) {
+  const params = new URLSearchParams({ latitude: String(latitude), longitude: String(longitude) });
+  return request(`${classPath('/api/locations/placement')}?${params}`, { signal });
+}
 
 export async function geocode(query, { signal } = {}) {
   const body = await request(`/api/geocode?q=${encodeURIComponent(query)}&limit=5`, { signal });

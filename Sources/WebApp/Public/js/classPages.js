@@ -178,6 +178,7 @@ function setUpCreate() {
     const form = {
       name: name.value.trim(), slug: slug.value.trim(),
       visibility: $('create-visibility').value, join: $('create-join').value,
+      precision: $('create-form').elements.precision.value || 'city',
     };
     if (!form.name || !form.slug) {
       showFormMessage('create-error', 'Give the class a name and a short address.');
@@ -194,6 +195,7 @@ function setUpCreate() {
       name.value = '';
       slug.value = '';
       slugTyped = false;
+      $('create-form').elements.precision.value = 'city';
       preview();
       go(`c/${view.slug}/settings`);
     } catch (error) {

@@ -1,12 +1,15 @@
 // A class's settings page, `#/c/<slug>/settings`. Its teachers (and the server's
 // administrators) change its name, who sees its map and who may join; copy, renew or revoke
-// its invite link; and manage the roster (roles, removing, adding by email). Moderators see
+// its invite link; choose where its students appear (their exact point, town, region or
+// country: a coarser level moves everyone already on the map, so it is confirmed first); and manage the roster (roles, removing, adding by email). Moderators see
 // the roster; every member can leave the class.
 import * as api from './api.js';
 import { state } from './state.js';
 import { go } from './router.js';
 import { classAddress, currentClass, defaultClass, linkTo } from './currentClass.js';
-import { ROLE_NAMES, classChanged, classMembershipChanged } from './classes.js';
+import {
+  ROLE_NAMES, PRECISIONS, PRECISION_PLACES, isCoarser, classChanged, classMembershipChanged,
+} from './classes.js';
 import { showClassScene } from './classPages.js';
 import { el, setBusy, confirmAction, showAlert, debounce, formFailureMessage, showFormMessage } from './ui.js';
 import { $ } from './dom.js';
@@ -21,6 +24,13 @@ const JOINING = {
   open: 'anyone with an account here may join',
   closed: 'only its teachers add members',
 };
+const APPEARING = {
+  exact: 'Students appear exactly where they post.',
+  city: 'Students appear at their nearest town, never at their exact point.',
+  region: 'Students appear at their region (state or province) only.',
+  country: 'Students appear at their country only.',
+};
+const COARSER_TITLES = { city: 'Show Students by Town?', region: 'Show Students by Region?', country: 'Show Students by Country?' };
 /** How long a role select waits after a change before saving it: arrowing through the
  *  choices from the keyboard saves only the one the student stops on. */
 const ROLE_SAVE_DELAY_MS = 500;
@@ -99,13 +109,18 @@ class SettingsPage {
     const who = role ? `You are ${role === 'student' ? 'a student' : `a ${role}`} in this class.`
       : this.manages ? 'You manage this class as an administrator of this server.' : '';
     const rules = `Its map is at /c/${view.slug}: ${VISIBILITY[view.visibility] || view.visibility}, and ${JOINING[view.join] || view.join}.`;
-    $('settings-intro').textContent = `${who} ${rules}`.trim();
+    const appearing = APPEARING[view.precision] || '';
+    $('settings-intro').textContent = `${who} ${rules} ${appearing}`.trim();
 
     $('class-form').hidden = !this.manages;
     if (this.manages) {
       $('class-name-input').value = view.name;
       $('class-visibility').value = view.visibility;
       $('class-join').value = view.join;
+      // A server without precision per class says none: the choice is not offered.
+      const known = PRECISIONS.includes(view.precision);
+      $('class-precision').hidden = !known;
+      if (known) $('class-form').elements.precision.value = view.precision;
     }
     $('invite-section').hidden = !this.manages;
     if (this.manages) this.renderInvite();
@@ -133,6 +148,9 @@ class SettingsPage {
       visibility: $('class-visibility').value,
       join: $('class-join').value,
     };
+    const before = this.view.precision;
+    const precision = $('class-precision').hidden ? null : $('class-form').elements.precision.value;
+    if (precision && PRECISIONS.includes(precision) && precision !== before) changes.precision = precision;
     showFormMessage('class-form-done', '');
     if (!changes.name) {
       showFormMessage('class-form-error', 'Give the class a name.');
@@ -140,13 +158,23 @@ class SettingsPage {
       return;
     }
     showFormMessage('class-form-error', '');
+    // Coarser moves everyone already on the map, and nothing brings their points back.
+    const coarser = changes.precision && isCoarser(changes.precision, before);
+    if (coarser) {
+      const place = PRECISION_PLACES[changes.precision];
+      const sure = await confirmAction(COARSER_TITLES[changes.precision],
+        `Everyone already on this map moves to ${place}. This cannot be undone.`, 'Move Everyone');
+      if (!sure) return;
+    }
     const button = $('class-save');
     setBusy(button, true, 'Saving…');
     try {
       this.view = { ...this.view, ...(await api.updateClass(this.slug, changes)) };
       classChanged(this.view);
       this.render();
-      showFormMessage('class-form-done', 'Saved.');
+      showFormMessage('class-form-done', coarser
+        ? `Saved. Everyone on this map has moved to ${PRECISION_PLACES[changes.precision]}.`
+        : 'Saved.');
     } catch (error) {
       showFormMessage('class-form-error', formFailureMessage(error, 'Saving the class failed.'));
       if (error.code === 'invalid_name') $('class-name-input').select();

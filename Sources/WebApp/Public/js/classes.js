@@ -15,6 +15,24 @@ import { $ } from './dom.js';
 
 export const ROLE_NAMES = { teacher: 'Teacher', moderator: 'Moderator', student: 'Student' };
 
+/** A class's location precision, finest first: where its students appear on its map. */
+export const PRECISIONS = ['exact', 'city', 'region', 'country'];
+/** Each level as a short label (the Classes sheet, the settings' introduction). */
+export const PRECISION_LABELS = { exact: 'Exact points', city: 'By town', region: 'By region', country: 'By country' };
+/** Where everyone already on the map goes when a class changes to this level. */
+export const PRECISION_PLACES = { city: 'their town', region: 'their region', country: 'their country' };
+
+/** Whether `next` shows less than `current` (moving existing posts, for good). */
+export function isCoarser(next, current) {
+  return PRECISIONS.indexOf(next) > PRECISIONS.indexOf(current);
+}
+
+/** The shown class's precision as far as known (null until a class answer said it). */
+export function shownPrecision() {
+  const view = knownClass(currentClass() || defaultClass());
+  return view && PRECISIONS.includes(view.precision) ? view.precision : null;
+}
+
 /** The last list of classes (`api.fetchClasses`), for the account it was asked for. */
 let listed = null;
 let listedFor = null;
@@ -132,7 +150,9 @@ export function classChanged(view) {
   if (listed) {
     for (const list of [listed.classes, listed.joinable]) {
       const index = list.findIndex((item) => item.slug === view.slug);
-      if (index >= 0) list[index] = { ...list[index], name: view.name, visibility: view.visibility, join: view.join };
+      if (index >= 0) {
+        list[index] = { ...list[index], name: view.name, visibility: view.visibility, join: view.join, precision: view.precision };
+      }
     }
   }
   if ((currentClass() || defaultClass()) === view.slug) {
@@ -194,7 +214,8 @@ class ClassesSheet {
   }
 
   classRow(item, current) {
-    const role = ROLE_NAMES[item.role] || '';
+    const precision = PRECISION_LABELS[item.precision];
+    const role = [ROLE_NAMES[item.role], precision].filter(Boolean).join(' · ');
     const link = el('a', {
       class: 'class-row', href: `#/${linkTo('map', item.slug)}`, 'aria-current': current ? 'true' : null,
       dataset: { slug: item.slug },
@@ -213,8 +234,12 @@ class ClassesSheet {
     const button = el('button', {
       class: 'button secondary small', type: 'button', dataset: { join: item.slug }, 'aria-label': `Join ${item.name}`,
     }, [el('span', { class: 'spinner', 'aria-hidden': 'true' }), el('span', { class: 'button-label', text: 'Join' })]);
+    const precision = PRECISION_LABELS[item.precision];
     return el('li', { class: 'class-item' }, [
-      el('span', { class: 'class-row' }, [el('span', { class: 'class-row-name', text: item.name })]),
+      el('span', { class: 'class-row' }, [
+        el('span', { class: 'class-row-name', text: item.name }),
+        precision ? el('span', { class: 'class-row-role', text: precision }) : null,
+      ]),
       button,
     ]);
   }
