@@ -134,6 +134,7 @@ func buildRouter(
     let writes = LocationWrites(store: store, cache: listCache, live: live)
     ModerationController(accounts: accounts, writes: writes).addRoutes(to: api)
     ClassController(accounts: accounts, directory: directory, writes: writes).addRoutes(to: api)
+    PersonalDataController(accounts: accounts, writes: writes).addRoutes(to: api)
 
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache, writes: writes)
         .addRoutes(to: router.group("parse/classes/StudentLocation")

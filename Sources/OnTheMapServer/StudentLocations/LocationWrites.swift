@@ -54,6 +54,13 @@ struct LocationWrites: Sendable {
         if try await ClassPlacement.setPrecision(precision, of: &mapClass, store: store) > 0 { await changed([mapClass.id]) }
     }
 
+    /// An account deleted by its owner: its posts leave every class's map.
+    func deleteAccount(key: String, now: Date) async throws -> AccountDeletion? {
+        let deletion = try await store.deleteAccount(key: key, now: now)
+        if deletion != nil { await changed([""]) }
+        return deletion
+    }
+
     /// Disabling hides the account's posts for everyone; enabling shows them again.
     func setDisabled(accountKey: String, _ disabled: Bool, now: Date) async throws -> AccountChange {
         let outcome = try await store.setDisabled(accountKey: accountKey, disabled, now: now)
