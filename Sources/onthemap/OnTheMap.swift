@@ -7,7 +7,7 @@ struct OnTheMapCommand: AsyncParsableCommand {
         commandName: "onthemap",
         abstract: "Where is everybody: the OnTheMap server and its command-line client.",
         subcommands: [ServeCommand.self, SettingsTableCommand.self, CheckCommandLineCommand.self, CopyDatabaseCommand.self, CopyPhotosCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self,
-                      StudentsCommand.self, PostCommand.self, OpenCommand.self, ClassesCommand.self,
+                      StudentsCommand.self, PostCommand.self, OpenCommand.self, ClassesCommand.self, AccountCommand.self,
                       AdminCommand.self, BackupCommand.self, RestoreCommand.self, ExportCommand.self]
     )
 

@@ -175,6 +175,37 @@ struct CLITests {
         }
     }
 
+    @Test func accountExportThenDelete() async throws {
+        let sandbox = try CLISandbox()
+        let server = try await ServerProcess(sandbox: sandbox)
+        defer { server.stop() }
+        try await server.signUp(email: "first@example.com", password: "the administrator")
+        try await server.signUp(email: "mine@example.com", password: "my own words")
+        var result = try sandbox.run(["login", "--email", "mine@example.com", "--server", server.url.absoluteString], stdin: "my own words\n")
+        #expect(result.status == 0, "\(result)")
+        result = try sandbox.run(["post", "Lyon, France", "https://example.com/me", "--latitude", "45.764", "--longitude", "4.8357", "--yes"])
+        #expect(result.status == 0, "\(result)")
+
+        let file = sandbox.directory.appendingPathComponent("me.json")
+        result = try sandbox.run(["account", "export", "--to", file.path])
+        #expect(result.status == 0, "\(result)")
+        let data = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        #expect((data["account"] as? [String: Any])?["email"] as? String == "mine@example.com")
+        #expect((data["locations"] as? [[String: Any]])?.first?["mapString"] as? String == "Lyon, France")
+
+        // A wrong password deletes nothing and keeps the session.
+        result = try sandbox.run(["account", "delete"], stdin: "not my words\n")
+        #expect(result.status != 0, "\(result)")
+        #expect(result.stderr.contains("nothing was deleted"), "\(result)")
+        #expect(try sandbox.run(["whoami"]).status == 0)
+        result = try sandbox.run(["account", "delete"], stdin: "my own words\n")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("Deleted mine@example.com and all its data."), "\(result)")
+        #expect(try sandbox.run(["whoami"]).status == 3)
+        result = try sandbox.run(["login", "--email", "mine@example.com", "--server", server.url.absoluteString], stdin: "my own words\n")
+        #expect(result.status == 3, "the account is gone: \(result)")
+    }
+
     @Test func networkErrorExitsWith2() throws {
         let sandbox = try CLISandbox()
         let port = try freePort()

@@ -1,0 +1,42 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The signed-in account's own data: download everything the server holds about it, or
+/// delete the account and all of it.
+public final class MyDataClient: Sendable {
+    public let configuration: OnTheMapConfiguration
+    public let sessionStore: SessionStore
+    let transport: HTTPTransport
+
+    public init(configuration: OnTheMapConfiguration = .local, sessionStore: SessionStore, urlSession: URLSession? = nil) {
+        self.configuration = configuration
+        self.sessionStore = sessionStore
+        self.transport = HTTPTransport(configuration: configuration, urlSession: urlSession, callbackQueue: nil)
+    }
+
+    private func url(_ path: String) throws(OnTheMapError) -> URL {
+        guard let base = configuration.serviceBaseURL else { throw .unavailable(feature: "your data") }
+        guard sessionStore.session != nil else { throw .notLoggedIn }
+        return base.appendingPathComponent(path)
+    }
+
+    /// One JSON document: the account, its classes, its locations (also as GeoJSON), Travel
+    /// pins and photos, sign-in links, reports made, moderators' notices. The bytes as sent.
+    public func download() async throws(OnTheMapError) -> Data {
+        let request = transport.request(try url("account/data"), headers: sessionStore.authenticationHeaders)
+        return try await transport.send(request, dialect: .service).get().body
+    }
+
+    /// Deletes the account and everything naming it. `password` confirms it (nil for an account
+    /// without one, which must have signed in within the last ten minutes). The session ends.
+    public func deleteAccount(password: String?) async throws(OnTheMapError) {
+        var body: [String: String] = [:]
+        body["password"] = password
+        let request = transport.request(try url("account/delete"), method: "POST", json: JSONBody.encode(body),
+                                        headers: sessionStore.authenticationHeaders)
+        _ = try await transport.send(request, dialect: .service).get()
+        sessionStore.session = nil
+    }
+}
