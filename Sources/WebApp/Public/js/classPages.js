@@ -98,6 +98,11 @@ export async function showJoin(slug, code) {
     return;
   }
   text.textContent = `You are invited to join ${view.name}. ${VISIBILITY_WORDS[view.visibility] || ''}`.trim();
+  // The server shows a closed class to the holder of its link, so that this page can say so.
+  if (view.join === 'closed') {
+    showFormMessage('join-error', joinFailure({ code: 'join_closed' }, view.slug));
+    return;
+  }
   button.querySelector('.button-label').textContent = `Join ${view.name}`;
   button.hidden = false;
   button.onclick = () => join(view, code, attempt);
@@ -127,7 +132,7 @@ function joinFailure(error, slug) {
     case 'unknown_class':
       return `This server has no class “${slug}”. Check the link your teacher gave you.`;
     case 'join_closed':
-      return 'This class takes no new members now. Ask its teacher to add you.';
+      return 'This class takes no new members now: its teacher closed the class. Ask them to add you.';
     case 'invalid_invite':
     case 'not_a_member':
       return 'This invite link does not work any more: the teacher made a new one, revoked it, or closed the class to new members. Ask your teacher for the current link.';
