@@ -1,11 +1,19 @@
 // The account dialog (the person button): who is signed in, a password change that logs
-// every other device out, and "Log out of all devices" for a lost or stolen one.
+// every other device out, "Log out of all devices" for a lost or stolen one, and the
+// student's own data: a download of all of it, and deleting the account (a second step of
+// the dialog, confirmed with the password).
 import * as api from './api.js';
 import { state } from './state.js';
 import { leaveSession } from './session.js';
 import { LinkedAccounts } from './providers.js';
-import { initials, hueFor, setBusy, showAlert, confirmAction, formFailureMessage, showFormMessage } from './ui.js';
+import { el, initials, hueFor, setBusy, showAlert, confirmAction, formFailureMessage, showFormMessage } from './ui.js';
 import { $ } from './dom.js';
+
+/** The file "Download My Data" saves (the server's Content-Disposition names it the same). */
+export const MY_DATA_FILE = 'onthemap-my-data.json';
+
+/** Shown on the login screen once the account is gone. */
+const DELETED_NOTE = 'Your account was deleted, with your places on the class maps, your Travel pins and photos and your sign-in links.';
 
 function passwordChangedMessage(ended) {
   if (ended === 0) return 'Password changed. No other device was signed in.';
@@ -28,6 +36,23 @@ export class AccountDialog {
       this.changePassword();
     });
     this.everywhereButton.addEventListener('click', () => this.logOutEverywhere());
+
+    this.downloadButton = $('download-data');
+    this.downloadButton.addEventListener('click', () => this.downloadData());
+    this.body = this.dialog.querySelector('.account-body');
+    this.deleteForm = $('delete-form');
+    this.deleteButton = $('delete-account');
+    this.deletePassword = $('delete-password');
+    this.confirmDeleteButton = $('delete-confirm');
+    this.deleteButton.addEventListener('click', () => this.showDeleteStep(true));
+    $('delete-cancel').addEventListener('click', () => this.showDeleteStep(false));
+    $('delete-sign-in-again').addEventListener('click', () => this.signInAgain());
+    this.deleteForm.addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.deleteAccount();
+    });
+    // Closed from the delete step (Close, Escape), the dialog opens on its first step next time.
+    this.dialog.addEventListener('close', () => this.showDeleteStep(false, { focus: false }));
   }
 
   open() {
@@ -41,7 +66,10 @@ export class AccountDialog {
     $('password-username').value = email;
     this.current.value = '';
     this.next.value = '';
-    for (const id of ['password-error', 'password-done', 'logout-everywhere-error', 'identities-done']) showFormMessage(id, '');
+    $('delete-username').value = email;
+    for (const id of ['password-error', 'password-done', 'logout-everywhere-error', 'identities-done',
+      'download-data-error', 'download-data-done']) showFormMessage(id, '');
+    this.showDeleteStep(false, { focus: false });
     this.showPasswordForm(true);
     this.dialog.showModal();
     this.linked.load().then((answer) => {
@@ -59,6 +87,10 @@ export class AccountDialog {
     const label = this.passwordButton.querySelector('.button-label');
     if (label && !this.passwordButton.classList.contains('busy')) label.textContent = hasPassword ? 'Change Password' : 'Set Password';
     delete this.passwordButton.dataset.idleLabel;
+    // Deleting an account without a password is confirmed by a recent sign-in instead.
+    $('delete-password-field').hidden = !hasPassword;
+    this.deletePassword.required = hasPassword;
+    $('delete-no-password').hidden = hasPassword;
   }
 
   async changePassword() {
@@ -116,6 +148,126 @@ export class AccountDialog {
     }
     this.dialog.close();
     leaveSession();
+  }
+
+  /** Saves everything the server holds about the account as one JSON file. Fetched through
+   *  api.request (not a plain link to the route) so that a failure is said here rather than
+   *  saved as the file. */
+  async downloadData() {
+    showFormMessage('download-data-error', '');
+    showFormMessage('download-data-done', '');
+    setBusy(this.downloadButton, true, 'Preparing Your Data…');
+    let data;
+    try {
+      data = await api.request('/api/account/data');
+    } catch (error) {
+      if (error.status === 401) {
+        this.sessionEnded('so your data was not downloaded');
+        return;
+      }
+      showFormMessage('download-data-error', formFailureMessage(error, 'Downloading your data failed.'));
+      return;
+    } finally {
+      setBusy(this.downloadButton, false);
+    }
+    const blob = new Blob([JSON.stringify(data, null, 2) + '\n'], { type: 'application/json' });
+    const url = URL.createObjectURL(blob);
+    const link = el('a', { href: url, download: MY_DATA_FILE, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    // The browser has started saving it; the address is only needed until then.
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    showFormMessage('download-data-done', `Your data was downloaded as ${MY_DATA_FILE}.`);
+  }
+
+  /** Shows the dialog's delete step (true) or its first step again (false); the focus goes to
+   *  the step's heading, and back to "Delete My Account…". */
+  showDeleteStep(show, { focus = true } = {}) {
+    if (show === !this.deleteForm.hidden) return;
+    this.body.hidden = show;
+    this.deleteForm.hidden = !show;
+    this.deletePassword.value = '';
+    showFormMessage('delete-error', '');
+    $('delete-sign-in-again').hidden = true;
+    this.confirmDeleteButton.hidden = false;
+    if (!focus) return;
+    if (show) {
+      this.deleteForm.scrollTop = 0;
+      $('delete-title').focus();
+    } else {
+      this.deleteButton.focus();
+    }
+  }
+
+  async deleteAccount() {
+    const password = this.hasPassword ? this.deletePassword.value : '';
+    if (this.hasPassword && !password) {
+      showFormMessage('delete-error', 'Enter your password to delete your account.');
+      this.deletePassword.focus();
+      return;
+    }
+    showFormMessage('delete-error', '');
+    setBusy(this.confirmDeleteButton, true, 'Deleting Your Account…');
+    try {
+      await api.request('/api/account/delete', { method: 'POST', body: { password } });
+    } catch (error) {
+      setBusy(this.confirmDeleteButton, false);
+      this.deleteRefused(error);
+      return;
+    }
+    setBusy(this.confirmDeleteButton, false);
+    // The server ended the session and cleared its cookies: this device forgets the account
+    // and everything it kept for it, and the login screen says what happened.
+    this.dialog.close();
+    leaveSession();
+    showFormMessage('login-note', DELETED_NOTE);
+  }
+
+  /** Says why the account was not deleted, and what to do. */
+  deleteRefused(error) {
+    if (error.status === 401) {
+      this.sessionEnded('so your account was not deleted');
+      return;
+    }
+    let message;
+    switch (error.code) {
+      case 'wrong_password':
+        message = 'That password is not right. Nothing was deleted.';
+        break;
+      case 'sign_in_again':
+        // An account without a password: only a fresh sign-in confirms it is its owner.
+        message = 'For your safety, sign in again first, then delete your account within ten minutes. Nothing was deleted.';
+        this.confirmDeleteButton.hidden = true;
+        $('delete-sign-in-again').hidden = false;
+        break;
+      case 'last_administrator':
+        message = 'You are the last administrator of this server: make another account an administrator first. Nothing was deleted.';
+        break;
+      case 'rate_limited':
+        // Too many wrong passwords: the server says how long to wait.
+        message = `${error.message} Nothing was deleted.`;
+        break;
+      default:
+        message = formFailureMessage(error, 'Deleting your account failed.');
+    }
+    showFormMessage('delete-error', message);
+    if (error.code === 'sign_in_again') $('delete-sign-in-again').focus();
+    else if (error.code === 'wrong_password') this.deletePassword.select();
+  }
+
+  /** "Log Out to Sign In Again": ends this session, then the login screen says what to do. */
+  async signInAgain() {
+    const viaProvider = Boolean(state.account && state.account.provider);
+    try {
+      if (viaProvider) await api.endSession();
+      else await api.logOut();
+    } catch {
+      // Leaving works either way; the server forgets the session when it expires.
+    }
+    this.dialog.close();
+    leaveSession();
+    showFormMessage('login-note', 'Sign in again, then open Account and choose Delete My Account within ten minutes.');
   }
 
   /** This device's session was over already (ended elsewhere, or expired): back to login,
