@@ -109,8 +109,23 @@ def test_a_town_class_shows_students_at_their_town(page, api, server):
         assert near((mine[0]["latitude"], mine[0]["longitude"]), TOWN_POINT)
         assert "Rochester" not in json.dumps(mine[0])
 
-        # No town near the place: said, and nothing is posted.
+        # Another of the places found (a "Not it? Try" chip) is placed too before it shows.
         student_page.tab("map")
+        student_page.fake_server_error("/api/geocode", status=200, body=json.dumps(FAKE_GEOCODE))
+        open_sheet(student_page, expect_confirm=True)
+        fill(student_page, "Lagos", "https://example.com/rosa-2")
+        student_page.find("#add-find").click()
+        student_page.text_in("#preview-placement", "You will appear at Lagos, Nigeria.")
+        student_page.find("#preview-alternatives .chip").click()
+        student_page.text_in("#preview-placement", "You will appear at Lagos, Faro, Portugal.")
+        student_page.text_in("#preview-detail", "Portugal")
+        center = tuple(map(float, student_page.find("#preview-map").get_attribute("data-center").split(",")))
+        assert near(center, (37.102, -8.674))
+        student_page.find("#add-cancel").click()
+        student_page.gone("#add-location")
+
+        # No town near the place: said, and nothing is posted.
+        student_page.js("window.fetch = window.__realFetch")
         student_page.fake_server_error("/api/locations/placement", status=422, body=json.dumps({"error": {
             "code": "no_place_nearby",
             "message": "This class shows where students are by the nearest town, and there is none near this point: choose a place on land."}}))

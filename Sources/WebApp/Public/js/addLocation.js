@@ -226,17 +226,21 @@ class AddLocationSheet {
 
   /** Where the shown class puts `result`: `{ name, precision, latitude, longitude }`, or null
    *  where it shows the point as posted (an `exact` class, or a server that places nothing).
-   *  Asked once per result; rejects with the server's refusal (no town near it). */
+   *  Asked once per result, in every class: a teacher may have changed the level since the
+   *  class was loaded. Rejects with the server's refusal (no town near it), or when there is
+   *  no answer in a class not known to show exact points. */
   async placementOf(result, signal) {
-    if (shownPrecision() === 'exact') return null;
     if (this.placements.has(result)) return this.placements.get(result);
     let answer;
     try {
       answer = await placement(Number(result.latitude), Number(result.longitude), { signal });
     } catch (error) {
-      // A server from before precision per class has no such route: it shows points as posted.
-      if (error.status === 404 && error.code !== 'unknown_class') answer = null;
-      else throw error;
+      if (error.name === 'AbortError' || error.code === 'no_place_nearby') throw error;
+      // A server from before precision per class has no such route; an exact class shows the
+      // point as posted whatever this answer.
+      const noRoute = error.status === 404 && error.code !== 'unknown_class';
+      if (!noRoute && shownPrecision() !== 'exact') throw error;
+      answer = null;
     }
     const latitude = Number(answer && answer.latitude);
     const longitude = Number(answer && answer.longitude);
@@ -267,7 +271,7 @@ class AddLocationSheet {
     try {
       placed = await this.placementOf(result);
     } catch (error) {
-      await this.placementFailed(error);
+      if (this.dialog.open) await this.placementFailed(error);
       return;
     } finally {
       this.choosing = false;
