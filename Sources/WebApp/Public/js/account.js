@@ -91,6 +91,12 @@ export class AccountDialog {
     $('delete-password-field').hidden = !hasPassword;
     this.deletePassword.required = hasPassword;
     $('delete-no-password').hidden = hasPassword;
+    this.showDeletePassword();
+  }
+
+  /** The delete step's password field is there only while the step shows and asks for it. */
+  showDeletePassword() {
+    this.deletePassword.hidden = this.deleteForm.hidden || !this.hasPassword;
   }
 
   async changePassword() {
@@ -187,6 +193,7 @@ export class AccountDialog {
     if (show === !this.deleteForm.hidden) return;
     this.body.hidden = show;
     this.deleteForm.hidden = !show;
+    this.showDeletePassword();
     this.deletePassword.value = '';
     showFormMessage('delete-error', '');
     $('delete-sign-in-again').hidden = true;
