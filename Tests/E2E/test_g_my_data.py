@@ -122,6 +122,7 @@ def test_download_my_data_then_delete_my_account(page, api):
     assert not page.find("#account").is_displayed()
     assert page.js("return localStorage.getItem('onthemap.account')") is None
     page.until(lambda d: focused_id(page) == "login-email", 5, "the login form did not get the focus")
+    assert page.find("#login-email").get_attribute("value") == "", "the login form still names the deleted account"
     assert page.js("return fetch('/api/account/data').then((response) => response.status)") == 401
 
     # Gone for good: the password no longer logs in, and the location left the map.

@@ -13,7 +13,7 @@ import { $ } from './dom.js';
 export const MY_DATA_FILE = 'onthemap-my-data.json';
 
 /** Shown on the login screen once the account is gone. */
-const DELETED_NOTE = 'Your account was deleted, with your places on the class maps, your Travel pins and photos and your sign-in links.';
+const DELETED_NOTE = 'Your account was deleted, and everything this server held about you with it.';
 
 function passwordChangedMessage(ended) {
   if (ended === 0) return 'Password changed. No other device was signed in.';
@@ -228,6 +228,9 @@ export class AccountDialog {
     // and everything it kept for it, and the login screen says what happened.
     this.dialog.close();
     leaveSession();
+    // Nothing on the login form names the account any more (after signing up it held its email).
+    $('login-email').value = '';
+    $('login-password').value = '';
     showFormMessage('login-note', DELETED_NOTE);
   }
 
