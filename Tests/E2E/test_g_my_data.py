@@ -1,18 +1,22 @@
 """The account dialog's "Your data": downloading everything the server holds about the
 account, and deleting the account (a confirmation step, the password, then signed out)."""
 import json
+import os
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from a11y import axe_violations, blocking, describe
 from conftest import DESKTOP, PHONE
 from helpers import PASSWORD, HTTPFailure, User
 from test_g_account import assert_focus_visible, focused_id, open_account, press, script_errors, tab_to
+# The server that offers sign-in with a provider (an OpenID Connect mock), and a browser on it.
+from test_m_sign_in import provider_button, providers, signin_page  # noqa: F401 (fixtures)
 
 DATA_FILE = "onthemap-my-data.json"
 
@@ -246,3 +250,34 @@ def test_refusals_are_said_in_the_dialog(page, api):
     page.text_in("#delete-error", "try again in 60 seconds. Nothing was deleted.")
     assert page.find("#main-scene").is_displayed()
     api.log_in(user.email, user.password)
+
+
+@pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")),
+                    reason="needs the server started here, pointed at the OpenID Connect mock")
+def test_an_account_without_a_password_is_deleted_after_a_fresh_sign_in(signin_page, providers):
+    """Made by signing in with a provider, the account has no password: a sign-in made just now
+    confirms the deletion instead."""
+    page, oidc = signin_page, providers["oidc"]
+    sub = f"fresh-{uuid.uuid4().hex[:8]}"
+    oidc.set_user(sub, {"email": f"{sub}@school.example", "email_verified": True, "given_name": "Fresh", "family_name": "Start"})
+    page.open("/#/login")
+    provider_button(page, "School Account").click()
+    page.until(lambda d: d.current_url.startswith(oidc.issuer + "/oauth2/authorize"), 15)
+    page.find("input[name=sub]").send_keys(sub)
+    page.driver.find_element(By.XPATH, "//button[normalize-space()='Authorize']").click()
+    page.visible("#main-scene", 20)
+    page.map_ready()
+    key = page.js("return JSON.parse(localStorage.getItem('onthemap.account')).key")
+
+    open_account(page)
+    page.text_in("#password-title", "Set a password")
+    open_delete_step(page)
+    assert not page.find("#delete-password").is_displayed()
+    assert page.find("#delete-no-password").is_displayed()
+    assert not axe_on_delete_step(page)
+    page.find("#delete-confirm").click()
+    page.visible("#login-scene")
+    page.text_in("#login-note", "Your account was deleted")
+    with pytest.raises(HTTPFailure) as failure:
+        page.api.request("GET", f"/api/users/{key}", udacity=True)
+    assert failure.value.status == 404
