@@ -34,6 +34,16 @@ public struct MapClass: Sendable, Equatable {
         public static func < (lhs: Precision, rhs: Precision) -> Bool { lhs.rank < rhs.rank }
     }
 
+    /// Which posts wait for a moderator's approval before anyone else sees them.
+    public enum Approval: String, Sendable, CaseIterable, Codable {
+        /// None (the default).
+        case off
+        /// A member's first post in the class.
+        case newMembers = "new-members"
+        /// Every post and every change to one.
+        case all
+    }
+
     /// How an account becomes a member.
     public enum JoinRule: String, Sendable, CaseIterable, Codable {
         /// With the class's invite link (revocable; the default).
@@ -51,18 +61,20 @@ public struct MapClass: Sendable, Equatable {
     public var joinRule: JoinRule
     /// A new class shows cities; the default class keeps exact points unless the host changes it.
     public var precision: Precision
+    public var approval: Approval
     /// The code of the class's invite link; nil when there is none (revoked, or never made).
     public var inviteCode: String?
     public var createdAt: Date
 
     public init(id: String, slug: String, name: String, visibility: Visibility = .members, joinRule: JoinRule = .invite,
-                precision: Precision = .city, inviteCode: String? = nil, createdAt: Date) {
+                precision: Precision = .city, approval: Approval = .off, inviteCode: String? = nil, createdAt: Date) {
         self.id = id
         self.slug = slug
         self.name = name
         self.visibility = visibility
         self.joinRule = joinRule
         self.precision = precision
+        self.approval = approval
         self.inviteCode = inviteCode
         self.createdAt = createdAt
     }

@@ -15,7 +15,7 @@ public enum DatabaseCopy {
         ("accounts", "key", [("key", .text), ("email", .text), ("password_hash", .text), ("first_name", .text),
                              ("last_name", .text), ("created_at", .text), ("is_admin", .int), ("disabled_at", .optionalText),
                              ("email_verified", .int)]),
-        ("classes", "id", [("id", .text), ("slug", .text), ("name", .text), ("visibility", .text), ("join_rule", .text), ("precision", .text),
+        ("classes", "id", [("id", .text), ("slug", .text), ("name", .text), ("visibility", .text), ("join_rule", .text), ("precision", .text), ("approval", .text),
                            ("invite_code", .optionalText), ("created_at", .text)]),
         ("class_members", "class_id,account_key", [("class_id", .text), ("account_key", .text), ("role", .text), ("joined_at", .text)]),
         ("sessions", "id", [("id", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text)]),
@@ -24,7 +24,7 @@ public enum DatabaseCopy {
             ("object_id", .text), ("owner_key", .optionalText), ("unique_key", .text), ("first_name", .text), ("last_name", .text),
             ("map_string", .text), ("media_url", .text), ("latitude", .double), ("longitude", .double),
             ("created_at", .text), ("updated_at", .text), ("hidden_at", .optionalText), ("hidden_reason", .optionalText),
-            ("owner_disabled", .int), ("class_id", .text),
+            ("owner_disabled", .int), ("class_id", .text), ("waiting", .int),
         ]),
         ("location_reports", "id", [("id", .text), ("object_id", .text), ("reporter_key", .text), ("reason", .text), ("created_at", .text)]),
         ("moderation_actions", "id", [

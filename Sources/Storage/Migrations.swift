@@ -307,6 +307,19 @@ enum Migrations {
         (12, [
             "ALTER TABLE classes ADD COLUMN precision TEXT NOT NULL DEFAULT 'exact' CHECK (precision IN ('exact', 'city', 'region', 'country'))",
         ]),
+        // An approval queue per class: a waiting post is its author's and the moderators' only,
+        // so it is left out of the visible posts' index, and the change log tells viewers of a
+        // post that starts waiting that it is gone (dialect parts: the triggers).
+        (13, [
+            "ALTER TABLE classes ADD COLUMN approval TEXT NOT NULL DEFAULT 'off' CHECK (approval IN ('off', 'new-members', 'all'))",
+            "ALTER TABLE student_locations ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0",
+            "DROP INDEX student_locations_class_visible",
+            """
+            CREATE INDEX student_locations_class_visible ON student_locations (class_id, updated_at DESC, object_id DESC)
+            WHERE hidden_at IS NULL AND owner_disabled = 0 AND waiting = 0
+            """,
+            "CREATE INDEX student_locations_class_waiting ON student_locations (class_id, updated_at) WHERE waiting = 1",
+        ]),
     ]
 
     /// The default class of migration 11, created `public` when the database already holds
@@ -415,6 +428,36 @@ enum Migrations {
             END
             """,
         ],
+        // A waiting post is not on the map: logged as gone, and as created once approved.
+        13: [
+            "DROP TRIGGER student_locations_log_insert",
+            "DROP TRIGGER student_locations_log_update",
+            "DROP TRIGGER student_locations_log_hide",
+            """
+            CREATE TRIGGER student_locations_log_insert AFTER INSERT ON student_locations
+            WHEN NEW.hidden_at IS NULL AND NEW.owner_disabled = 0 AND NEW.waiting = 0 BEGIN
+                INSERT INTO location_changes (kind, class_id, object_id, unique_key, first_name, last_name, map_string, media_url,
+                                              latitude, longitude, created_at, updated_at)
+                VALUES ('created', NEW.class_id, NEW.object_id, NEW.unique_key, NEW.first_name, NEW.last_name, NEW.map_string,
+                        NEW.media_url, NEW.latitude, NEW.longitude, NEW.created_at, NEW.updated_at);
+            END
+            """,
+            """
+            CREATE TRIGGER student_locations_log_update AFTER UPDATE ON student_locations
+            WHEN NEW.hidden_at IS NULL AND NEW.owner_disabled = 0 AND NEW.waiting = 0 BEGIN
+                INSERT INTO location_changes (kind, class_id, object_id, unique_key, first_name, last_name, map_string, media_url,
+                                              latitude, longitude, created_at, updated_at)
+                VALUES ('updated', NEW.class_id, NEW.object_id, NEW.unique_key, NEW.first_name, NEW.last_name, NEW.map_string,
+                        NEW.media_url, NEW.latitude, NEW.longitude, NEW.created_at, NEW.updated_at);
+            END
+            """,
+            """
+            CREATE TRIGGER student_locations_log_hide AFTER UPDATE ON student_locations
+            WHEN NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 OR NEW.waiting <> 0 BEGIN
+                INSERT INTO location_changes (kind, class_id, object_id) VALUES ('deleted', NEW.class_id, NEW.object_id);
+            END
+            """,
+        ],
     ]
 
     /// Statements run after `all`'s for the same version, on PostgreSQL only.
@@ -515,6 +558,35 @@ enum Migrations {
                     EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''deleted'', $1, $2)', TG_TABLE_SCHEMA)
                         USING OLD.class_id, OLD.object_id;
                 ELSIF NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 THEN
+                    IF TG_OP = 'UPDATE' THEN
+                        EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''deleted'', $1, $2)', TG_TABLE_SCHEMA)
+                            USING NEW.class_id, NEW.object_id;
+                    END IF;
+                ELSE
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id, unique_key, first_name, last_name, map_string, '
+                        'media_url, latitude, longitude, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+                        TG_TABLE_SCHEMA)
+                        USING CASE WHEN TG_OP = 'INSERT' THEN 'created' ELSE 'updated' END, NEW.class_id, NEW.object_id, NEW.unique_key,
+                            NEW.first_name, NEW.last_name, NEW.map_string, NEW.media_url, NEW.latitude, NEW.longitude,
+                            NEW.created_at, NEW.updated_at;
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+        ],
+        // A waiting post is not on the map (see the SQLite triggers of 13).
+        13: [
+            """
+            CREATE OR REPLACE FUNCTION onthemap_log_location_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(1869902701, hashtext(TG_TABLE_SCHEMA));
+                IF TG_OP = 'TRUNCATE' THEN
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''reset'', '''', '''')', TG_TABLE_SCHEMA);
+                ELSIF TG_OP = 'DELETE' THEN
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''deleted'', $1, $2)', TG_TABLE_SCHEMA)
+                        USING OLD.class_id, OLD.object_id;
+                ELSIF NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 OR NEW.waiting <> 0 THEN
                     IF TG_OP = 'UPDATE' THEN
                         EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''deleted'', $1, $2)', TG_TABLE_SCHEMA)
                             USING NEW.class_id, NEW.object_id;

@@ -24,6 +24,12 @@ public protocol ModerationRepository: Sendable {
     func setHidden(objectId: String, in classId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws -> Bool
     /// Deletes a post of the class, keeping a note of it (place and reason) for its author.
     func moderatorDelete(objectId: String, in classId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool
+    /// Approves a waiting post of the class: everyone who may read the class sees it. False
+    /// when the class has no such waiting post.
+    func approve(objectId: String, in classId: String, moderatorKey: String?, now: Date) async throws -> Bool
+    /// Rejects a waiting post: it is deleted, and its author is told why. False when the class
+    /// has no such waiting post.
+    func reject(objectId: String, in classId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool
     /// What moderators did to this account's posts, newest first.
     func moderationNotices(accountKey: String, limit: Int) async throws -> [ModerationNotice]
 
@@ -48,6 +54,8 @@ public struct AccountSummary: Sendable, Equatable {
 
 public enum ModerationView: String, Sendable, CaseIterable {
     case newest, reported
+    /// Posts waiting for approval, oldest first.
+    case waiting
 }
 
 public struct ModeratedLocation: Sendable, Equatable {
@@ -56,13 +64,15 @@ public struct ModeratedLocation: Sendable, Equatable {
     public var hiddenAt: Date?
     public var hiddenReason: String?
     public var ownerDisabled: Bool
+    /// Waiting for a moderator's approval.
+    public var waiting: Bool = false
     public var reportCount: Int
     /// The reasons reporters gave, newest first (at most a few).
     public var reportReasons: [String]
 }
 
 public struct ModerationNotice: Sendable, Equatable {
-    public enum Action: String, Sendable { case hide, unhide, delete }
+    public enum Action: String, Sendable { case hide, unhide, delete, approve, reject }
     public var action: Action
     public var objectId: String?
     public var mapString: String?

@@ -118,11 +118,14 @@ public struct StoredLocation: Sendable, Equatable {
     public var ownerKey: String?
     /// The class whose map it is on (`MapClass.id`).
     public var classId: String
+    /// Waiting for a moderator's approval: seen by its author and the class's moderators only.
+    public var waiting: Bool
 
-    public init(record: StudentInformation, ownerKey: String?, classId: String) {
+    public init(record: StudentInformation, ownerKey: String?, classId: String, waiting: Bool = false) {
         self.record = record
         self.ownerKey = ownerKey
         self.classId = classId
+        self.waiting = waiting
     }
 }
 
@@ -135,6 +138,8 @@ public struct LocationPatch: Sendable, Equatable {
     public var mediaURL: String?
     public var latitude: Double?
     public var longitude: Double?
+    /// Set (or clear) the wait for a moderator's approval; nil leaves it as it is.
+    public var waiting: Bool?
 
     public init(uniqueKey: String? = nil, firstName: String? = nil, lastName: String? = nil, mapString: String? = nil,
                 mediaURL: String? = nil, latitude: Double? = nil, longitude: Double? = nil) {

@@ -43,22 +43,29 @@ public struct SignedInRecord: Sendable {
     public var session: Session
     public var account: Account
     public var role: ClassRole?
+    /// The account has a post waiting for approval in the class asked about.
+    public var hasWaitingPost: Bool
 
-    public init(session: Session, account: Account, role: ClassRole?) {
+    public init(session: Session, account: Account, role: ClassRole?, hasWaitingPost: Bool = false) {
         self.session = session
         self.account = account
         self.role = role
+        self.hasWaitingPost = hasWaitingPost
     }
 }
 
 /// Every read and write names its class (`MapClass.id`): a record of another class is not
 /// found, whatever its objectId.
+///
+/// A post waiting for approval is read only by its author: the calls taking `author` include
+/// that account's waiting posts with the visible ones.
 public protocol StudentLocationRepository: Sendable {
-    func locations(_ query: LocationQuery, in classId: String) async throws -> [StudentInformation]
-    func countLocations(_ filter: LocationFilter, in classId: String) async throws -> Int
-    func location(objectId: String, in classId: String) async throws -> StoredLocation?
+    func locations(_ query: LocationQuery, in classId: String, author: String?) async throws -> [StudentInformation]
+    func countLocations(_ filter: LocationFilter, in classId: String, author: String?) async throws -> Int
+    func location(objectId: String, in classId: String, author: String?) async throws -> StoredLocation?
     func insertLocation(_ location: StoredLocation) async throws
-    /// Applies `patch` and stamps `updatedAt`; returns the updated record, nil if it does not exist.
+    /// Applies `patch` and stamps `updatedAt` (a waiting post too); returns the updated record,
+    /// nil if it does not exist or a moderator hid it.
     func updateLocation(objectId: String, in classId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation?
     /// Returns whether a record was deleted.
     @discardableResult func deleteLocation(objectId: String, in classId: String) async throws -> Bool

@@ -9,9 +9,9 @@ extension SQLStore {
         let c = mapClass
         try await withTransaction { db in
             let inserted = try await db.raw("""
-                INSERT INTO classes (id, slug, name, visibility, join_rule, precision, invite_code, created_at)
+                INSERT INTO classes (id, slug, name, visibility, join_rule, precision, approval, invite_code, created_at)
                 VALUES (\(bind: c.id), \(bind: c.slug), \(bind: c.name), \(bind: c.visibility.rawValue), \(bind: c.joinRule.rawValue),
-                        \(bind: c.precision.rawValue), \(bind: c.inviteCode), \(bind: ParseDate.string(from: c.createdAt)))
+                        \(bind: c.precision.rawValue), \(bind: c.approval.rawValue), \(bind: c.inviteCode), \(bind: ParseDate.string(from: c.createdAt)))
                 ON CONFLICT (slug) DO NOTHING RETURNING id
                 """).all()
             if inserted.isEmpty { throw StorageError.slugTaken }
@@ -47,7 +47,8 @@ extension SQLStore {
         return try await withDatabase { db in
             try await !db.raw("""
                 UPDATE classes SET name = \(bind: c.name), visibility = \(bind: c.visibility.rawValue),
-                    join_rule = \(bind: c.joinRule.rawValue), precision = \(bind: c.precision.rawValue), invite_code = \(bind: c.inviteCode)
+                    join_rule = \(bind: c.joinRule.rawValue), precision = \(bind: c.precision.rawValue),
+                    approval = \(bind: c.approval.rawValue), invite_code = \(bind: c.inviteCode)
                 WHERE id = \(bind: c.id) RETURNING id
                 """).all().isEmpty
         }
@@ -201,6 +202,7 @@ extension SQLStore {
             visibility: MapClass.Visibility(rawValue: try row.decode(column: "visibility", as: String.self)) ?? .members,
             joinRule: MapClass.JoinRule(rawValue: try row.decode(column: "join_rule", as: String.self)) ?? .closed,
             precision: MapClass.Precision(rawValue: try row.decode(column: "precision", as: String.self)) ?? .country,
+            approval: MapClass.Approval(rawValue: try row.decode(column: "approval", as: String.self)) ?? .all,
             inviteCode: try row.decode(column: "invite_code", as: String?.self),
             createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast
         )

@@ -87,6 +87,12 @@ extension SQLStore {
                     SELECT \(unsafeRaw: Self.moderatedColumns) FROM student_locations WHERE class_id = \(bind: classId)
                     ORDER BY created_at DESC, object_id DESC LIMIT \(literal: limit)
                     """).all().map(Self.moderated(from:))
+            case .waiting:
+                try await db.raw("""
+                    SELECT \(unsafeRaw: Self.moderatedColumns) FROM student_locations
+                    WHERE class_id = \(bind: classId) AND waiting = 1 AND hidden_at IS NULL AND owner_disabled = 0
+                    ORDER BY updated_at, object_id LIMIT \(literal: limit)
+                    """).all().map(Self.moderated(from:))
             case .reported:
                 try await db.raw("""
                     SELECT \(unsafeRaw: Self.moderatedColumns) FROM student_locations
@@ -123,6 +129,32 @@ extension SQLStore {
             guard let deleted else { return false }
             try await db.raw("DELETE FROM location_reports WHERE object_id = \(bind: objectId)").run()
             try await Self.log(.delete, objectId: objectId, row: deleted, reason: reason, moderatorKey: moderatorKey, at: stamp, on: db)
+            return true
+        }
+    }
+
+    public func approve(objectId: String, in classId: String, moderatorKey: String?, now: Date) async throws -> Bool {
+        let stamp = ParseDate.string(from: now)
+        return try await withTransaction { db in
+            guard let approved = try await db.raw("""
+                UPDATE student_locations SET waiting = 0
+                WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND waiting = 1 RETURNING owner_key, map_string
+                """).first() else { return false }
+            try await Self.log(.approve, objectId: objectId, row: approved, reason: "Approved by a moderator.", moderatorKey: moderatorKey,
+                               at: stamp, on: db)
+            return true
+        }
+    }
+
+    public func reject(objectId: String, in classId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
+        let stamp = ParseDate.string(from: now)
+        return try await withTransaction { db in
+            guard let rejected = try await db.raw("""
+                DELETE FROM student_locations
+                WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND waiting = 1 RETURNING owner_key, map_string
+                """).first() else { return false }
+            try await db.raw("DELETE FROM location_reports WHERE object_id = \(bind: objectId)").run()
+            try await Self.log(.reject, objectId: objectId, row: rejected, reason: reason, moderatorKey: moderatorKey, at: stamp, on: db)
             return true
         }
     }
@@ -204,7 +236,7 @@ extension SQLStore {
     // MARK: Helpers
 
     private static let moderatedColumns = locationColumns + """
-        , owner_key, hidden_at, hidden_reason, owner_disabled,
+        , owner_key, hidden_at, hidden_reason, owner_disabled, waiting,
         (SELECT COUNT(*) FROM location_reports WHERE location_reports.object_id = student_locations.object_id) AS report_count
         """
 
@@ -215,6 +247,7 @@ extension SQLStore {
             hiddenAt: try row.decode(column: "hidden_at", as: String?.self).flatMap(ParseDate.date(from:)),
             hiddenReason: try row.decode(column: "hidden_reason", as: String?.self),
             ownerDisabled: try row.decode(column: "owner_disabled", as: Int.self) != 0,
+            waiting: try row.decode(column: "waiting", as: Int.self) != 0,
             reportCount: try row.decode(column: "report_count", as: Int.self),
             reportReasons: []
         )

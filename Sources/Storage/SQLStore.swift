@@ -393,7 +393,9 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         return try await withDatabase { db in
             guard let row = try await db.raw("""
                 SELECT accounts.*, sessions.created_at AS session_created_at, sessions.expires_at AS session_expires_at,
-                       class_members.role AS class_role
+                       class_members.role AS class_role,
+                       CASE WHEN EXISTS (SELECT 1 FROM student_locations AS w WHERE w.owner_key = accounts.key
+                                         AND w.class_id = \(bind: classId) AND w.waiting = 1) THEN 1 ELSE 0 END AS has_waiting
                 FROM sessions JOIN accounts ON accounts.key = sessions.account_key
                 LEFT JOIN class_members ON class_members.class_id = \(bind: classId) AND class_members.account_key = accounts.key
                 WHERE sessions.id = \(bind: SessionToken.digest(token)) AND sessions.expires_at > \(bind: nowText)
@@ -406,7 +408,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                 expiresAt: ParseDate.date(from: try row.decode(column: "session_expires_at", as: String.self)) ?? .distantPast
             )
             let role = try row.decode(column: "class_role", as: String?.self).flatMap(ClassRole.init(rawValue:))
-            return SignedInRecord(session: session, account: account, role: role)
+            let waiting = try row.decode(column: "has_waiting", as: Int.self) != 0
+            return SignedInRecord(session: session, account: account, role: role, hasWaitingPost: waiting)
         }
     }
 
@@ -437,13 +440,13 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
 
     // MARK: Student locations
 
-    public func locations(_ query: LocationQuery, in classId: String) async throws -> [StudentInformation] {
-        try await read(query.filter) { deadline in try await self.locations(query, in: classId, deadline: deadline) }
+    public func locations(_ query: LocationQuery, in classId: String, author: String?) async throws -> [StudentInformation] {
+        try await read(query.filter) { deadline in try await self.locations(query, in: classId, author: author, deadline: deadline) }
     }
 
-    private func locations(_ query: LocationQuery, in classId: String, deadline: UInt64) async throws -> [StudentInformation] {
+    private func locations(_ query: LocationQuery, in classId: String, author: String?, deadline: UInt64) async throws -> [StudentInformation] {
         var sql: SQLQueryString = "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE class_id = \(bind: classId) AND "
-            + "\(unsafeRaw: Self.visible) AND " + filters.render(query.filter, deadline: deadline)
+            + Self.readable(by: author) + " AND " + filters.render(query.filter, deadline: deadline)
         var orderTerms: [SQLQueryString] = query.sort.map { "\(ident: $0.field.column) \(unsafeRaw: $0.descending ? "DESC" : "ASC")" }
         // A stable tie-breaker keeps limit/skip pages from overlapping or skipping rows.
         let tieBreakDescending = query.sort.first?.descending ?? false
@@ -461,31 +464,37 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     /// Posts a moderator hid, or whose author is disabled, are gone for every reader and writer
-    /// (the author learns why from their notices); only moderation queries see them.
-    static let visible = "hidden_at IS NULL AND owner_disabled = 0"
+    /// (the author learns why from their notices); only moderation queries see them. Posts
+    /// waiting for approval are their author's and the moderators' only. (The partial index of
+    /// migration 13 has exactly this condition, so one class's visible posts are read from it.)
+    static let visible = "hidden_at IS NULL AND owner_disabled = 0 AND waiting = 0"
+
+    /// What `author` may read: the visible posts, and their own waiting ones.
+    static func readable(by author: String?) -> SQLQueryString {
+        guard let author else { return "\(unsafeRaw: visible)" }
+        return "(\(unsafeRaw: visible) OR (waiting = 1 AND hidden_at IS NULL AND owner_disabled = 0 AND owner_key = \(bind: author)))"
+    }
 
     /// What a list query selects, in the order `PostgresSupport.locations` decodes it.
     static let locationColumns = "object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
 
-    public func countLocations(_ filter: LocationFilter, in classId: String) async throws -> Int {
+    public func countLocations(_ filter: LocationFilter, in classId: String, author: String?) async throws -> Int {
         try await read(filter) { deadline in
             let statement: SQLQueryString = "SELECT COUNT(*) AS n FROM student_locations WHERE class_id = \(bind: classId) AND "
-                + "\(unsafeRaw: Self.visible) AND " + self.filters.render(filter, deadline: deadline)
+                + Self.readable(by: author) + " AND " + self.filters.render(filter, deadline: deadline)
             return try await self.withDatabase { db in
                 try await db.raw(statement).first()?.decode(column: "n", as: Int.self) ?? 0
             }
         }
     }
 
-    public func location(objectId: String, in classId: String) async throws -> StoredLocation? {
-        try await withDatabase { db in
-            guard let row = try await db.raw("""
-                SELECT * FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND \(unsafeRaw: Self.visible)
-                """).first() else {
-                return nil
-            }
+    public func location(objectId: String, in classId: String, author: String?) async throws -> StoredLocation? {
+        let statement: SQLQueryString = "SELECT * FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND "
+            + Self.readable(by: author)
+        return try await withDatabase { db in
+            guard let row = try await db.raw(statement).first() else { return nil }
             return StoredLocation(record: try Self.location(from: row), ownerKey: try row.decode(column: "owner_key", as: String?.self),
-                                  classId: classId)
+                                  classId: classId, waiting: try row.decode(column: "waiting", as: Int.self) != 0)
         }
     }
 
@@ -494,10 +503,11 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         try await withDatabase { db in
             try await db.raw("""
                 INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string,
-                                               media_url, latitude, longitude, created_at, updated_at, class_id)
+                                               media_url, latitude, longitude, created_at, updated_at, class_id, waiting)
                 VALUES (\(bind: r.objectId), \(bind: location.ownerKey), \(bind: r.uniqueKey), \(bind: r.firstName),
                         \(bind: r.lastName), \(bind: r.mapString), \(bind: r.mediaURL), \(bind: r.latitude),
-                        \(bind: r.longitude), \(bind: r.createdAt), \(bind: r.updatedAt), \(bind: location.classId))
+                        \(bind: r.longitude), \(bind: r.createdAt), \(bind: r.updatedAt), \(bind: location.classId),
+                        \(bind: location.waiting ? 1 : 0))
                 """).run()
         }
     }
@@ -514,8 +524,10 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         set(.mediaURL, patch.mediaURL)
         set(.latitude, patch.latitude)
         set(.longitude, patch.longitude)
+        if let waiting = patch.waiting { assignments.append("waiting = \(bind: waiting ? 1 : 0)") }
+        // A waiting post is its author's to change (the caller checked whose it is).
         let statement: SQLQueryString = "UPDATE student_locations SET " + assignments.joined(separator: ", ")
-            + " WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND \(unsafeRaw: Self.visible) RETURNING *"
+            + " WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND hidden_at IS NULL AND owner_disabled = 0 RETURNING *"
         return try await withDatabase { db in
             try await db.raw(statement).first().map(Self.location(from:))
         }

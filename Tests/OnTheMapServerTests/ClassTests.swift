@@ -439,3 +439,89 @@ struct ClassPrecisionTests {
         try await inspector.close()
     }
 }
+
+/// A class's approval queue: a waiting post is its author's and the moderators' only, through
+/// both protocols, counts, the snapshot and the change stream, until a moderator approves it.
+@Suite("Class approval")
+struct ClassApprovalTests {
+    static func list(_ client: some TestClientProtocol, _ user: TestUser, _ query: String = "") async throws -> [String] {
+        let answer = try await ClassTests.status(client, "/c/cohort-q/parse/classes/StudentLocation\(query)", headers: user.parseHeaders).1
+        return (answer["results"] as? [[String: Any]])?.compactMap { $0["objectId"] as? String } ?? []
+    }
+
+    @Test("new members' first posts wait; the author sees theirs, other members do not, until a moderator approves it")
+    func newMembers() async throws {
+        try await withTestServer { client in
+            let admin = try await client.makeUser()
+            let student = try await client.makeUser()
+            let classmate = try await client.makeUser()
+            let made = try await ClassTests.makeClass(client, by: admin, slug: "cohort-q", precision: "exact")
+            _ = try await ClassTests.status(client, "/api/classes/cohort-q", .patch, headers: admin.cookieHeaders, body: ["approval": "new-members"])
+            for user in [student, classmate] { _ = try await ClassTests.join(client, user, slug: "cohort-q", code: made["invite_code"] as? String) }
+
+            // Old clients get the answers they always got for their own post.
+            let created = try await ClassTests.post(client, student, prefix: "/c/cohort-q", place: "Quito")
+            #expect(created.status == .created)
+            let id = try created.json["objectId"] as! String
+            let mine = "?where=%7B%22uniqueKey%22%3A%22\(student.key)%22%7D"
+            #expect(try await Self.list(client, student, mine) == [id], "the author finds their own post")
+            #expect(try await ClassTests.status(client, "/c/cohort-q/v1/StudentLocation?uniqueKey=\(student.key)", headers: student.parseHeaders)
+                .1["results"].map { ($0 as? [Any])?.count } == 1)
+            #expect(try await ClassTests.status(client, "/c/cohort-q/parse/classes/StudentLocation/\(id)", headers: student.parseHeaders).0 == .ok)
+            #expect(try await ClassTests.status(client, "/c/cohort-q/api/account", headers: student.cookieHeaders).1["has_waiting_post"] as? Bool == true)
+
+            // Nobody else: not listed, counted, found, reported or on the live map.
+            #expect(try await Self.list(client, classmate).isEmpty)
+            #expect(try await Self.list(client, classmate, mine).isEmpty)
+            #expect(try await ClassTests.status(client, "/c/cohort-q/parse/classes/StudentLocation?count=1&limit=0", headers: classmate.parseHeaders)
+                .1["count"] as? Int == 0)
+            #expect(try await ClassTests.status(client, "/c/cohort-q/parse/classes/StudentLocation/\(id)", headers: classmate.parseHeaders).0 == .notFound)
+            #expect(try await ClassTests.status(client, "/c/cohort-q/api/locations/\(id)/report", .post, headers: classmate.cookieHeaders,
+                                                body: ["reason": "x"]).0 == .notFound)
+            let snapshot = try await ClassTests.status(client, "/c/cohort-q/api/locations/snapshot", headers: classmate.cookieHeaders).1
+            #expect((snapshot["locations"] as? [Any])?.isEmpty == true)
+
+            // The class's moderators see it waiting, and approve it.
+            let waiting = try await ClassTests.status(client, "/c/cohort-q/api/admin/moderation?view=waiting", headers: admin.cookieHeaders).1
+            #expect((waiting["locations"] as? [[String: Any]])?.map { ($0["location"] as? [String: Any])?["objectId"] as? String } == [id])
+            #expect(try await ClassTests.status(client, "/c/cohort-q/api/admin/locations/\(id)/approve", .post, headers: classmate.cookieHeaders).0 == .forbidden)
+            #expect(try await ClassTests.status(client, "/c/cohort-q/api/admin/locations/\(id)/approve", .post, headers: admin.cookieHeaders).0 == .ok)
+            #expect(try await Self.list(client, classmate) == [id])
+            let again = try await ClassTests.status(client, "/c/cohort-q/api/locations/snapshot", headers: classmate.cookieHeaders).1
+            #expect((again["locations"] as? [[String: Any]])?.map { $0["objectId"] as? String } == [id])
+            #expect(try await ClassTests.status(client, "/c/cohort-q/api/admin/locations/\(id)/approve", .post, headers: admin.cookieHeaders).0 == .notFound,
+                    "approved once")
+
+            // An approved member posts at once from then on.
+            let second = try await ClassTests.post(client, student, prefix: "/c/cohort-q", place: "Cuenca")
+            #expect(try await Self.list(client, classmate).contains(try second.json["objectId"] as! String))
+        }
+    }
+
+    @Test("in an all-posts class a move waits again, and a rejected post is gone with the reason told to its author")
+    func allPosts() async throws {
+        try await withTestServer { client in
+            let admin = try await client.makeUser()
+            let student = try await client.makeUser()
+            let made = try await ClassTests.makeClass(client, by: admin, slug: "cohort-q", precision: "exact")
+            _ = try await ClassTests.status(client, "/api/classes/cohort-q", .patch, headers: admin.cookieHeaders, body: ["approval": "all"])
+            _ = try await ClassTests.join(client, student, slug: "cohort-q", code: made["invite_code"] as? String)
+            let id = try await ClassTests.post(client, student, prefix: "/c/cohort-q", place: "Lima").json["objectId"] as! String
+            _ = try await ClassTests.status(client, "/c/cohort-q/api/admin/locations/\(id)/approve", .post, headers: admin.cookieHeaders)
+            #expect(try await Self.list(client, admin) == [id])
+            // A move waits again: gone for everyone else until approved.
+            #expect(try await ClassTests.status(client, "/c/cohort-q/parse/classes/StudentLocation/\(id)", .put, headers: student.parseHeaders,
+                                                body: ["mapString": "Cusco", "latitude": -13.53, "longitude": -71.97]).0 == .ok)
+            let others = try await ClassTests.status(client, "/c/cohort-q/parse/classes/StudentLocation?count=1", headers: admin.parseHeaders).1
+            #expect(others["count"] as? Int == 0, "the administrator reads only what is approved, like every reader")
+            #expect(try await Self.list(client, student) == [id])
+            // Rejected: deleted, and the author is told why.
+            #expect(try await ClassTests.status(client, "/c/cohort-q/api/admin/locations/\(id)/reject", .post, headers: admin.cookieHeaders,
+                                                body: ["reason": "Please post your town, not a landmark."]).0 == .ok)
+            #expect(try await Self.list(client, student).isEmpty)
+            let notices = try await ClassTests.status(client, "/c/cohort-q/api/account", headers: student.cookieHeaders).1["notices"] as? [[String: Any]]
+            #expect(notices?.first?["action"] as? String == "reject")
+            #expect(notices?.first?["reason"] as? String == "Please post your town, not a landmark.")
+        }
+    }
+}

@@ -12,16 +12,28 @@ extension StoredLocation {
 }
 
 extension StudentLocationRepository {
+    public func locations(_ query: LocationQuery, in classId: String) async throws -> [StudentInformation] {
+        try await locations(query, in: classId, author: nil)
+    }
+
+    public func countLocations(_ filter: LocationFilter, in classId: String) async throws -> Int {
+        try await countLocations(filter, in: classId, author: nil)
+    }
+
+    public func location(objectId: String, in classId: String) async throws -> StoredLocation? {
+        try await location(objectId: objectId, in: classId, author: nil)
+    }
+
     public func locations(_ query: LocationQuery) async throws -> [StudentInformation] {
-        try await locations(query, in: MapClass.migratedDefaultID)
+        try await locations(query, in: MapClass.migratedDefaultID, author: nil)
     }
 
     public func countLocations(_ filter: LocationFilter) async throws -> Int {
-        try await countLocations(filter, in: MapClass.migratedDefaultID)
+        try await countLocations(filter, in: MapClass.migratedDefaultID, author: nil)
     }
 
     public func location(objectId: String) async throws -> StoredLocation? {
-        try await location(objectId: objectId, in: MapClass.migratedDefaultID)
+        try await location(objectId: objectId, in: MapClass.migratedDefaultID, author: nil)
     }
 
     public func updateLocation(objectId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation? {

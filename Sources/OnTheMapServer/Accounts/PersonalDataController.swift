@@ -110,6 +110,9 @@ struct PersonalDataController: Sendable {
             throw ModerationController.accountNotFound
         }
         context.logger.notice("account deleted by its owner", metadata: ["locations": "\(deletion.locationCount)", "pins": "\(deletion.pinIDs.count)"])
-        return SessionController.clearingSessionCookies(try JSONResponse.make(["deleted": true]))
+        var response = SessionController.clearingSessionCookies(try JSONResponse.make(["deleted": true]))
+        // The device cookie named an account that is gone.
+        response.setCookie(Cookie(name: AccountsService.deviceCookie, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .lax))
+        return response
     }
 }

@@ -36,6 +36,8 @@ struct ModerationController: Sendable {
         moderation.post("locations/:objectId/hide") { try await self.setHidden(true, $0, $1) }
         moderation.post("locations/:objectId/unhide") { try await self.setHidden(false, $0, $1) }
         moderation.delete("locations/:objectId", use: deleteLocation)
+        moderation.post("locations/:objectId/approve", use: approve)
+        moderation.post("locations/:objectId/reject", use: reject)
     }
 
     // MARK: Every student
@@ -48,7 +50,8 @@ struct ModerationController: Sendable {
         return try JSONResponse.make(AccountView(
             account: .init(key: me.key, email: me.email, firstName: me.firstName, lastName: me.lastName, isAdmin: me.isAdmin),
             notices: notices.map(NoticeView.init),
-            classRole: access.role?.rawValue, canModerate: access.canModerate, canManageClass: access.canManage
+            classRole: access.role?.rawValue, canModerate: access.canModerate, canManageClass: access.canManage,
+            hasWaitingPost: context.caller.signedIn?.hasWaitingPost ?? false
         ))
     }
 
@@ -171,7 +174,31 @@ struct ModerationController: Sendable {
         return try JSONResponse.make(["deleted": true])
     }
 
+    /// `POST /api/admin/locations/:objectId/approve`: a waiting post goes on the class's map.
+    @Sendable func approve(_ request: Request, context: ModeratorContext) async throws -> Response {
+        let objectId = context.parameters.get("objectId") ?? ""
+        guard try await writes.approve(objectId: objectId, in: context.mapClass.id, moderatorKey: context.moderator.accountKey,
+                                       now: configuration.clock.now()) else {
+            throw Self.notWaiting
+        }
+        guard let location = try await store.moderatedLocation(objectId: objectId, in: context.mapClass.id) else { throw Self.locationNotFound }
+        return try JSONResponse.make(ModeratedView(location))
+    }
+
+    /// `POST /api/admin/locations/:objectId/reject` `{"reason"}`: a waiting post is deleted; its author is told why.
+    @Sendable func reject(_ request: Request, context: ModeratorContext) async throws -> Response {
+        let reason = try await self.reason(request)
+        let objectId = context.parameters.get("objectId") ?? ""
+        guard try await writes.reject(objectId: objectId, in: context.mapClass.id, reason: reason, moderatorKey: context.moderator.accountKey,
+                                      now: configuration.clock.now()) else {
+            throw Self.notWaiting
+        }
+        return try JSONResponse.make(["rejected": true])
+    }
+
     // MARK: Checks
+
+    static let notWaiting = APIError(.notFound, "not_found", "There is no such post waiting for approval.")
 
     static let locationNotFound = APIError(.notFound, "not_found", "There is no such post.")
     static let accountNotFound = APIError(.notFound, "not_found", "There is no such account.")
@@ -213,8 +240,11 @@ struct AccountView: Encodable {
     let classRole: String?
     let canModerate: Bool
     let canManageClass: Bool
+    /// A post of mine in this class waits for a moderator's approval.
+    let hasWaitingPost: Bool
     enum CodingKeys: String, CodingKey {
         case account, notices, classRole = "class_role", canModerate = "can_moderate", canManageClass = "can_manage_class"
+        case hasWaitingPost = "has_waiting_post"
     }
 }
 
@@ -279,10 +309,12 @@ struct ModeratedView: Encodable {
     let hidden: Bool
     let hiddenReason: String?
     let ownerDisabled: Bool
+    let waiting: Bool
     let reportCount: Int
     let reportReasons: [String]
 
     init(_ moderated: ModeratedLocation) {
+        waiting = moderated.waiting
         location = moderated.record
         ownerKey = moderated.ownerKey
         hidden = moderated.hiddenAt != nil
@@ -293,7 +325,7 @@ struct ModeratedView: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case location, ownerKey = "owner_key", hidden, hiddenReason = "hidden_reason", ownerDisabled = "owner_disabled"
+        case location, ownerKey = "owner_key", hidden, hiddenReason = "hidden_reason", ownerDisabled = "owner_disabled", waiting
         case reportCount = "report_count", reportReasons = "report_reasons"
     }
 }

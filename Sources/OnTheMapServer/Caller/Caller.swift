@@ -22,6 +22,8 @@ public struct SignedIn: Sendable {
     public let session: Session
     public let account: Account
     public let role: ClassRole?
+    /// It has a post waiting for approval in that class (its own lists then include it).
+    public var hasWaitingPost: Bool = false
 
     public var accountKey: String { account.key }
     public var isAdministrator: Bool { account.isAdmin }

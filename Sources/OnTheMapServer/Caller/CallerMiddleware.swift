@@ -18,7 +18,8 @@ struct CallerMiddleware: RouterMiddleware {
         case .malformed: context.caller = .invalidSession
         case .token(let token):
             if let found = try await sessions.signedIn(token: token, now: clock.now(), classId: context.mapClass.id) {
-                context.caller = .signedIn(SignedIn(session: found.session, account: found.account, role: found.role))
+                context.caller = .signedIn(SignedIn(session: found.session, account: found.account, role: found.role,
+                                                    hasWaitingPost: found.hasWaitingPost))
             } else {
                 context.caller = .invalidSession
             }

@@ -64,6 +64,7 @@ struct ClassController: Sendable {
         let made = MapClass(
             id: Identifiers.objectId(), slug: slug, name: try Self.name(form.name ?? slug),
             visibility: form.visibility ?? .members, joinRule: form.join ?? .invite, precision: form.precision ?? .city,
+            approval: form.approval ?? .off,
             inviteCode: Tokens.randomHex(bytes: 12), createdAt: configuration.clock.now()
         )
         do {
@@ -102,6 +103,7 @@ struct ClassController: Sendable {
         }
         if let name = form.name { found.name = try Self.name(name) }
         if let visibility = form.visibility { found.visibility = visibility }
+        if let approval = form.approval { found.approval = approval }
         if let precision = form.precision, precision != found.precision {
             try await writes.setPrecision(precision, of: &found)
         }
@@ -263,7 +265,7 @@ struct ClassController: Sendable {
             return try JSONDecoder().decode(Form.self, from: body)
         } catch {
             throw APIError(.badRequest, "invalid_body",
-                           "The body must be a JSON object; visibility is members, server or public; join is invite, open or closed; precision is exact, city, region or country; role is teacher, moderator or student.")
+                           "The body must be a JSON object; visibility is members, server or public; join is invite, open or closed; precision is exact, city, region or country; approval is off, new-members or all; role is teacher, moderator or student.")
         }
     }
 
@@ -282,6 +284,7 @@ struct ClassForm: Decodable {
     var visibility: MapClass.Visibility?
     var join: MapClass.JoinRule?
     var precision: MapClass.Precision?
+    var approval: MapClass.Approval?
 }
 
 struct JoinForm: Decodable {
@@ -298,6 +301,7 @@ struct ClassView: Encodable {
     let visibility: MapClass.Visibility
     let join: MapClass.JoinRule
     let precision: MapClass.Precision
+    let approval: MapClass.Approval
     /// The caller's role (nil: not a member).
     let role: ClassRole?
     /// Teachers only.
@@ -311,11 +315,12 @@ struct ClassView: Encodable {
         visibility = mapClass.visibility
         join = mapClass.joinRule
         precision = mapClass.precision
+        approval = mapClass.approval
         self.role = role
     }
 
     enum CodingKeys: String, CodingKey {
-        case slug, name, visibility, join, precision, role, inviteCode = "invite_code", invitePath = "invite_path", inviteURL = "invite_url"
+        case slug, name, visibility, join, precision, approval, role, inviteCode = "invite_code", invitePath = "invite_path", inviteURL = "invite_url"
     }
 }
 

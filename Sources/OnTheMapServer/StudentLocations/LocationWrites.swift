@@ -42,6 +42,16 @@ struct LocationWrites: Sendable {
         return deleted
     }
 
+    func approve(objectId: String, in classId: String, moderatorKey: String?, now: Date) async throws -> Bool {
+        let approved = try await store.approve(objectId: objectId, in: classId, moderatorKey: moderatorKey, now: now)
+        if approved { await changed([classId]) }
+        return approved
+    }
+
+    func reject(objectId: String, in classId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
+        try await store.reject(objectId: objectId, in: classId, reason: reason, moderatorKey: moderatorKey, now: now)
+    }
+
     /// A member leaving, or removed by a teacher: their locations in the class go too.
     func removeMember(classId: String, accountKey: String) async throws -> MembershipChange {
         let outcome = try await store.removeMember(classId: classId, accountKey: accountKey)

@@ -31,6 +31,10 @@ struct StudentLocationController: Sendable {
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         try context.classAccess.requireReader(.parse)
         let classId = context.mapClass.id
+        // A student with a post waiting for approval sees it in their own lists: answers for
+        // them are their own, never cached.
+        let author = context.caller.signedIn.flatMap { $0.hasWaitingPost ? $0.accountKey : nil }
+        let cache = author == nil ? self.cache : nil
         // The raw query is the cache key: a hit needs no parsing at all.
         let cacheKey = (allowsUniqueKeyShortcut ? "v1?" : "parse?") + (request.uri.query ?? "")
         if let cached = cache?.response(for: cacheKey, classId: classId) { return Self.jsonResponse(cached) }
@@ -38,8 +42,8 @@ struct StudentLocationController: Sendable {
         let parameters = try ParseQuery.parameters(rawQuery: request.uri.query)
         let find = try ParseQuery.listRequest(parameters, allowUniqueKey: allowsUniqueKeyShortcut)
         // limit=0 answers without reading rows (parse-server does the same).
-        let results = find.query.limit == 0 ? [] : try await store.locations(find.query, in: classId)
-        let count = find.includeCount ? try await store.countLocations(find.query.filter, in: classId) : nil
+        let results = find.query.limit == 0 ? [] : try await store.locations(find.query, in: classId, author: author)
+        let count = find.includeCount ? try await store.countLocations(find.query.filter, in: classId, author: author) : nil
         let body: ByteBuffer
         if let keys = find.keys {
             var object: [String: Any] = ["results": results.map { Self.project($0, keys: keys) }]
@@ -59,7 +63,8 @@ struct StudentLocationController: Sendable {
     @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
         try context.classAccess.requireReader(.parse)
         let keys = try ParseQuery.getKeys(try ParseQuery.parameters(rawQuery: request.uri.query))
-        guard let stored = try await store.location(objectId: try objectId(context), in: context.mapClass.id) else {
+        let viewer = context.caller.signedIn?.accountKey
+        guard let stored = try await store.location(objectId: try objectId(context), in: context.mapClass.id, author: viewer) else {
             throw ParseError.objectNotFound
         }
         guard let keys else { return try JSONResponse.make(stored.record) }
@@ -82,7 +87,8 @@ struct StudentLocationController: Sendable {
             latitude: patch.latitude!, longitude: patch.longitude!,
             createdAt: now, updatedAt: now
         )
-        try await writes.insert(StoredLocation(record: record, ownerKey: owner, classId: context.mapClass.id))
+        let waiting = try await waits(owner, creating: true, context) ?? false
+        try await writes.insert(StoredLocation(record: record, ownerKey: owner, classId: context.mapClass.id, waiting: waiting))
         if let owner, context.caller.signedIn?.role == nil, context.classAccess.isMember {
             // A post in an open class puts the student on its roster ("my classes").
             try await store.join(classId: context.mapClass.id, accountKey: owner, now: configuration.clock.now())
@@ -101,6 +107,7 @@ struct StudentLocationController: Sendable {
         let stored = try await authorize(owner, toChange: id, context: context)
         if let ownerKey = stored.ownerKey { patch.uniqueKey = ownerKey }
         try placed(&patch, current: stored.record, context)
+        patch.waiting = try await waits(owner, creating: false, context)
         guard let updated = try await writes.update(objectId: id, in: context.mapClass.id, patch: patch, updatedAt: configuration.clock.now()) else {
             throw ParseError.objectNotFound
         }
@@ -132,6 +139,23 @@ struct StudentLocationController: Sendable {
         }
     }
 
+    /// Whether the write waits for a moderator's approval (`MapClass.Approval`); nil leaves an
+    /// existing post's wait as it is. Moderators, teachers and administrators never wait.
+    private func waits(_ owner: String?, creating: Bool, _ context: AppRequestContext) async throws -> Bool? {
+        let access = context.classAccess
+        switch context.mapClass.approval {
+        case .off: return creating ? false : nil
+        case _ where access.canModerate: return false
+        case .all: return true
+        case .newMembers:
+            guard creating else { return nil }
+            // A member's first post waits; once one of theirs was approved, no more.
+            guard let owner else { return true }
+            let approved = try await store.countLocations(.compare(.uniqueKey, .equal, .text(owner)), in: context.mapClass.id, author: nil)
+            return approved == 0
+        }
+    }
+
     /// Legacy open writes apply only where anyone may read: a public class.
     private func openWrites(_ context: AppRequestContext) -> Bool {
         configuration.legacyOpenWrites && context.mapClass.visibility == .public
@@ -145,7 +169,7 @@ struct StudentLocationController: Sendable {
 
     @discardableResult
     private func authorize(_ account: String?, toChange objectId: String, context: AppRequestContext) async throws -> StoredLocation {
-        guard let stored = try await store.location(objectId: objectId, in: context.mapClass.id) else { throw ParseError.objectNotFound }
+        guard let stored = try await store.location(objectId: objectId, in: context.mapClass.id, author: account) else { throw ParseError.objectNotFound }
         if openWrites(context) { return stored }
         guard let account, stored.ownerKey == account else { throw ParseError.notOwner }
         return stored

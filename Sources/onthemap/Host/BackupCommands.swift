@@ -70,7 +70,7 @@ struct ExportCommand: AsyncParsableCommand {
             let page = 1000
             while true {
                 let batch = try await store.locations(LocationQuery(
-                    sort: [LocationSort(.updatedAt, descending: true)], limit: page, skip: all.count), in: mapClass.id)
+                    sort: [LocationSort(.updatedAt, descending: true)], limit: page, skip: all.count), in: mapClass.id, author: nil)
                 all += batch
                 if batch.count < page { return all }
             }

@@ -7,6 +7,7 @@ extension MapClass.Visibility: ExpressibleByArgument {}
 extension MapClass.JoinRule: ExpressibleByArgument {}
 extension ClassRole: ExpressibleByArgument {}
 extension MapClass.Precision: ExpressibleByArgument {}
+extension MapClass.Approval: ExpressibleByArgument {}
 
 /// `onthemap admin class …`: classes on the database directly, like the other host commands.
 struct ClassCommand: AsyncParsableCommand {
@@ -43,12 +44,18 @@ struct ClassCommand: AsyncParsableCommand {
         @Option(help: "invite, open or closed.") var join: MapClass.JoinRule = .invite
         @Option(help: "exact, city, region or country: where students appear (the exact point is never kept below exact).")
         var precision: MapClass.Precision = .city
+        @Option(help: "off, new-members or all: which posts wait for a moderator's approval.")
+        var approval: MapClass.Approval = .off
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
             try await withHostStore(database) { store in
-                let made = try await refusalsAsValidation {
+                var made = try await refusalsAsValidation {
                     try await ClassHostTools.create(slug: slug, name: name, visibility: visibility, join: join, precision: precision, store: store)
+                }
+                if approval != .off {
+                    made.approval = approval
+                    try await store.updateClass(made)
                 }
                 print("Created the class \(made.slug) (\(made.visibility.rawValue), join: \(made.joinRule.rawValue)).")
                 print("Add its teacher: onthemap admin class add-member \(made.slug) EMAIL --role teacher")
@@ -64,6 +71,8 @@ struct ClassCommand: AsyncParsableCommand {
         @Option(help: "invite, open or closed.") var join: MapClass.JoinRule?
         @Option(help: "exact, city, region or country; a coarser level coarsens the class's posts at once.")
         var precision: MapClass.Precision?
+        @Option(help: "off, new-members or all: which posts wait for a moderator's approval.")
+        var approval: MapClass.Approval?
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
@@ -71,6 +80,7 @@ struct ClassCommand: AsyncParsableCommand {
                 var found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
                 if let name { found.name = try await refusalsAsValidation { try ClassHostTools.checkedName(name) } }
                 if let visibility { found.visibility = visibility }
+                if let approval { found.approval = approval }
                 if let join {
                     if join == .invite, found.joinRule != .invite, found.inviteCode == nil {
                         found = try await ClassHostTools.newInvite(for: found, revoke: false, store: store)
@@ -82,7 +92,7 @@ struct ClassCommand: AsyncParsableCommand {
                     let changed = try await ClassHostTools.setPrecision(precision, of: &found, store: store)
                     if changed > 0 { print("Moved \(changed) location\(changed == 1 ? "" : "s") to their \(precision.rawValue).") }
                 }
-                print("\(found.slug): \(found.visibility.rawValue), join: \(found.joinRule.rawValue), precision: \(found.precision.rawValue), name: \(found.name).")
+                print("\(found.slug): \(found.visibility.rawValue), join: \(found.joinRule.rawValue), precision: \(found.precision.rawValue), approval: \(found.approval.rawValue), name: \(found.name).")
             }
         }
     }
