@@ -62,6 +62,8 @@ public struct MapClass: Sendable, Equatable {
     /// A new class shows cities; the default class keeps exact points unless the host changes it.
     public var precision: Precision
     public var approval: Approval
+    /// When the class was archived (end of term): its map is read-only for everyone, its posts kept.
+    public var archivedAt: Date?
     /// The code of the class's invite link; nil when there is none (revoked, or never made).
     public var inviteCode: String?
     public var createdAt: Date
@@ -75,6 +77,7 @@ public struct MapClass: Sendable, Equatable {
         self.joinRule = joinRule
         self.precision = precision
         self.approval = approval
+        self.archivedAt = nil
         self.inviteCode = inviteCode
         self.createdAt = createdAt
     }
@@ -167,6 +170,9 @@ public protocol ClassRepository: Sendable {
     /// Then forgets the class's earlier entries in the change log, which held the old points.
     /// Returns how many records changed.
     func rewritePlaces(in classId: String, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int
+    /// Deletes the class with its locations (and their reports and logged changes), its roster
+    /// and its invite link, in one transaction; false when there is no such class.
+    func deleteClass(id: String) async throws -> Bool
 }
 
 /// Where a record is shown instead of its point (see `MapClass.Precision`).

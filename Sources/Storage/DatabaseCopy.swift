@@ -15,7 +15,7 @@ public enum DatabaseCopy {
         ("accounts", "key", [("key", .text), ("email", .text), ("password_hash", .text), ("first_name", .text),
                              ("last_name", .text), ("created_at", .text), ("is_admin", .int), ("disabled_at", .optionalText),
                              ("email_verified", .int)]),
-        ("classes", "id", [("id", .text), ("slug", .text), ("name", .text), ("visibility", .text), ("join_rule", .text), ("precision", .text), ("approval", .text),
+        ("classes", "id", [("id", .text), ("slug", .text), ("name", .text), ("visibility", .text), ("join_rule", .text), ("precision", .text), ("approval", .text), ("archived_at", .optionalText),
                            ("invite_code", .optionalText), ("created_at", .text)]),
         ("class_members", "class_id,account_key", [("class_id", .text), ("account_key", .text), ("role", .text), ("joined_at", .text)]),
         ("sessions", "id", [("id", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text)]),

@@ -320,6 +320,10 @@ enum Migrations {
             """,
             "CREATE INDEX student_locations_class_waiting ON student_locations (class_id, updated_at) WHERE waiting = 1",
         ]),
+        // End of term: an archived class's map is read-only, its posts kept.
+        (14, [
+            "ALTER TABLE classes ADD COLUMN archived_at TEXT",
+        ]),
     ]
 
     /// The default class of migration 11, created `public` when the database already holds

@@ -48,7 +48,8 @@ extension SQLStore {
             try await !db.raw("""
                 UPDATE classes SET name = \(bind: c.name), visibility = \(bind: c.visibility.rawValue),
                     join_rule = \(bind: c.joinRule.rawValue), precision = \(bind: c.precision.rawValue),
-                    approval = \(bind: c.approval.rawValue), invite_code = \(bind: c.inviteCode)
+                    approval = \(bind: c.approval.rawValue), invite_code = \(bind: c.inviteCode),
+                    archived_at = \(bind: c.archivedAt.map(ParseDate.string(from:)))
                 WHERE id = \(bind: c.id) RETURNING id
                 """).all().isEmpty
         }
@@ -195,7 +196,7 @@ extension SQLStore {
     }
 
     static func mapClass(from row: any SQLRow) throws -> MapClass {
-        MapClass(
+        var found = MapClass(
             id: try row.decode(column: "id", as: String.self),
             slug: try row.decode(column: "slug", as: String.self),
             name: try row.decode(column: "name", as: String.self),
@@ -206,5 +207,24 @@ extension SQLStore {
             inviteCode: try row.decode(column: "invite_code", as: String?.self),
             createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast
         )
+        found.archivedAt = try row.decode(column: "archived_at", as: String?.self).flatMap(ParseDate.date(from:))
+        return found
+    }
+
+    public func deleteClass(id: String) async throws -> Bool {
+        try await withTransaction { db in
+            guard try await db.raw("SELECT 1 AS x FROM classes WHERE id = \(bind: id)").first() != nil else { return false }
+            for statement: SQLQueryString in [
+                "DELETE FROM location_reports WHERE object_id IN (SELECT object_id FROM student_locations WHERE class_id = \(bind: id))",
+                "DELETE FROM student_locations WHERE class_id = \(bind: id)",
+                "DELETE FROM class_members WHERE class_id = \(bind: id)",
+                // The log's copies of its posts go too; the deletions just logged tell viewers.
+                "DELETE FROM location_changes WHERE class_id = \(bind: id) AND kind <> 'deleted'",
+                "DELETE FROM classes WHERE id = \(bind: id)",
+            ] {
+                try await db.raw(statement).run()
+            }
+            return true
+        }
     }
 }

@@ -525,3 +525,43 @@ struct ClassApprovalTests {
         }
     }
 }
+
+/// End of term: an archived class is read-only for everyone; a deleted one is gone with its map.
+@Suite("Class end of term")
+struct ClassEndOfTermTests {
+    @Test("archived: read as before, nobody posts, moves, deletes or joins; deleted: its map, roster and link are gone")
+    func archiveThenDelete() async throws {
+        try await withTestServer { client in
+            let admin = try await client.makeUser()
+            let student = try await client.makeUser()
+            let newcomer = try await client.makeUser()
+            let made = try await ClassTests.makeClass(client, by: admin, slug: "cohort-e", precision: "exact")
+            let code = made["invite_code"] as? String
+            _ = try await ClassTests.join(client, student, slug: "cohort-e", code: code)
+            let id = try await ClassTests.post(client, student, prefix: "/c/cohort-e", place: "Oslo").json["objectId"] as! String
+
+            let archived = try await ClassTests.status(client, "/api/classes/cohort-e", .patch, headers: admin.cookieHeaders, body: ["archived": true])
+            #expect(archived.1["archived"] as? Bool == true)
+            let list = try await ClassTests.status(client, "/c/cohort-e/parse/classes/StudentLocation", headers: student.parseHeaders).1
+            #expect((list["results"] as? [[String: Any]])?.count == 1, "posts are kept and read")
+            #expect(try await ClassTests.post(client, student, prefix: "/c/cohort-e", place: "Bergen").status == .forbidden)
+            #expect(try await ClassTests.status(client, "/c/cohort-e/parse/classes/StudentLocation/\(id)", .put, headers: student.parseHeaders,
+                                                body: ["mapString": "Moved"]).0 == .forbidden)
+            #expect(try await ClassTests.status(client, "/c/cohort-e/parse/classes/StudentLocation/\(id)", .delete, headers: student.parseHeaders).0 == .forbidden)
+            #expect(try await ClassTests.join(client, newcomer, slug: "cohort-e", code: code).status == .forbidden)
+            let unchanged = try await ClassTests.status(client, "/c/cohort-e/parse/classes/StudentLocation/\(id)", headers: student.parseHeaders).1
+            #expect(unchanged["mapString"] as? String == "Oslo")
+
+            // Deleting needs the slug as confirmation, never the default class, and only a teacher.
+            #expect(try await ClassTests.status(client, "/api/classes/cohort-e", .delete, headers: student.cookieHeaders,
+                                                body: ["confirm": "cohort-e"]).0 == .forbidden)
+            #expect(try await ClassTests.status(client, "/api/classes/cohort-e", .delete, headers: admin.cookieHeaders, body: [:]).0 == .badRequest)
+            #expect(try await ClassTests.status(client, "/api/classes/main", .delete, headers: admin.cookieHeaders, body: ["confirm": "main"]).0 == .conflict)
+            #expect(try await ClassTests.status(client, "/api/classes/cohort-e", .delete, headers: admin.cookieHeaders, body: ["confirm": "cohort-e"]).0 == .ok)
+            #expect(try await ClassTests.status(client, "/c/cohort-e/parse/classes/StudentLocation", headers: student.parseHeaders).0 == .notFound)
+            #expect(try await ClassTests.status(client, "/api/classes/cohort-e", headers: admin.cookieHeaders).0 == .notFound)
+            let mine = try await ClassTests.status(client, "/api/classes", headers: student.cookieHeaders).1
+            #expect((mine["classes"] as? [[String: Any]])?.compactMap { $0["slug"] as? String } == ["main"])
+        }
+    }
+}

@@ -32,7 +32,8 @@ struct ClassAccess: Sendable {
         }
     }
 
-    var canPost: Bool { isAdministrator || isMember }
+    /// Nobody posts in an archived class (its map is read-only until it is unarchived).
+    var canPost: Bool { mapClass.archivedAt == nil && (isAdministrator || isMember) }
     var canModerate: Bool { isAdministrator || (role.map { $0 >= .moderator } ?? false) }
     var canManage: Bool { isAdministrator || role == .teacher }
 
@@ -47,7 +48,8 @@ struct ClassAccess: Sendable {
     @discardableResult
     func requireMember(_ refusal: ClassRefusal) throws -> SignedIn {
         let signedIn = try requireSignedIn(refusal)
-        guard canPost else { throw refusal.notMember }
+        guard isAdministrator || isMember else { throw refusal.notMember }
+        guard mapClass.archivedAt == nil else { throw refusal.forbidden("This class is archived: its map is read-only.") }
         return signedIn
     }
 

@@ -30,6 +30,7 @@ struct ClassController: Sendable {
         group.post("classes/:slug/members", use: addMember)
         group.put("classes/:slug/members/:key", use: setRole)
         group.delete("classes/:slug/members/:key", use: removeMember)
+        group.delete("classes/:slug", use: deleteClass)
     }
 
     // MARK: Everyone signed in
@@ -104,6 +105,7 @@ struct ClassController: Sendable {
         if let name = form.name { found.name = try Self.name(name) }
         if let visibility = form.visibility { found.visibility = visibility }
         if let approval = form.approval { found.approval = approval }
+        if let archived = form.archived { found.archivedAt = archived ? (found.archivedAt ?? configuration.clock.now()) : nil }
         if let precision = form.precision, precision != found.precision {
             try await writes.setPrecision(precision, of: &found)
         }
@@ -142,6 +144,9 @@ struct ClassController: Sendable {
         let me = try context.requireSignedIn(.api("Log in to join a class."))
         let (found, access) = try await classAccess(context)
         if access.caller.signedIn?.role == nil {
+            guard found.archivedAt == nil else {
+                throw APIError(.forbidden, "class_archived", "This class is archived: it takes no new members.")
+            }
             switch found.joinRule {
             case .open: break
             case .closed:
@@ -226,6 +231,25 @@ struct ClassController: Sendable {
         }
     }
 
+    /// `DELETE /api/classes/:slug` `{"confirm": "<slug>"}` (teachers): the class, its
+    /// locations, roster and invite link are deleted. The default class cannot be.
+    @Sendable func deleteClass(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (found, access) = try await classAccess(context)
+        try access.requireTeacher(.api)
+        struct Confirm: Decodable { var confirm: String? }
+        let form = try await decode(Confirm.self, request)
+        guard form.confirm == found.slug else {
+            throw APIError(.badRequest, "confirm_slug", "Send {\"confirm\": \"\(found.slug)\"}: deleting a class deletes its map for good.")
+        }
+        guard found.slug != directory.defaultSlug else {
+            throw APIError(.conflict, "default_class", "The server's default class cannot be deleted; archive it instead.")
+        }
+        guard try await writes.deleteClass(found) else { throw Self.unknown }
+        directory.forget(slug: found.slug)
+        context.logger.notice("class deleted", metadata: ["class": "\(found.slug)"])
+        return try JSONResponse.make(["deleted": true])
+    }
+
     // MARK: Helpers
 
     static let unknown = APIError(.notFound, "unknown_class", "This server has no such class.")
@@ -285,6 +309,7 @@ struct ClassForm: Decodable {
     var join: MapClass.JoinRule?
     var precision: MapClass.Precision?
     var approval: MapClass.Approval?
+    var archived: Bool?
 }
 
 struct JoinForm: Decodable {
@@ -302,6 +327,8 @@ struct ClassView: Encodable {
     let join: MapClass.JoinRule
     let precision: MapClass.Precision
     let approval: MapClass.Approval
+    /// Read-only since the end of term.
+    let archived: Bool
     /// The caller's role (nil: not a member).
     let role: ClassRole?
     /// Teachers only.
@@ -316,11 +343,12 @@ struct ClassView: Encodable {
         join = mapClass.joinRule
         precision = mapClass.precision
         approval = mapClass.approval
+        archived = mapClass.archivedAt != nil
         self.role = role
     }
 
     enum CodingKeys: String, CodingKey {
-        case slug, name, visibility, join, precision, approval, role, inviteCode = "invite_code", invitePath = "invite_path", inviteURL = "invite_url"
+        case slug, name, visibility, join, precision, approval, archived, role, inviteCode = "invite_code", invitePath = "invite_path", inviteURL = "invite_url"
     }
 }
 

@@ -50,6 +50,11 @@ final class ClassDirectory: Sendable {
         entries.withLock { $0[mapClass.slug] = Entry(mapClass: mapClass, readAt: clock.now()) }
     }
 
+    /// Records that a class is gone.
+    func forget(slug: String) {
+        entries.withLock { $0[slug] = Entry(mapClass: nil, readAt: clock.now()) }
+    }
+
     /// Makes sure the default class exists: a database older than classes has it from its
     /// migration; a host who named another slug gets a members-only, open class of that name.
     func ensureDefaultClass(now: Date) async throws -> MapClass {

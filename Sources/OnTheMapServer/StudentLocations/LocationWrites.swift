@@ -52,6 +52,13 @@ struct LocationWrites: Sendable {
         try await store.reject(objectId: objectId, in: classId, reason: reason, moderatorKey: moderatorKey, now: now)
     }
 
+    /// A class deleted at the end of term: its map goes for every viewer.
+    func deleteClass(_ mapClass: MapClass) async throws -> Bool {
+        let deleted = try await store.deleteClass(id: mapClass.id)
+        if deleted { await changed([mapClass.id]) }
+        return deleted
+    }
+
     /// A member leaving, or removed by a teacher: their locations in the class go too.
     func removeMember(classId: String, accountKey: String) async throws -> MembershipChange {
         let outcome = try await store.removeMember(classId: classId, accountKey: accountKey)

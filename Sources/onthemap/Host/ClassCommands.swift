@@ -14,7 +14,7 @@ struct ClassCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "class",
         abstract: "Create and change classes, add members, print a class's invite link.",
-        subcommands: [List.self, Create.self, Set.self, AddMember.self, InviteLink.self]
+        subcommands: [List.self, Create.self, Set.self, AddMember.self, InviteLink.self, Archive.self, Delete.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -141,6 +141,45 @@ struct ClassCommand: AsyncParsableCommand {
                 if found.joinRule != .invite {
                     FileHandle.standardError.write(Data("Note: \(found.slug) joins by '\(found.joinRule.rawValue)', so the link is not needed to join.\n".utf8))
                 }
+            }
+        }
+    }
+}
+
+extension ClassCommand {
+    struct Archive: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Archive a class at the end of term: its map stays, read-only for everyone (--undo opens it again).")
+        @Argument var slug: String
+        @Flag(help: "Open an archived class again.") var undo = false
+        @OptionGroup var database: HostDatabaseOptions
+
+        func run() async throws {
+            try await withHostStore(database) { store in
+                var found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
+                found.archivedAt = undo ? nil : (found.archivedAt ?? Date())
+                try await store.updateClass(found)
+                print(undo ? "\(found.slug) is open again." : "\(found.slug) is archived: its map is read-only.")
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a class for good: its locations, roster, reports and invite link.")
+        @Argument var slug: String
+        @Option(help: "The slug again, to confirm.") var confirm: String
+        @OptionGroup var database: HostDatabaseOptions
+
+        func run() async throws {
+            guard confirm == slug else { throw ValidationError("Give --confirm \(slug) to delete the class \(slug) and its map for good.") }
+            try await withHostStore(database) { store in
+                let found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
+                guard found.slug != hostDefaultClass else {
+                    throw ValidationError("\(found.slug) is the server's default class; archive it instead.")
+                }
+                _ = try await store.deleteClass(id: found.id)
+                print("Deleted the class \(found.slug) and its map.")
             }
         }
     }
