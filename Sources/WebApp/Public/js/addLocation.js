@@ -2,14 +2,18 @@
 // through the server's /api/geocode, previewed on a map, then posted (or updated) as the
 // student's StudentLocation. In a class that shows students by town, region or country the
 // server places every post there; the preview asks it where first, says "You will appear at
-// …" and puts its pin on that spot.
+// …" and puts its pin on that spot. In a class whose posts wait for a moderator's approval
+// the sheet says so first, and once saved the confirmation says the post is waiting rather
+// than showing it on the map (approval.js keeps saying so until a moderator decides).
 import { geocode, placement, createLocation, updateLocation, fetchOwnLocation } from './api.js';
 import { el, safeURL, setBusy, showAlert, confirmAction, describeFailure } from './ui.js';
 import { addBaseLayers, mapOptions, pinIcon } from './map.js';
 import { state, loadWorld } from './state.js';
 import { refreshAll } from './students.js';
 import { refuseWhileOffline } from './connection.js';
-import { shownPrecision } from './classes.js';
+import { shownPrecision, shownApproval } from './classes.js';
+import { isWaiting, canModerate, noteOwnPost } from './approval.js';
+import { checkAccount } from './moderation.js';
 import { $ } from './dom.js';
 
 const L = window.L;
@@ -43,7 +47,9 @@ export async function addLocation() {
     const place = existing.mapString ? ` (“${existing.mapString}”)` : '';
     const overwrite = await confirmAction(
       'Replace Your Location?',
-      `You have already posted a location${place}. Would you like to overwrite it with a new one?`,
+      isWaiting()
+        ? `Your location${place} is waiting for a moderator’s approval. Would you like to overwrite it with a new one? The new one waits for approval too.`
+        : `You have already posted a location${place}. Would you like to overwrite it with a new one?`,
       'Overwrite',
       'Cancel',
     );
@@ -52,8 +58,31 @@ export async function addLocation() {
   if (!sheet) sheet = new AddLocationSheet({ config: await state.configPromise, loadWorld });
   const saved = await sheet.open({ account: state.account, existing });
   if (!saved) return;
-  await refreshAll();
+  noteOwnPost(saved.objectId);
+  // Whether it waits for a moderator is the server's to say (the class's rule, the
+  // student's role, an earlier approved post): asked while the map loads again.
+  const [me] = await Promise.all([checkAccount().catch(() => null), refreshAll()]);
+  if (me && me.has_waiting_post) {
+    await showAlert('Waiting for Approval',
+      'Your location is saved and waiting for a moderator’s approval. Classmates will see it on the map once it is approved.');
+    return;
+  }
   if (state.tab === 'map' && state.map && saved.objectId) state.map.reveal(saved.objectId);
+}
+
+/** What the sheet says first about approval in the shown class (empty when nothing waits,
+ *  or while the class's rule or the student's role is not known: the server decides). */
+function approvalNote(existing) {
+  if (canModerate() !== false) return '';
+  const approval = shownApproval();
+  if (existing && isWaiting()) return 'It is still waiting for a moderator’s approval, and the new one will wait too.';
+  if (approval === 'all') {
+    return existing
+      ? 'In this class a moderator approves every move: until then, classmates do not see your location.'
+      : 'In this class a moderator approves each post before classmates see it.';
+  }
+  if (approval === 'new-members' && !existing) return 'In this class a moderator approves your first post before classmates see it.';
+  return '';
 }
 
 class AddLocationSheet {
@@ -99,12 +128,10 @@ class AddLocationSheet {
     this.placed = null;
     this.place.value = existing ? existing.mapString || '' : '';
     this.link.value = existing ? existing.mediaURL || '' : '';
-    if (existing) {
-      this.replaceNote.textContent = `Finishing will replace your current location${existing.mapString ? ` (“${existing.mapString}”)` : ''}.`;
-      this.replaceNote.hidden = false;
-    } else {
-      this.replaceNote.hidden = true;
-    }
+    const replacing = existing ? `Finishing will replace your current location${existing.mapString ? ` (“${existing.mapString}”)` : ''}.` : '';
+    const note = [replacing, approvalNote(existing)].filter(Boolean).join(' ');
+    this.replaceNote.textContent = note;
+    this.replaceNote.hidden = !note;
     $('add-title').textContent = existing ? 'Update Location' : 'Add Location';
     this.finishButton.querySelector('.button-label').textContent = existing ? 'Replace Location' : 'Finish';
     this.setWorking(false);

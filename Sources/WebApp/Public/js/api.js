@@ -185,18 +185,18 @@ export async function fetchClasses() {
   };
 }
 
-/** A class as I see it (`{ slug, name, visibility, join, precision, role, invite_url? }`); `code` is an
+/** A class as I see it (`{ slug, name, visibility, join, precision, approval, role, invite_url? }`); `code` is an
  *  invite link's, which lets a non-member see the class it invites to. */
 export async function fetchClass(slug, code = null) {
   return request(classURL(slug, code ? `?code=${encodeURIComponent(code)}` : ''));
 }
 
-export async function createClass({ slug, name, visibility, join, precision }) {
-  return request('/api/classes', { method: 'POST', body: { slug, name, visibility, join, precision } });
+export async function createClass({ slug, name, visibility, join, precision, approval }) {
+  return request('/api/classes', { method: 'POST', body: { slug, name, visibility, join, precision, approval } });
 }
 
-/** Changes `{ name?, visibility?, join?, precision? }` (teachers); resolves to the class. A
- *  coarser precision moves the class's posts at once, for good. */
+/** Changes `{ name?, visibility?, join?, precision?, approval? }` (teachers); resolves to the
+ *  class. A coarser precision moves the class's posts at once, for good. */
 export async function updateClass(slug, changes) {
   return request(classURL(slug), { method: 'PATCH', body: changes });
 }

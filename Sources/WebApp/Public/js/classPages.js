@@ -184,6 +184,7 @@ function setUpCreate() {
       name: name.value.trim(), slug: slug.value.trim(),
       visibility: $('create-visibility').value, join: $('create-join').value,
       precision: $('create-form').elements.precision.value || 'city',
+      approval: $('create-form').elements.approval.value || 'off',
     };
     if (!form.name || !form.slug) {
       showFormMessage('create-error', 'Give the class a name and a short address.');
@@ -201,6 +202,7 @@ function setUpCreate() {
       slug.value = '';
       slugTyped = false;
       $('create-form').elements.precision.value = 'city';
+      $('create-form').elements.approval.value = 'off';
       preview();
       go(`c/${view.slug}/settings`);
     } catch (error) {

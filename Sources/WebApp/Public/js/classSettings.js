@@ -1,14 +1,16 @@
 // A class's settings page, `#/c/<slug>/settings`. Its teachers (and the server's
 // administrators) change its name, who sees its map and who may join; copy, renew or revoke
 // its invite link; choose where its students appear (their exact point, town, region or
-// country: a coarser level moves everyone already on the map, so it is confirmed first); and manage the roster (roles, removing, adding by email). Moderators see
-// the roster; every member can leave the class.
+// country: a coarser level moves everyone already on the map, so it is confirmed first);
+// whether posts wait for a moderator's approval (none, a member's first, every post and move);
+// and manage the roster (roles, removing, adding by email). Moderators see the roster; every
+// member can leave the class.
 import * as api from './api.js';
 import { state } from './state.js';
 import { go } from './router.js';
 import { classAddress, currentClass, defaultClass, linkTo } from './currentClass.js';
 import {
-  ROLE_NAMES, PRECISIONS, PRECISION_PLACES, isCoarser, classChanged, classMembershipChanged,
+  ROLE_NAMES, PRECISIONS, PRECISION_PLACES, APPROVALS, isCoarser, classChanged, classMembershipChanged,
 } from './classes.js';
 import { showClassScene } from './classPages.js';
 import { el, setBusy, confirmAction, showAlert, debounce, formFailureMessage, showFormMessage } from './ui.js';
@@ -29,6 +31,11 @@ const APPEARING = {
   city: 'Students appear at their nearest town, never at their exact point.',
   region: 'Students appear at their region (state or province) only.',
   country: 'Students appear at their country only.',
+};
+const APPROVING = {
+  off: '',
+  'new-members': 'A member’s first post waits for a moderator’s approval.',
+  all: 'Every post and move waits for a moderator’s approval.',
 };
 const COARSER_TITLES = { city: 'Show Students by Town?', region: 'Show Students by Region?', country: 'Show Students by Country?' };
 /** How long a role select waits after a change before saving it: arrowing through the
@@ -110,7 +117,8 @@ class SettingsPage {
       : this.manages ? 'You manage this class as an administrator of this server.' : '';
     const rules = `Its map is at /c/${view.slug}: ${VISIBILITY[view.visibility] || view.visibility}, and ${JOINING[view.join] || view.join}.`;
     const appearing = APPEARING[view.precision] || '';
-    $('settings-intro').textContent = `${who} ${rules} ${appearing}`.trim();
+    const approving = APPROVING[view.approval] || '';
+    $('settings-intro').textContent = `${who} ${rules} ${appearing} ${approving}`.replace(/\s+/g, ' ').trim();
 
     $('class-form').hidden = !this.manages;
     if (this.manages) {
@@ -121,6 +129,10 @@ class SettingsPage {
       const known = PRECISIONS.includes(view.precision);
       $('class-precision').hidden = !known;
       if (known) $('class-form').elements.precision.value = view.precision;
+      // Approval likewise.
+      const approves = APPROVALS.includes(view.approval);
+      $('class-approval').hidden = !approves;
+      if (approves) $('class-form').elements.approval.value = view.approval;
     }
     $('invite-section').hidden = !this.manages;
     if (this.manages) this.renderInvite();
@@ -151,6 +163,8 @@ class SettingsPage {
     const before = this.view.precision;
     const precision = $('class-precision').hidden ? null : $('class-form').elements.precision.value;
     if (precision && PRECISIONS.includes(precision) && precision !== before) changes.precision = precision;
+    const approval = $('class-approval').hidden ? null : $('class-form').elements.approval.value;
+    if (approval && APPROVALS.includes(approval) && approval !== this.view.approval) changes.approval = approval;
     showFormMessage('class-form-done', '');
     if (!changes.name) {
       showFormMessage('class-form-error', 'Give the class a name.');

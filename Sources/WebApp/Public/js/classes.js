@@ -15,6 +15,11 @@ import { $ } from './dom.js';
 
 export const ROLE_NAMES = { teacher: 'Teacher', moderator: 'Moderator', student: 'Student' };
 
+/** Whether posts in a class wait for a moderator's approval: never, a member's first, every one. */
+export const APPROVALS = ['off', 'new-members', 'all'];
+/** Each as a short label (the Classes sheet); `off` says nothing. */
+export const APPROVAL_LABELS = { 'new-members': 'First posts approved', all: 'Posts approved' };
+
 /** A class's location precision, finest first: where its students appear on its map. */
 export const PRECISIONS = ['exact', 'city', 'region', 'country'];
 /** Each level as a short label (the Classes sheet, the settings' introduction). */
@@ -31,6 +36,12 @@ export function isCoarser(next, current) {
 export function shownPrecision() {
   const view = knownClass(currentClass() || defaultClass());
   return view && PRECISIONS.includes(view.precision) ? view.precision : null;
+}
+
+/** The shown class's approval as far as known (null until a class answer said it). */
+export function shownApproval() {
+  const view = knownClass(currentClass() || defaultClass());
+  return view && APPROVALS.includes(view.approval) ? view.approval : null;
 }
 
 /** The last list of classes (`api.fetchClasses`), for the account it was asked for. */
@@ -151,7 +162,7 @@ export function classChanged(view) {
     for (const list of [listed.classes, listed.joinable]) {
       const index = list.findIndex((item) => item.slug === view.slug);
       if (index >= 0) {
-        list[index] = { ...list[index], name: view.name, visibility: view.visibility, join: view.join, precision: view.precision };
+        list[index] = { ...list[index], name: view.name, visibility: view.visibility, join: view.join, precision: view.precision, approval: view.approval };
       }
     }
   }
@@ -215,7 +226,7 @@ class ClassesSheet {
 
   classRow(item, current) {
     const precision = PRECISION_LABELS[item.precision];
-    const role = [ROLE_NAMES[item.role], precision].filter(Boolean).join(' · ');
+    const role = [ROLE_NAMES[item.role], precision, APPROVAL_LABELS[item.approval]].filter(Boolean).join(' · ');
     const link = el('a', {
       class: 'class-row', href: `#/${linkTo('map', item.slug)}`, 'aria-current': current ? 'true' : null,
       dataset: { slug: item.slug },
@@ -234,11 +245,11 @@ class ClassesSheet {
     const button = el('button', {
       class: 'button secondary small', type: 'button', dataset: { join: item.slug }, 'aria-label': `Join ${item.name}`,
     }, [el('span', { class: 'spinner', 'aria-hidden': 'true' }), el('span', { class: 'button-label', text: 'Join' })]);
-    const precision = PRECISION_LABELS[item.precision];
+    const about = [PRECISION_LABELS[item.precision], APPROVAL_LABELS[item.approval]].filter(Boolean).join(' · ');
     return el('li', { class: 'class-item' }, [
       el('span', { class: 'class-row' }, [
         el('span', { class: 'class-row-name', text: item.name }),
-        precision ? el('span', { class: 'class-row-role', text: precision }) : null,
+        about ? el('span', { class: 'class-row-role', text: about }) : null,
       ]),
       button,
     ]);

@@ -1,11 +1,13 @@
 // A list of student locations, most recent first, that loads 100 more rows
 // (limit/skip) whenever its end scrolls into view. Used by the List and Search tabs.
 import { fetchLocations } from './api.js';
+import { isOwn, isWaiting, waitingBadge } from './approval.js';
 import { el, fullName, initials, hueFor, safeURL, linkHost, timeAgo, describeFailure, showAlert } from './ui.js';
 
 export const PAGE_SIZE = 100;
 
 export function studentRow(location, now = Date.now()) {
+  const own = isOwn(location);
   const href = safeURL(location.mediaURL);
   const avatar = el('span', { class: 'avatar', 'aria-hidden': 'true', text: initials(location) });
   avatar.style.setProperty('--hue', String(hueFor(location.uniqueKey || fullName(location))));
@@ -17,6 +19,8 @@ export function studentRow(location, now = Date.now()) {
   const main = el('span', { class: 'row-main' }, [
     el('span', { class: 'row-top' }, [el('span', { class: 'row-name', text: fullName(location) }), time]),
     el('span', { class: 'row-meta' }, metaParts),
+    // The student's own post, while it waits for a moderator (approval.js keeps it up to date).
+    own && isWaiting() ? waitingBadge() : null,
     href ? el('span', { class: 'visually-hidden', text: '(opens in a new tab)' }) : null,
   ]);
   const body = href
@@ -26,7 +30,7 @@ export function studentRow(location, now = Date.now()) {
   const report = location.objectId
     ? el('button', { class: 'report-button text-button', type: 'button', title: 'Report this post', dataset: { reportId: location.objectId }, text: 'Report' })
     : null;
-  return el('li', { class: 'student', dataset: { objectId: location.objectId || '' } }, [body, report]);
+  return el('li', { class: 'student', dataset: own ? { objectId: location.objectId || '', own: 'true' } : { objectId: location.objectId || '' } }, [body, report]);
 }
 
 export class LocationList {

@@ -100,6 +100,11 @@ export class LiveUpdates {
     if (!record || typeof record.objectId !== 'string') return;
     const map = this.hooks.map();
     const list = this.hooks.list();
+    // Whether it is the signed-in student's own post (approval.js asks about it again); a
+    // deleted one says so only through the row it had.
+    const ownKey = this.hooks.ownKey();
+    const row = kind === 'deleted' && list ? list.rowFor(record.objectId) : null;
+    const own = kind === 'deleted' ? Boolean(row && row.dataset.own) : Boolean(ownKey && record.uniqueKey === ownKey);
     if (kind === 'deleted') {
       if (map) map.removeLocation(record.objectId);
       if (list) list.removeLive(record.objectId);
@@ -108,7 +113,7 @@ export class LiveUpdates {
       if (list) list.upsertLive(record);
     }
     if (map) this.hooks.counted(map.markerCount);
-    document.dispatchEvent(new CustomEvent('onthemap:live-change', { detail: { kind, objectId: record.objectId } }));
+    document.dispatchEvent(new CustomEvent('onthemap:live-change', { detail: { kind, objectId: record.objectId, own } }));
   }
 
   setState(name) {

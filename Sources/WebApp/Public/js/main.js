@@ -13,7 +13,8 @@ import { showProviderButtons, completeProviderSignIn } from './providers.js';
 import { onConnectionChange, showingSignedIn } from './connection.js';
 import { LiveUpdates } from './live.js';
 import { formatCount, showFormMessage } from './ui.js';
-import { moderationSignedIn, setUpReporting } from './moderation.js';
+import { moderationSignedIn, setUpReporting, checkAccount } from './moderation.js';
+import { setUpApproval } from './approval.js';
 import { currentClass, isSlug } from './currentClass.js';
 import { setUpClasses, switchClass, openClass, loadClasses } from './classes.js';
 import { showJoin, showCreate, keepForAfterSignIn, takeAfterSignIn } from './classPages.js';
@@ -121,6 +122,7 @@ function start() {
   $('refresh-button').addEventListener('click', () => refresh());
   $('add-location-button').addEventListener('click', addLocation);
   setUpReporting();
+  setUpApproval({ check: checkAccount });
   setUpClasses();
   setUpSessionEnd();
   startRouting(route);

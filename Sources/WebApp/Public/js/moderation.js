@@ -1,14 +1,21 @@
 // Running a community from the browser: every student can report a post (the "Report"
-// button on list rows) and is told when a moderator hid or deleted theirs; the shown class's
-// moderators and teachers (and the server's administrators) get a Moderation dialog from
-// the top bar: that class's reported and newest posts, and for administrators the accounts.
+// button on list rows) and is told when a moderator hid, deleted, approved or rejected
+// theirs; the shown class's moderators and teachers (and the server's administrators) get a
+// Moderation dialog from the top bar: that class's posts waiting for approval (Approve,
+// Reject), its reported and newest posts, and for administrators the accounts. The Moderate
+// button and the Waiting tab count the posts waiting.
 import { request, fetchAccountIn } from './api.js';
 import { state } from './state.js';
 import { classPath, currentClass } from './currentClass.js';
+import { noteAccount } from './approval.js';
 import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure } from './ui.js';
 import { $ } from './dom.js';
 
-const NOTICE_WORDS = { hide: 'hid', delete: 'deleted', unhide: 'showed again' };
+const NOTICE_WORDS = { hide: 'hid', delete: 'deleted', unhide: 'showed again', approve: 'approved', reject: 'rejected' };
+const VIEWS = [['waiting', 'Waiting'], ['reported', 'Reported'], ['newest', 'Newest'], ['accounts', 'Accounts']];
+const EMPTY = { waiting: 'No posts are waiting for approval.', reported: 'No reported posts.', newest: 'No posts yet.' };
+/** The most posts a Waiting list (and its count) shows at once. */
+const WAITING_LIMIT = 100;
 const SVG = 'http://www.w3.org/2000/svg';
 const FLAG = 'M5 2h2v1.2c1.6-.8 3.3-1 5-.2 1.9.9 3.8.8 6.3-.3L20 2v11.4l-.6.3c-2.9 1.3-5.4 1.5-7.8.4-1.5-.7-3-.5-4.6.4V22H5V2Z';
 
@@ -57,6 +64,21 @@ async function report(objectId) {
   }
 }
 
+/** One notice as a sentence: "A moderator approved your post at Lagos: classmates see it
+ *  on the map now." (an approval's reason is the server's stock words, so it is not repeated). */
+export function noticeText(notice) {
+  const post = `your post${notice.map_string ? ` at ${notice.map_string}` : ''}`;
+  const reason = String(notice.reason || '').trim();
+  switch (notice.action) {
+    case 'approve':
+      return `A moderator approved ${post}: classmates see it on the map now.`;
+    case 'reject':
+      return `A moderator rejected ${post}${reason ? `: ${reason}` : ''}. It was removed; you can post your location again.`;
+    default:
+      return `A moderator ${NOTICE_WORDS[notice.action] || notice.action} ${post}${reason ? `: ${reason}` : ''}`;
+  }
+}
+
 /** Tells the author, once each, what moderators did to their posts. */
 function showNewNotices(account, notices) {
   const key = `onthemap.noticesSeen.${account.key}`;
@@ -64,80 +86,185 @@ function showNewNotices(account, notices) {
   const fresh = notices.filter((notice) => notice.created_at > seen && notice.action !== 'unhide');
   if (fresh.length === 0) return;
   localStorage.setItem(key, notices[0].created_at);
-  const lines = fresh.map((notice) =>
-    `A moderator ${NOTICE_WORDS[notice.action] || notice.action} your post${notice.map_string ? ` at ${notice.map_string}` : ''}: ${notice.reason}`);
-  showAlert('From the Moderators', lines.join('\n'));
+  showAlert('From the Moderators', fresh.map(noticeText).join('\n'));
+}
+
+/** "2" for a count badge ("99+" past what one list shows), with words for screen readers. */
+function countBadge(className, count, words) {
+  const shown = count >= WAITING_LIMIT ? `${WAITING_LIMIT - 1}+` : String(count);
+  return el('span', { class: className }, [
+    el('span', { class: 'visually-hidden', text: ', ' }),
+    shown,
+    el('span', { class: 'visually-hidden', text: ` ${words}` }),
+  ]);
+}
+
+/** Puts the number of posts waiting on the Moderate button and the Waiting tab. */
+function showWaitingCount(count) {
+  const button = $('moderation-button');
+  if (button) {
+    button.querySelector('.moderation-count')?.remove();
+    if (count > 0) button.append(countBadge('moderation-count', count, count === 1 ? 'post waiting' : 'posts waiting'));
+    button.title = count > 0 ? `Moderate (${count >= WAITING_LIMIT ? `${WAITING_LIMIT - 1}+` : count} waiting for approval)` : 'Moderate';
+  }
+  const tab = dialog && dialog.tabs.querySelector('[data-view="waiting"]');
+  if (tab) {
+    tab.querySelector('.tab-count')?.remove();
+    if (count > 0) tab.append(countBadge('tab-count', count, 'waiting'));
+  }
+}
+
+/** The shown class's posts waiting for approval (at most WAITING_LIMIT). */
+async function fetchWaiting() {
+  const { locations } = await request(classPath(`/api/admin/moderation?view=waiting&limit=${WAITING_LIMIT}`));
+  return Array.isArray(locations) ? locations : [];
+}
+
+/** Counts the posts waiting again (the Moderate button's badge); quiet when it fails. */
+async function countWaiting() {
+  const slug = currentClass();
+  try {
+    const waiting = await fetchWaiting();
+    if (currentClass() === slug) showWaitingCount(waiting.length);
+  } catch {
+    // The badge stays as it was.
+  }
 }
 
 class ModerationDialog {
   constructor() {
     this.view = 'reported';
-    this.rows = el('ol', { id: 'moderation-list', class: 'moderation-list' });
+    this.attempt = 0;
+    this.rows = el('ol', { id: 'moderation-list', class: 'moderation-list', 'aria-labelledby': 'moderation-title' });
     this.status = el('p', { id: 'moderation-status', class: 'moderation-status', role: 'status' });
+    // What an action did ("Approved …"), said once it is done.
+    this.done = el('p', { id: 'moderation-done', class: 'moderation-done', role: 'status' });
     const close = el('button', { id: 'moderation-close', class: 'text-button', type: 'button', text: 'Close' });
-    this.tabs = el('div', { class: 'moderation-tabs', role: 'tablist' },
-      [['reported', 'Reported'], ['newest', 'Newest'], ['accounts', 'Accounts']].map(([view, label]) =>
-        el('button', { class: 'moderation-tab', type: 'button', role: 'tab', dataset: { view }, id: `moderation-tab-${view}`, text: label })));
+    this.tabs = el('div', { class: 'moderation-tabs', role: 'tablist', 'aria-label': 'Moderation lists' },
+      VIEWS.map(([view, label]) =>
+        el('button', { class: 'moderation-tab', type: 'button', role: 'tab', dataset: { view }, id: `moderation-tab-${view}`, 'aria-controls': 'moderation-list' },
+          [el('span', { class: 'tab-label', text: label })])));
     this.dialog = el('dialog', { id: 'moderation', class: 'sheet moderation-sheet', 'aria-labelledby': 'moderation-title' }, [
       el('header', { class: 'sheet-bar' }, [close, el('h2', { id: 'moderation-title', class: 'sheet-title', text: 'Moderation' }), el('span')]),
-      this.tabs, this.status, this.rows,
+      this.tabs, this.status, this.done, this.rows,
     ]);
     document.body.append(this.dialog);
     close.addEventListener('click', () => this.dialog.close());
     this.tabs.addEventListener('click', (event) => {
       const tab = event.target.closest('[data-view]');
-      if (tab) this.show(tab.dataset.view);
+      if (tab) {
+        this.done.textContent = '';
+        this.show(tab.dataset.view);
+      }
     });
+    // The tabs as a tab list: the arrow keys (and Home, End) move between them.
+    this.tabs.addEventListener('keydown', (event) => {
+      const tabs = [...this.tabs.children].filter((tab) => !tab.hidden);
+      const index = tabs.indexOf(event.target.closest('[data-view]'));
+      if (index < 0) return;
+      const next = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 }[event.key];
+      if (next === undefined) return;
+      event.preventDefault();
+      const tab = tabs[(next + tabs.length) % tabs.length];
+      tab.focus();
+      this.done.textContent = '';
+      this.show(tab.dataset.view);
+    });
+    this.dialog.addEventListener('close', () => countWaiting());
   }
 
-  /** `isAdmin`: the Accounts tab is the server's administrators' only. */
-  open({ isAdmin }) {
+  /** `isAdmin`: the Accounts tab is the server's administrators' only. Opens on the Waiting
+   *  list when posts wait, else on the list shown last (Reported at first). */
+  async open({ isAdmin }) {
     this.tabs.querySelector('[data-view="accounts"]').hidden = !isAdmin;
     if (!isAdmin && this.view === 'accounts') this.view = 'reported';
+    this.done.textContent = '';
+    this.rows.replaceChildren();
     this.dialog.showModal();
-    this.show(this.view);
+    const attempt = ++this.attempt;
+    this.selectTab(this.view);
+    this.status.textContent = 'Loading…';
+    let waiting = null;
+    try {
+      waiting = await fetchWaiting();
+    } catch {
+      // The list shown says what failed.
+    }
+    if (attempt !== this.attempt || !this.dialog.open) return;
+    if (waiting) showWaitingCount(waiting.length);
+    const view = waiting && waiting.length ? 'waiting' : this.view === 'waiting' && waiting ? 'reported' : this.view;
+    await this.show(view, { waiting });
   }
 
-  async show(view) {
+  selectTab(view) {
+    for (const tab of this.tabs.children) {
+      const selected = tab.dataset.view === view;
+      tab.setAttribute('aria-selected', String(selected));
+      tab.tabIndex = selected ? 0 : -1;
+    }
+  }
+
+  /** Shows list `view` (`waiting`: the posts already fetched, when given). */
+  async show(view, { waiting = null } = {}) {
+    const attempt = ++this.attempt;
     this.view = view;
-    for (const tab of this.tabs.children) tab.setAttribute('aria-selected', String(tab.dataset.view === view));
+    this.selectTab(view);
     this.status.textContent = 'Loading…';
     try {
       if (view === 'accounts') {
         const { users } = await request('/api/admin/users');
+        if (attempt !== this.attempt) return false;
         this.rows.replaceChildren(...users.map((user) => this.userRow(user)));
         this.status.textContent = `${users.length} account${users.length === 1 ? '' : 's'}`;
-      } else {
-        const { locations } = await request(classPath(`/api/admin/moderation?view=${view}&limit=100`));
-        this.rows.replaceChildren(...locations.map((item) => this.postRow(item)));
-        this.status.textContent = locations.length ? '' : (view === 'reported' ? 'No reported posts.' : 'No posts yet.');
+        return true;
       }
+      const locations = view === 'waiting'
+        ? waiting || await fetchWaiting()
+        : (await request(classPath(`/api/admin/moderation?view=${view}&limit=100`))).locations;
+      if (attempt !== this.attempt) return false;
+      if (view === 'waiting') showWaitingCount(locations.length);
+      this.rows.replaceChildren(...locations.map((item) => this.postRow(item)));
+      this.status.textContent = locations.length ? '' : EMPTY[view] || '';
+      return true;
     } catch (error) {
+      if (attempt !== this.attempt) return false;
+      this.rows.replaceChildren();
       this.status.textContent = describeFailure(error, 'loading the moderation list').message;
+      return false;
     }
   }
 
   postRow(item) {
     const post = item.location;
     const href = safeURL(post.mediaURL);
+    const whoId = `moderation-who-${post.objectId}`;
     const badges = [];
+    if (item.waiting) badges.push(el('span', { class: 'badge waiting-badge', text: 'Waiting for approval' }));
     if (item.hidden) badges.push(el('span', { class: 'badge hidden-badge', text: `Hidden: ${item.hidden_reason || ''}` }));
     if (item.owner_disabled) badges.push(el('span', { class: 'badge', text: 'Author disabled' }));
     if (item.report_count) {
       badges.push(el('span', { class: 'badge report-badge',
         text: `${item.report_count} report${item.report_count === 1 ? '' : 's'}: ${item.report_reasons.join('; ')}` }));
     }
+    // Each button is described by the row's first line (whose post, where).
     const button = (label, action, extra = '') =>
-      el('button', { class: `button small ${extra}`, type: 'button', text: label, dataset: { action } });
+      el('button', { class: `button small ${extra}`, type: 'button', text: label, dataset: { action }, 'aria-describedby': whoId });
     const actions = el('div', { class: 'moderation-actions' }, [
-      item.hidden ? button('Show', 'unhide') : button('Hide', 'hide'),
-      button('Delete', 'delete', 'danger'),
+      // A waiting post is approved or rejected (rejecting removes it); the others hidden or deleted.
+      ...(item.waiting
+        ? [button('Approve', 'approve', 'primary'), button('Reject', 'reject', 'danger')]
+        : [item.hidden ? button('Show', 'unhide') : button('Hide', 'hide'), button('Delete', 'delete', 'danger')]),
       item.owner_key ? (item.owner_disabled ? button('Enable author', 'enable') : button('Disable author', 'disable', 'danger')) : null,
     ]);
+    // A waiting post was sent (or moved) when it was last updated.
+    const when = item.waiting ? `sent ${timeAgo(post.updatedAt || post.createdAt)}` : `posted ${timeAgo(post.createdAt)}`;
+    const link = href
+      ? el('a', { href, target: '_blank', rel: 'noopener noreferrer' }, [linkHost(href), el('span', { class: 'visually-hidden', text: ' (opens in a new tab)' })])
+      : 'no link';
     const row = el('li', { class: 'moderation-row', dataset: { objectId: post.objectId } }, [
-      el('div', { class: 'moderation-who' }, [
+      el('div', { class: 'moderation-who', id: whoId }, [
         el('strong', { text: fullName(post) }),
-        el('span', { text: ` · ${post.mapString} · ${href ? linkHost(href) : 'no link'} · posted ${timeAgo(post.createdAt)}` }),
+        el('span', {}, [` · ${post.mapString} · `, link, ` · ${when}`]),
       ]),
       badges.length ? el('div', { class: 'moderation-badges' }, badges) : null,
       actions,
@@ -176,21 +303,56 @@ class ModerationDialog {
 
   async act(action, item) {
     const id = encodeURIComponent(item.location.objectId);
+    const name = fullName(item.location);
+    const index = [...this.rows.children].findIndex((row) => row.dataset.objectId === item.location.objectId);
+    let done = '';
     try {
-      if (action === 'hide' || action === 'delete') {
-        const reason = await askReason(action === 'hide' ? 'Hide this post' : 'Delete this post', 'The author will see this reason');
+      if (action === 'hide' || action === 'delete' || action === 'reject') {
+        const title = { hide: 'Hide this post', delete: 'Delete this post', reject: 'Reject this post' }[action];
+        const reason = await askReason(title, 'The author will see this reason');
         if (!reason) return;
         if (action === 'hide') await request(classPath(`/api/admin/locations/${id}/hide`), { method: 'POST', body: { reason } });
+        else if (action === 'reject') await request(classPath(`/api/admin/locations/${id}/reject`), { method: 'POST', body: { reason } });
         else await request(classPath(`/api/admin/locations/${id}`), { method: 'DELETE', body: { reason } });
+        done = {
+          hide: `Hid ${name}’s post.`,
+          delete: `Deleted ${name}’s post.`,
+          reject: `Rejected ${name}’s post: it was removed, and they will read your reason.`,
+        }[action];
+      } else if (action === 'approve') {
+        await request(classPath(`/api/admin/locations/${id}/approve`), { method: 'POST' });
+        done = `Approved ${name}’s post: the class sees it on the map now.`;
       } else if (action === 'unhide') {
         await request(classPath(`/api/admin/locations/${id}/unhide`), { method: 'POST' });
+        done = `${name}’s post shows again.`;
       } else {
         await this.setDisabled(item.owner_key, action === 'disable');
       }
-      await this.show(this.view);
     } catch (error) {
-      showAlert('Moderation Failed', error.message);
+      // Another moderator decided first: the list shows what is left.
+      const gone = error.status === 404 && (action === 'approve' || action === 'reject');
+      await showAlert('Moderation Failed', gone ? 'This post is no longer waiting: another moderator approved or rejected it, or its author changed or removed it.' : error.message);
+      if (!gone) return;
     }
+    if (!(await this.show(this.view))) return;
+    this.say(done);
+    this.focusAfter(index);
+  }
+
+  /** Says what an action did, in its own live region (read even when the same words come twice). */
+  say(message) {
+    this.done.textContent = '';
+    if (message) requestAnimationFrame(() => { this.done.textContent = message; });
+  }
+
+  /** After an action the list is drawn again: the focus goes to the row that took the acted
+   *  one's place (its first button), else to the selected tab. */
+  focusAfter(index) {
+    if (!this.dialog.open || index < 0) return;
+    const rows = this.rows.children;
+    const row = rows[Math.min(index, rows.length - 1)];
+    const target = row ? row.querySelector('button') : this.tabs.querySelector('[aria-selected="true"]');
+    if (target) target.focus();
   }
 
   async actOnUser(action, user, row) {
@@ -236,6 +398,7 @@ export async function moderationSignedIn() {
     const me = await fetchAccountIn(slug);
     if (checkedFor !== key) return;  // another class (or account) since
     showNewNotices(me.account, me.notices || []);
+    noteAccount(me);
     if (!me.can_moderate) return;
     const isAdmin = Boolean(me.account.is_admin);
     // A flag where the bar is narrow (the word stays its name), the word where it is wide.
@@ -245,16 +408,32 @@ export async function moderationSignedIn() {
     const path = document.createElementNS(SVG, 'path');
     path.setAttribute('d', FLAG);
     flag.append(path);
-    const button = el('button', { id: 'moderation-button', class: 'bar-button text-button moderation-button', type: 'button', title: 'Moderate' },
+    const button = el('button', { id: 'moderation-button', class: 'bar-button text-button moderation-button', type: 'button', title: 'Moderate', 'aria-haspopup': 'dialog' },
       [flag, el('span', { class: 'moderation-label', text: 'Moderate' })]);
     button.addEventListener('click', () => {
       dialog ??= new ModerationDialog();
       dialog.open({ isAdmin });
     });
     $('account-button').before(button);
+    countWaiting();
   } catch {
     if (checkedFor === key) checkedFor = null;  // try again next time the scene shows
   }
+}
+
+/** Asks `/api/account` in the shown class again: notices that came since (an approval, a
+ *  rejection), and whether the student's post still waits (approval.js). Resolves to the
+ *  answer, or null when the class or account changed meanwhile. */
+export async function checkAccount() {
+  const account = state.account;
+  const slug = currentClass();
+  if (!account) return null;
+  const me = await fetchAccountIn(slug);
+  if (state.account !== account || currentClass() !== slug) return null;
+  showNewNotices(me.account, me.notices || []);
+  noteAccount(me);
+  if (me.can_moderate && $('moderation-button')) countWaiting();
+  return me;
 }
 
 /** Another class shows: its moderators are others (moderationSignedIn asks again). */
