@@ -144,6 +144,43 @@ struct HostToolsTests {
         #expect(result.stderr.contains("pg_dump"), "\(result)")
     }
 
+    /// The precision of a class holds everywhere the host takes data out: its export and a
+    /// backup hold the town, never the street that was posted.
+    @Test func aCityClassExportsAndBacksUpTheTownOnly() async throws {
+        let sandbox = try CLISandbox()
+        let server = try await ServerProcess(sandbox: sandbox)
+        defer { server.stop() }
+        let db = ["--database-url", server.databaseURL]
+        try await server.signUp(email: "host@example.com", password: "host password")
+        var result = try sandbox.run(["admin", "class", "create", "lyon-1", "--join", "open", "--precision", "city"] + db)
+        #expect(result.status == 0, "\(result)")
+        let host = try await HTTP.login(server.url, "host@example.com", "host password")
+        // A street in Lyon's 7th arrondissement, as an old app would post it. (The server sees
+        // the new class within its directory's few seconds: post until it does.)
+        var posted = false
+        for _ in 0..<100 where !posted {
+            let answer = try await HTTP.send(server.url, "/c/lyon-1/v1/StudentLocation", method: "POST", session: host.session, body: [
+                "firstName": "Ada", "lastName": "L", "mapString": "17 Rue de Marseille, Lyon", "mediaURL": "https://example.com",
+                "latitude": 45.74731, "longitude": 4.84123,
+            ])
+            posted = answer.status == 201
+            if !posted { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(posted)
+        let file = sandbox.directory.appendingPathComponent("lyon.csv")
+        result = try sandbox.run(["export", "--format", "csv", "--class", "lyon-1", "--to", file.path] + db)
+        #expect(result.status == 0, "\(result)")
+        let backup = sandbox.directory.appendingPathComponent("lyon-backup.sqlite").path
+        result = try sandbox.run(["backup", "--to", backup] + db)
+        #expect(result.status == 0, "\(result)")
+        let exported = try String(contentsOf: file, encoding: .utf8)
+        // The town (Lyon's arrondissements are towns of their own in the gazetteer), at its centre.
+        #expect(exported.contains(#""Lyon 07, Auvergne-Rhône-Alpes, France","https://example.com",45.745,4.842,"#), "\(exported)")
+        for text in [exported, String(decoding: try Data(contentsOf: URL(fileURLWithPath: backup)), as: UTF8.self)] {
+            #expect(!text.contains("Rue de Marseille") && !text.contains("45.74731") && !text.contains("4.84123"))
+        }
+    }
+
     @Test func exportCSVParsesBackToTheSameRecords() async throws {
         let sandbox = try CLISandbox()
         let server = try await ServerProcess(sandbox: sandbox)

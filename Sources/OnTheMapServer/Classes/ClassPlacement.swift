@@ -14,7 +14,9 @@ enum ClassPlacement {
         guard let found = try BundledGazetteer.shared.get().generalized(latitude: latitude, longitude: longitude, to: level) else {
             throw NoPlaceNearby()
         }
-        return PlaceRewrite(latitude: found.latitude, longitude: found.longitude, mapString: found.name)
+        // The gazetteer keeps single-precision points: written to four decimals (about 10 m).
+        func rounded(_ degrees: Double) -> Double { (degrees * 10_000).rounded() / 10_000 }
+        return PlaceRewrite(latitude: rounded(found.latitude), longitude: rounded(found.longitude), mapString: found.name)
     }
 
     /// The record as the class shows it (unchanged in an `exact` class, or when no place is
