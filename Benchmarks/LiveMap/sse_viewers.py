@@ -4,12 +4,19 @@ import asyncio
 import time
 
 
-async def open_viewer(host, port, since):
-    """Opens `/api/locations/changes?since=` and returns once the answer's head is read."""
+async def open_viewer(host, port, since, prefix="", session=None):
+    """Opens `<prefix>/api/locations/changes?since=` (`prefix` `/c/<slug>` for a class other
+    than the default one; `session` a session token, sent as the session cookie) and returns
+    once the answer's head is read. Anything but 200 is an error."""
     reader, writer = await asyncio.open_connection(host, int(port))
-    writer.write(f"GET /api/locations/changes?since={since} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
+    cookie = f"Cookie: onthemap_session={session}\r\n" if session else ""
+    writer.write(f"GET {prefix}/api/locations/changes?since={since} HTTP/1.1\r\nHost: {host}\r\n"
+                 f"Accept: text/event-stream\r\n{cookie}\r\n".encode())
     await writer.drain()
-    await reader.readuntil(b"\r\n\r\n")
+    head = await reader.readuntil(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 200"):
+        writer.close()
+        raise RuntimeError("the changes stream answered " + head.split(b"\r\n", 1)[0].decode())
     return reader, writer
 
 
