@@ -314,6 +314,30 @@ struct ClassTests {
         }
     }
 
+    @Test("snapshots are kept for the classes being read, within a bound on their locations together")
+    func snapshotsKeptWithinBounds() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = testConfiguration(dataDirectory: directory)
+        let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
+        for (index, classId) in ["class-a", "class-a", "class-a", "class-b", "class-b", "class-b"].enumerated() {
+            try await store.insertLocation(StoredLocation(record: StudentInformation(
+                objectId: "row\(index)", uniqueKey: "k", firstName: "F", lastName: "L", mapString: "M", mediaURL: "https://x.example",
+                latitude: 1, longitude: 1, createdAt: "2024-01-01T00:00:00.000Z", updatedAt: "2024-01-01T00:00:00.000Z"
+            ), ownerKey: nil, classId: classId))
+        }
+        var settings = LiveLocations.Settings()
+        settings.keptLocations = 4
+        let live = LiveLocations(store: store, settings: settings, logger: testLogger)
+        try await live.start()
+        #expect(try await live.snapshot(classId: "class-a").count == 3)
+        #expect(try await live.snapshot(classId: "class-b").count == 3)
+        #expect(live.keptClassMapCount == 1, "six locations do not fit in four: the older class's snapshot went")
+        #expect(try await live.snapshot(classId: "class-a").count == 3, "and is read again when asked for")
+        live.finishAll()
+        try await store.close()
+    }
+
     @Test("each class's viewers hear its changes and no other class's")
     func liveChangesStayInTheirClass() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")

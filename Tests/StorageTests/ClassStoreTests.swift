@@ -59,6 +59,12 @@ struct ClassStoreTests {
         }
     }
 
+    @Test("a session token's digest is its SHA-256 in lower-case hex")
+    func tokenDigest() {
+        #expect(SessionToken.digest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SessionToken.digest("").count == 64)
+    }
+
     @Test("a location of one class is not found, listed, counted, changed, moderated or reported from another",
           arguments: Backend.available)
     func isolation(backend: Backend) async throws {

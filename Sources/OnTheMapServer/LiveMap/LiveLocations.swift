@@ -53,6 +53,9 @@ final class LiveLocations: Sendable {
         var snapshotPageSize = 5_000
         /// Classes whose snapshot is kept in memory; the least recently read goes first.
         var keptClassMaps = 64
+        /// And locations in all those snapshots together (about 1 KB each in memory): a few big
+        /// classes cannot hold the memory 64 small ones would.
+        var keptLocations = 500_000
         init() {}
     }
 
@@ -364,8 +367,10 @@ final class LiveLocations: Sendable {
                 s.reads += 1
                 s.maps[classId] = ClassMap(records: records, lastRead: s.reads)
                 // Memory holds the classes being read, not every class of the server.
-                while s.maps.count > max(1, settings.keptClassMaps),
-                      let oldest = s.maps.filter({ $0.key != classId }).min(by: { $0.value.lastRead < $1.value.lastRead })?.key {
+                func tooMuch() -> Bool {
+                    s.maps.count > max(1, settings.keptClassMaps) || s.maps.values.reduce(0) { $0 + $1.records.count } > settings.keptLocations
+                }
+                while tooMuch(), let oldest = s.maps.filter({ $0.key != classId }).min(by: { $0.value.lastRead < $1.value.lastRead })?.key {
                     s.maps[oldest] = nil
                 }
             }
