@@ -269,9 +269,17 @@ class ModerationDialog {
       badges.length ? el('div', { class: 'moderation-badges' }, badges) : null,
       actions,
     ]);
-    actions.addEventListener('click', (event) => {
+    // One action at a time per post (a second click on Approve would find it approved).
+    let acting = false;
+    actions.addEventListener('click', async (event) => {
       const action = event.target.closest('[data-action]')?.dataset.action;
-      if (action) this.act(action, item);
+      if (!action || acting) return;
+      acting = true;
+      try {
+        await this.act(action, item);
+      } finally {
+        acting = false;
+      }
     });
     return row;
   }
