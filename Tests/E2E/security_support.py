@@ -200,8 +200,9 @@ class Account:
         return raw(self.base, "POST", "/parse/classes/StudentLocation", body, {**PARSE_HEADERS, **self.token()})
 
 
-def location(base, object_id):
-    response = raw(base, "GET", f"/parse/classes/StudentLocation/{object_id}", headers=PARSE_HEADERS)
+def location(base, object_id, reader):
+    # A new server's map is members-only: read as a member.
+    response = raw(base, "GET", f"/parse/classes/StudentLocation/{object_id}", headers={**PARSE_HEADERS, **reader.token()})
     return response.json() if response.status == 200 else None
 
 

@@ -32,7 +32,7 @@ def test_user_b_cannot_touch_or_see_user_a(cross_server):
     assert image.status == 200 and image.body[:4] == b"\x89PNG"
 
     def snapshot():
-        return (location(base, object_id), a.call("GET", "/api/pins").json(),
+        return (location(base, object_id, a), a.call("GET", "/api/pins").json(),
                 sorted(p["id"] for p in a.call("GET", f"/api/pins/{pin_id}/photos").json()["photos"]))
 
     before = snapshot()
@@ -78,9 +78,9 @@ def test_user_b_cannot_touch_or_see_user_a(cross_server):
         succeeded += 1
     forged = b.post_location(uniqueKey=a.key)
     assert forged.status == 201
-    if location(base, forged.json()["objectId"])["uniqueKey"] != b.key:
+    if location(base, forged.json()["objectId"], a)["uniqueKey"] != b.key:
         succeeded += 1
-    mine = raw(base, "GET", f"/v1/StudentLocation?uniqueKey={a.key}").json()["results"]
+    mine = raw(base, "GET", f"/v1/StudentLocation?uniqueKey={a.key}", headers=a.token()).json()["results"]
     assert [record["objectId"] for record in mine] == [object_id]
 
     after = snapshot()

@@ -35,10 +35,10 @@ def settled_album(victim, pin_id):
 
 
 def victim_state(base, victim, object_id, pin_id):
-    record = location(base, object_id)
+    record = location(base, object_id, victim)
     pins = victim.call("GET", "/api/pins").json()["results"]
     photos = sorted(photo["id"] for photo in victim.call("GET", f"/api/pins/{pin_id}/photos").json()["photos"])
-    count = raw(base, "GET", "/parse/classes/StudentLocation?limit=0&count=1", headers=PARSE_HEADERS).json()["count"]
+    count = raw(base, "GET", "/parse/classes/StudentLocation?limit=0&count=1", headers={**PARSE_HEADERS, **victim.token()}).json()["count"]
     return {
         "record": record and {k: record[k] for k in ("firstName", "lastName", "mapString", "mediaURL", "latitude", "longitude", "updatedAt")},
         "pins": sorted((pin["id"], pin["latitude"], pin["longitude"]) for pin in pins),
