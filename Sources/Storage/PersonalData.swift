@@ -106,6 +106,7 @@ extension SQLStore {
                 "DELETE FROM password_resets WHERE account_key = \(bind: key)",
                 "DELETE FROM class_members WHERE account_key = \(bind: key)",
                 "DELETE FROM login_failures WHERE kind = 'account' AND subject = \(bind: email)",
+                "DELETE FROM login_failures WHERE kind = 'deletion' AND subject = \(bind: key)",
                 "DELETE FROM usage_counters WHERE name = \(bind: "search:" + key)",
                 "DELETE FROM photos WHERE pin_id IN (SELECT id FROM pins WHERE owner_key = \(bind: key))",
                 "DELETE FROM album_states WHERE pin_id IN (SELECT id FROM pins WHERE owner_key = \(bind: key))",

@@ -88,6 +88,9 @@ public struct ThrottleSubject: Sendable, Hashable {
         case device
         /// Sign-ups from a client address.
         case signUp = "signup"
+        /// Wrong passwords given to delete an account, by account key: counted apart from
+        /// logins, so guessing there cannot lock the owner out of logging in.
+        case deletion
     }
 
     public var kind: Kind

@@ -93,9 +93,12 @@ struct PersonalDataController: Sendable {
             }
         } else {
             let throttle = LoginThrottle(store: store, settings: configuration.loginThrottle, clock: configuration.clock)
-            let subjects = [ThrottleSubject(.account, me.email), ThrottleSubject(.address, context.clientAddress)]
+            // Its own counter: a session's holder guessing here slows down only this, never the owner's logins.
+            let subjects = [ThrottleSubject(.deletion, me.key)]
             if let seconds = try await throttle.retryAfter(subjects) {
-                throw RetryLater(APIError(.tooManyRequests, "rate_limited", LoginThrottle.message(retryAfter: seconds)), after: seconds)
+                let wait = seconds < 90 ? "\(seconds) seconds" : "\(Int((Double(seconds) / 60).rounded(.up))) minutes"
+                throw RetryLater(APIError(.tooManyRequests, "rate_limited",
+                                          "Too many wrong passwords; nothing was deleted. Try again in \(wait)."), after: seconds)
             }
             let password = form.password ?? ""
             guard password.utf8.count <= Passwords.maximumBytes, try await accounts.verifyPassword(password, hash: me.passwordHash) else {

@@ -36,6 +36,8 @@ struct LoginThrottle: Sendable {
         /// Sign-ups from one address (every attempt counts, not only failures): room for a
         /// class signing up in its first lesson, not for a script making thousands.
         var signUp = Policy(freeFailures: 200, maximumLock: 60)
+        /// Wrong passwords given to delete an account: as strict as logins, counted apart.
+        var deletion = Policy(freeFailures: 5)
         /// A count with no failure for this long starts again.
         var resetAfter: TimeInterval = 3600
 
@@ -45,6 +47,7 @@ struct LoginThrottle: Sendable {
             case .address: address
             case .device: device
             case .signUp: signUp
+            case .deletion: deletion
             }
         }
     }
