@@ -33,7 +33,8 @@ public protocol PersonalDataRepository: Sendable {
     /// throttling counters and search allowances. Lines of the moderation log about it stay,
     /// with every field that named it cleared, and one anonymous line records the deletion. A
     /// class it was the only teacher of passes to the server's administrators. Nil when there
-    /// is no such account; `.lastAdministrator` refusal is the caller's to check first.
+    /// is no such account. Throws `StorageError.lastAdministrator` (nothing changed) for the last
+    /// enabled administrator, checked in the same transaction, as `setAdmin` does.
     func deleteAccount(key: String, now: Date) async throws -> AccountDeletion?
 }
 
@@ -68,6 +69,9 @@ extension SQLStore {
         let deletion: AccountDeletion? = try await withTransaction { db in
             guard let email = try await db.raw("SELECT email FROM accounts WHERE key = \(bind: key)").first()?
                 .decode(column: "email", as: String.self) else { return nil }
+            guard try await db.raw("""
+                \(unsafeRaw: self.enabledAdministrators) SELECT key FROM accounts WHERE key = \(bind: key) AND (\(self.leavesAnotherAdministrator(key)))
+                """).first() != nil else { throw StorageError.lastAdministrator }
             let pins = try await db.raw("SELECT id FROM pins WHERE owner_key = \(bind: key)").all()
                 .map { try $0.decode(column: "id", as: String.self) }
             // Classes it was the only teacher of pass to the server's (other, enabled) administrators.

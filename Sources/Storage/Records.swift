@@ -160,6 +160,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     case emailTaken
     /// A class with this slug exists.
     case slugTaken
+    /// Refused, nothing changed: the account is the last enabled administrator.
+    case lastAdministrator
     case unsupportedDatabaseURL(String)
     case invalidDatabaseURL(String, String)
     case migrationFailed(String)
@@ -187,6 +189,7 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .emailTaken: "An account with this email already exists."
         case .slugTaken: "A class with this slug already exists."
+        case .lastAdministrator: "This is the last enabled administrator: promote another account first."
         case .unsupportedDatabaseURL(let url):
             "Unsupported database URL '\(url)': use sqlite:///path/to/file.sqlite or postgres://user:password@host:port/database"
         case .invalidDatabaseURL(let url, let reason): "Invalid database URL '\(url)': \(reason)."

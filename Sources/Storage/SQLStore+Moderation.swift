@@ -53,14 +53,14 @@ extension SQLStore {
     /// key order (`enabledAdministrators`), so of two statements racing to remove the last two,
     /// the second waits for the first, then sees its change and refuses; SQLite runs one
     /// writing statement at a time.
-    private func leavesAnotherAdministrator(_ accountKey: String) -> SQLQueryString {
+    func leavesAnotherAdministrator(_ accountKey: String) -> SQLQueryString {
         let others: SQLQueryString = isPostgres
             ? "EXISTS (SELECT 1 FROM enabled_admins WHERE enabled_admins.key <> \(bind: accountKey))"
             : "EXISTS (SELECT 1 FROM accounts other WHERE other.is_admin = 1 AND other.disabled_at IS NULL AND other.key <> \(bind: accountKey))"
         return "is_admin = 0 OR disabled_at IS NOT NULL OR " + others
     }
 
-    private var enabledAdministrators: String {
+    var enabledAdministrators: String {
         isPostgres ? "WITH enabled_admins AS (SELECT key FROM accounts WHERE is_admin = 1 AND disabled_at IS NULL ORDER BY key FOR UPDATE)" : ""
     }
 

@@ -106,12 +106,13 @@ struct PersonalDataController: Sendable {
                 throw APIError(.forbidden, "wrong_password", "The password is not right; nothing was deleted.")
             }
         }
-        if me.isAdmin, try await !store.accountSummaries().contains(where: { $0.account.key != me.key && $0.account.isAdmin && $0.account.disabledAt == nil }) {
+        let deletion: AccountDeletion?
+        do {
+            deletion = try await writes.deleteAccount(key: me.key, now: configuration.clock.now())
+        } catch StorageError.lastAdministrator {
             throw ModerationController.lastAdministrator
         }
-        guard let deletion = try await writes.deleteAccount(key: me.key, now: configuration.clock.now()) else {
-            throw ModerationController.accountNotFound
-        }
+        guard let deletion else { throw ModerationController.accountNotFound }
         context.logger.notice("account deleted by its owner", metadata: ["locations": "\(deletion.locationCount)", "pins": "\(deletion.pinIDs.count)"])
         var response = SessionController.clearingSessionCookies(try JSONResponse.make(["deleted": true]))
         // The device cookie named an account that is gone.

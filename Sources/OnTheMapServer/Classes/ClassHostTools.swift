@@ -11,10 +11,11 @@ public enum ClassHostTools {
 
     /// Makes a class with a fresh invite link.
     public static func create(slug: String, name: String?, visibility: MapClass.Visibility, join: MapClass.JoinRule,
-                              precision: MapClass.Precision = .city, store: any OnTheMapStore, now: Date = Date()) async throws -> MapClass {
+                              precision: MapClass.Precision = .city, approval: MapClass.Approval = .off, store: any OnTheMapStore,
+                              now: Date = Date()) async throws -> MapClass {
         if let problem = ClassSlug.problem(slug) { throw Refused(description: problem) }
         let made = MapClass(id: Identifiers.objectId(), slug: slug, name: try checkedName(name ?? slug), visibility: visibility,
-                            joinRule: join, precision: precision, inviteCode: Tokens.randomHex(bytes: 12), createdAt: now)
+                            joinRule: join, precision: precision, approval: approval, inviteCode: Tokens.randomHex(bytes: 12), createdAt: now)
         do {
             try await store.createClass(made, teacherKey: nil, now: now)
         } catch StorageError.slugTaken {

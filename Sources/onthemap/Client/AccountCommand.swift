@@ -55,8 +55,6 @@ struct AccountCommand: AsyncParsableCommand {
 extension MyDataClient {
     /// The client for the saved session's server (or `--server`).
     static func signedIn(_ stored: StoredSession, _ options: ServerOptions) throws -> MyDataClient {
-        let sessionStore = SessionStore()
-        sessionStore.session = stored.udacitySession
-        return MyDataClient(configuration: OnTheMapConfiguration(server: try options.resolve(saved: stored)), sessionStore: sessionStore)
+        MyDataClient(configuration: OnTheMapConfiguration(server: try options.resolve(saved: stored)), sessionStore: SessionStore(stored.udacitySession))
     }
 }

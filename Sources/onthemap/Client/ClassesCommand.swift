@@ -16,10 +16,8 @@ struct ClassesCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClient {
             let stored = try SessionFile.require()
-            let sessionStore = SessionStore()
-            sessionStore.session = stored.udacitySession
             let client = ClassesClient(configuration: OnTheMapConfiguration(server: try serverOptions.resolve(saved: stored)),
-                                       sessionStore: sessionStore)
+                                       sessionStore: SessionStore(stored.udacitySession))
             let list = try await client.classes()
             if json {
                 let rows = (list.classes + list.joinable).map { info -> [String: Any] in

@@ -81,9 +81,7 @@ struct StudentsCommand: AsyncParsableCommand {
 
     /// `--follow`: the live map's snapshot as the list, then a line per change until stopped.
     private func followChanges(server: URL, session: UdacitySession?) async throws {
-        let sessionStore = SessionStore()
-        sessionStore.session = session
-        let live = LiveLocationClient(configuration: OnTheMapConfiguration(server: server), sessionStore: sessionStore)
+        let live = LiveLocationClient(configuration: OnTheMapConfiguration(server: server), sessionStore: SessionStore(session))
         var names: [String: String] = [:]
         var listed = false
         var interrupted = false
@@ -179,9 +177,7 @@ enum StudentLoader {
     /// session when there is one (a members-only class's map is for its members).
     @MainActor
     static func load(server: URL, session: UdacitySession?, count: Int?, showProgress: Bool) async throws -> [StudentInformation] {
-        let sessionStore = SessionStore()
-        sessionStore.session = session
-        let client = StudentLocationClient(configuration: OnTheMapConfiguration(server: server), sessionStore: sessionStore)
+        let client = StudentLocationClient(configuration: OnTheMapConfiguration(server: server), sessionStore: SessionStore(session))
         let store = StudentStore(source: client, pageSize: min(100, count ?? 100))
         let bar = ProgressBar(label: "Loading students", enabled: showProgress && Console.stderrIsTerminal)
         defer { bar.finish() }

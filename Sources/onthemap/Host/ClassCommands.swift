@@ -50,12 +50,9 @@ struct ClassCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withHostStore(database) { store in
-                var made = try await refusalsAsValidation {
-                    try await ClassHostTools.create(slug: slug, name: name, visibility: visibility, join: join, precision: precision, store: store)
-                }
-                if approval != .off {
-                    made.approval = approval
-                    try await store.updateClass(made)
+                let made = try await refusalsAsValidation {
+                    try await ClassHostTools.create(slug: slug, name: name, visibility: visibility, join: join, precision: precision,
+                                                    approval: approval, store: store)
                 }
                 print("Created the class \(made.slug) (\(made.visibility.rawValue), join: \(made.joinRule.rawValue)).")
                 print("Add its teacher: onthemap admin class add-member \(made.slug) EMAIL --role teacher")
