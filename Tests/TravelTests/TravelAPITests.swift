@@ -276,6 +276,35 @@ struct TravelAPITests {
         }
     }
 
+    @Test("Deleting an account deletes every one of its photos where they are kept (folder or bucket), and no one else's")
+    func deleteAccountPhotos() async throws {
+        try await withTravelServer { context in
+            // The first account is the server's administrator, who cannot leave this way.
+            let staying = try await context.client.signUp()
+            let leaving = try await context.client.signUp()
+            let first = try #require(try await context.client.dropPin(leaving).string("id"))
+            let second = try #require(try await context.client.dropPin(leaving, latitude: 35.68, longitude: 139.69).string("id"))
+            let kept = try #require(try await context.client.dropPin(staying).string("id"))
+            for (user, pin) in [(leaving, first), (leaving, second), (staying, kept)] {
+                _ = try await context.client.settledAlbum(user, pin)
+            }
+            let before = await storedPhotos(in: context.dataDirectory)
+            #expect(before.contains { $0.hasPrefix("\(first)/") } && before.contains { $0.hasPrefix("\(second)/") })
+
+            try await context.client.execute(uri: "/api/account/delete", method: .post, headers: leaving.headers,
+                                             body: json(["password": "correct horse"])) { response throws in
+                #expect(response.status == .ok, "\(response.text)")
+            }
+            let after = await storedPhotos(in: context.dataDirectory)
+            #expect(after.allSatisfy { $0.hasPrefix("\(kept)/") })
+            #expect(after == before.filter { $0.hasPrefix("\(kept)/") })
+            #expect(!FileManager.default.fileExists(atPath: context.dataDirectory.appendingPathComponent("photos/\(first)").path))
+            try await context.client.execute(uri: "/api/pins/\(kept)/photos", method: .get, headers: staying.headers) { response throws in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
     @Test("Another user's pins and photos answer 404 for every route")
     func ownership() async throws {
         try await withTravelServer { context in
