@@ -4,14 +4,15 @@
 // server places every post there; the preview asks it where first, says "You will appear at
 // …" and puts its pin on that spot. In a class whose posts wait for a moderator's approval
 // the sheet says so first, and once saved the confirmation says the post is waiting rather
-// than showing it on the map (approval.js keeps saying so until a moderator decides).
+// than showing it on the map (approval.js keeps saying so until a moderator decides). An
+// archived class's map is read-only: the pin button says so instead of opening the sheet.
 import { geocode, placement, createLocation, updateLocation, fetchOwnLocation } from './api.js';
 import { el, safeURL, setBusy, showAlert, confirmAction, describeFailure } from './ui.js';
 import { addBaseLayers, mapOptions, pinIcon } from './map.js';
 import { state, loadWorld } from './state.js';
 import { refreshAll } from './students.js';
 import { refuseWhileOffline } from './connection.js';
-import { shownPrecision, shownApproval } from './classes.js';
+import { shownPrecision, shownApproval, shownArchived, checkArchived, ARCHIVED_MESSAGE } from './classes.js';
 import { isWaiting, canModerate, noteOwnPost } from './approval.js';
 import { checkAccount } from './moderation.js';
 import { $ } from './dom.js';
@@ -25,6 +26,7 @@ const PLACED_SPAN = {
 };
 
 let sheet = null;
+const ARCHIVED_TITLE = 'This Class Is Archived';
 
 /** The pin button: asks before replacing a posted location, opens the sheet, then shows
  *  the saved location on the map. */
@@ -32,6 +34,10 @@ export async function addLocation() {
   const button = $('add-location-button');
   if (button.disabled) return;
   if (await refuseWhileOffline('Posting your location')) return;
+  if (shownArchived()) {
+    await showAlert(ARCHIVED_TITLE, ARCHIVED_MESSAGE);
+    return;
+  }
   button.disabled = true;
   let existing = null;
   try {
@@ -406,7 +412,13 @@ class AddLocationSheet {
       this.close({ objectId, location: body });
     } catch (error) {
       setBusy(this.finishButton, false);
-      if (error.kind === 'auth') {
+      if (error.status === 403 && await checkArchived()) {
+        // Archived since the map was loaded: nothing here can be saved.
+        this.close(null);
+        await showAlert(ARCHIVED_TITLE, `Your location was not saved. ${ARCHIVED_MESSAGE}`);
+      } else if (error.status === 403) {
+        await showAlert('Not Allowed', `Your location was not saved: ${error.message}`);
+      } else if (error.kind === 'auth') {
         await showAlert('Please Log In Again', `Your location was not saved: ${error.message} Log out and log in again, then retry.`);
       } else {
         const { title, message } = describeFailure(error, 'saving your location');

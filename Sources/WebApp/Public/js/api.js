@@ -185,8 +185,8 @@ export async function fetchClasses() {
   };
 }
 
-/** A class as I see it (`{ slug, name, visibility, join, precision, approval, role, invite_url? }`); `code` is an
- *  invite link's, which lets a non-member see the class it invites to. */
+/** A class as I see it (`{ slug, name, visibility, join, precision, approval, archived, role, invite_url? }`);
+ *  `code` is an invite link's, which lets a non-member see the class it invites to. */
 export async function fetchClass(slug, code = null) {
   return request(classURL(slug, code ? `?code=${encodeURIComponent(code)}` : ''));
 }
@@ -195,10 +195,18 @@ export async function createClass({ slug, name, visibility, join, precision, app
   return request('/api/classes', { method: 'POST', body: { slug, name, visibility, join, precision, approval } });
 }
 
-/** Changes `{ name?, visibility?, join?, precision?, approval? }` (teachers); resolves to the
- *  class. A coarser precision moves the class's posts at once, for good. */
+/** Changes `{ name?, visibility?, join?, precision?, approval?, archived? }` (teachers);
+ *  resolves to the class. A coarser precision moves the class's posts at once, for good; an
+ *  archived class is read-only for everyone until `archived: false`. */
 export async function updateClass(slug, changes) {
   return request(classURL(slug), { method: 'PATCH', body: changes });
+}
+
+/** Deletes the class for good, with its locations, roster, reports and invite link
+ *  (teachers). `confirm` is its slug typed again: anything else is refused (`confirm_slug`),
+ *  and so is the server's default class (`default_class`). */
+export async function deleteClass(slug, confirm) {
+  await request(classURL(slug), { method: 'DELETE', body: { confirm } });
 }
 
 /** A new invite link (the old one stops working), or with `revoke` none at all. */

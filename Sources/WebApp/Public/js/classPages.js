@@ -98,9 +98,10 @@ export async function showJoin(slug, code) {
     return;
   }
   text.textContent = `You are invited to join ${view.name}. ${VISIBILITY_WORDS[view.visibility] || ''}`.trim();
-  // The server shows a closed class to the holder of its link, so that this page can say so.
-  if (view.join === 'closed') {
-    showFormMessage('join-error', joinFailure({ code: 'join_closed' }, view.slug));
+  // The server shows a closed (or archived) class to the holder of its link, so that this
+  // page can say so.
+  if (view.archived || view.join === 'closed') {
+    showFormMessage('join-error', joinFailure({ code: view.archived ? 'class_archived' : 'join_closed' }, view.slug));
     return;
   }
   button.querySelector('.button-label').textContent = `Join ${view.name}`;
@@ -133,6 +134,8 @@ function joinFailure(error, slug) {
       return `This server has no class “${slug}”. Check the link your teacher gave you.`;
     case 'join_closed':
       return 'This class takes no new members now: its teacher closed the class. Ask them to add you.';
+    case 'class_archived':
+      return 'This class is archived: its teacher ended the term, so it takes no new members.';
     case 'invalid_invite':
     case 'not_a_member':
       return 'This invite link does not work any more: the teacher made a new one, revoked it, or closed the class to new members. Ask your teacher for the current link.';

@@ -3,8 +3,10 @@
 // its invite link; choose where its students appear (their exact point, town, region or
 // country: a coarser level moves everyone already on the map, so it is confirmed first);
 // whether posts wait for a moderator's approval (none, a member's first, every post and move);
-// and manage the roster (roles, removing, adding by email). Moderators see the roster; every
-// member can leave the class.
+// and manage the roster (roles, removing, adding by email). At the end of term they archive
+// the class (its map read-only for everyone, its posts kept) or reopen it, or delete it with
+// its map for good once its address is typed again. Moderators see the roster; every member
+// can leave the class.
 import * as api from './api.js';
 import { state } from './state.js';
 import { go } from './router.js';
@@ -37,12 +39,17 @@ const APPROVING = {
   'new-members': 'A member’s first post waits for a moderator’s approval.',
   all: 'Every post and move waits for a moderator’s approval.',
 };
+const ARCHIVED_INTRO = 'This class is archived: its map is read-only, with its posts kept.';
+const END_OF_TERM = {
+  open: 'At the end of term, archive the class: its map becomes read-only for everyone. Its posts stay to be seen, but nobody can post, move or delete a location in it, and nobody can join. You can reopen it at any time.',
+  archived: 'The class is archived: its map is read-only for everyone. Its posts stay to be seen, but nobody can post, move or delete a location in it, and nobody can join. Reopen it to let its members post again.',
+};
 const COARSER_TITLES = { city: 'Show Students by Town?', region: 'Show Students by Region?', country: 'Show Students by Country?' };
 /** How long a role select waits after a change before saving it: arrowing through the
  *  choices from the keyboard saves only the one the student stops on. */
 const ROLE_SAVE_DELAY_MS = 500;
 const MESSAGES = ['settings-error', 'class-form-error', 'class-form-done', 'invite-error', 'invite-done',
-  'members-error', 'members-done', 'leave-error'];
+  'members-error', 'members-done', 'leave-error', 'archive-error', 'archive-done', 'delete-class-error'];
 
 function memberName(member) {
   return `${member.first_name || ''} ${member.last_name || ''}`.trim() || member.email || 'A member';
@@ -71,6 +78,19 @@ class SettingsPage {
       if (button) this.removeMember(button.dataset.remove);
     });
     $('leave-button').addEventListener('click', () => this.leave());
+    $('archive-button').addEventListener('click', () => this.changeArchived());
+    $('delete-class-confirm').addEventListener('input', () => this.renderDeleteButton());
+    // Enter with the Delete button still off submits nothing: it says what is missing.
+    $('delete-class-confirm').addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && $('delete-class-button').disabled) {
+        event.preventDefault();
+        this.deleteClass();
+      }
+    });
+    $('delete-class-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.deleteClass();
+    });
   }
 
   get manages() { return Boolean(this.me && this.me.can_manage_class); }
@@ -80,7 +100,8 @@ class SettingsPage {
     const attempt = ++this.attempt;
     this.slug = slug;
     for (const id of MESSAGES) showFormMessage(id, '');
-    for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'leave-section']) $(id).hidden = true;
+    for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'leave-section', 'end-section']) $(id).hidden = true;
+    $('delete-class-confirm').value = '';
     $('settings-title').textContent = 'Class settings';
     $('settings-intro').textContent = 'Loading the class…';
     // Back to the map as it was shown when it is this class's, else to this class's map.
@@ -113,12 +134,7 @@ class SettingsPage {
     const role = this.me.class_role;
     $('settings-title').textContent = view.name;
     document.title = `Settings · ${view.name} · On the Map`;
-    const who = role ? `You are ${role === 'student' ? 'a student' : `a ${role}`} in this class.`
-      : this.manages ? 'You manage this class as an administrator of this server.' : '';
-    const rules = `Its map is at /c/${view.slug}: ${VISIBILITY[view.visibility] || view.visibility}, and ${JOINING[view.join] || view.join}.`;
-    const appearing = APPEARING[view.precision] || '';
-    const approving = APPROVING[view.approval] || '';
-    $('settings-intro').textContent = `${who} ${rules} ${appearing} ${approving}`.replace(/\s+/g, ' ').trim();
+    this.renderIntro();
 
     $('class-form').hidden = !this.manages;
     if (this.manages) {
@@ -138,6 +154,41 @@ class SettingsPage {
     if (this.manages) this.renderInvite();
     // Everyone is in the default class; leaving it is not a thing.
     $('leave-section').hidden = !role || view.slug === defaultClass();
+    $('end-section').hidden = !this.manages;
+    if (this.manages) this.renderEndOfTerm();
+  }
+
+  renderIntro() {
+    const view = this.view;
+    const role = this.me.class_role;
+    const archived = view.archived ? ARCHIVED_INTRO : '';
+    const who = role ? `You are ${role === 'student' ? 'a student' : `a ${role}`} in this class.`
+      : this.manages ? 'You manage this class as an administrator of this server.' : '';
+    const rules = `Its map is at /c/${view.slug}: ${VISIBILITY[view.visibility] || view.visibility}, and ${JOINING[view.join] || view.join}.`;
+    const appearing = APPEARING[view.precision] || '';
+    const approving = APPROVING[view.approval] || '';
+    $('settings-intro').textContent = `${archived} ${who} ${rules} ${appearing} ${approving}`.replace(/\s+/g, ' ').trim();
+  }
+
+  renderEndOfTerm() {
+    const archived = Boolean(this.view.archived);
+    const about = $('archive-state');
+    about.className = archived ? 'note' : 'class-hint';
+    about.textContent = archived ? END_OF_TERM.archived : END_OF_TERM.open;
+    $('archive-button').querySelector('.button-label').textContent = archived ? 'Reopen Class' : 'Archive Class';
+    // The server's default class can be archived, never deleted.
+    const deletable = this.view.slug !== defaultClass();
+    $('delete-class-form').hidden = !deletable;
+    $('delete-class-default').hidden = deletable;
+    $('delete-class-slug').textContent = this.view.slug;
+    this.renderDeleteButton();
+  }
+
+  /** The Delete button works only once the class's address is typed exactly. */
+  renderDeleteButton() {
+    const button = $('delete-class-button');
+    if (button.classList.contains('busy')) return;
+    button.disabled = !this.view || $('delete-class-confirm').value.trim() !== this.view.slug;
   }
 
   renderInvite() {
@@ -380,6 +431,80 @@ class SettingsPage {
     }
   }
 
+  // ---- end of term ----
+
+  async changeArchived() {
+    const archive = !this.view.archived;
+    const name = this.view.name;
+    if (archive) {
+      const sure = await confirmAction(`Archive ${name}?`,
+        'Its map becomes read-only for everyone: its posts stay, but nobody can post, move or delete a location, and nobody can join. You can reopen it at any time.',
+        'Archive');
+      if (!sure) return;
+    }
+    for (const id of ['archive-error', 'archive-done']) showFormMessage(id, '');
+    const attempt = this.attempt;
+    const button = $('archive-button');
+    setBusy(button, true, archive ? 'Archiving…' : 'Reopening…');
+    try {
+      const view = await api.updateClass(this.slug, { archived: archive });
+      classChanged(view);
+      setBusy(button, false);
+      if (attempt !== this.attempt) return;
+      this.view = { ...this.view, ...view };
+      // Only what archiving changes: a half-edited form above keeps what was typed.
+      this.renderIntro();
+      this.renderEndOfTerm();
+      this.say('archive-done', archive
+        ? `${name} is archived: its map is read-only, and its posts stay.`
+        : `${name} is open again: its members can post.`);
+    } catch (error) {
+      setBusy(button, false);
+      if (attempt !== this.attempt) return;
+      showFormMessage('archive-error', formFailureMessage(error, archive ? 'Archiving the class failed.' : 'Reopening the class failed.'));
+    }
+    // Busy, the button lost the focus: it comes back to it (now Reopen, or Archive).
+    button.focus();
+  }
+
+  async deleteClass() {
+    const button = $('delete-class-button');
+    if (button.classList.contains('busy')) return;
+    const field = $('delete-class-confirm');
+    const typed = field.value.trim();
+    const slug = this.view.slug;
+    showFormMessage('delete-class-error', '');
+    if (typed !== slug) {
+      showFormMessage('delete-class-error', `Type the class’s address, ${slug}, exactly as shown to delete it.`);
+      field.focus();
+      return;
+    }
+    const name = this.view.name;
+    const attempt = this.attempt;
+    setBusy(button, true, 'Deleting…');
+    try {
+      await api.deleteClass(slug, typed);
+      setBusy(button, false);
+      field.value = '';
+      this.renderDeleteButton();
+      // Gone from the list of classes either way; away from its page only while it shows.
+      if (attempt !== this.attempt) classMembershipChanged(slug);
+      else {
+        await this.offTheClass(slug, 'Class Deleted',
+          `${name} is deleted, with every location on its map, its memberships, its reports and its invite link.`);
+      }
+    } catch (error) {
+      setBusy(button, false);
+      if (attempt !== this.attempt) return;
+      this.renderDeleteButton();
+      showFormMessage('delete-class-error', error.code === 'confirm_slug'
+        ? `Type the class’s address, ${slug}, exactly as shown to delete it.`
+        : formFailureMessage(error, 'Deleting the class failed.'));
+      field.focus();
+      field.select();
+    }
+  }
+
   // ---- leaving ----
 
   async leave() {
@@ -404,9 +529,16 @@ class SettingsPage {
 
   /** Off the roster: back to the default class's map, saying so. */
   async left(name) {
-    classMembershipChanged(this.slug);
+    await this.offTheClass(this.slug, 'You Left the Class', `You are no longer in ${name}.`);
+  }
+
+  /** Off the class (left it, or deleted it): back to the default class's map, saying so in an
+   *  alert; once it is dismissed, the focus goes to the class button. */
+  async offTheClass(slug, title, message) {
+    classMembershipChanged(slug);
     go(classAddress(state.tab, null));
-    await showAlert('You Left the Class', `You are no longer in ${name}.`);
+    await showAlert(title, message);
+    if (!$('main-scene').hidden) $('class-button').focus();
   }
 
   /** Shows a confirmation in its status box so that screen readers say it even when the same

@@ -44,6 +44,29 @@ export function shownApproval() {
   return view && APPROVALS.includes(view.approval) ? view.approval : null;
 }
 
+/** What an archived class (read-only since the end of term) says to whoever tries to post. */
+export const ARCHIVED_MESSAGE = 'Its teacher archived it at the end of term: its map is read-only. Everything on it stays to be seen, but nobody can post, move or delete a location in it any more.';
+
+/** Whether the shown class is archived, as far as known (false until a class answer said it). */
+export function shownArchived() {
+  const view = knownClass(currentClass() || defaultClass());
+  return Boolean(view && view.archived);
+}
+
+/** Asks the server again whether the shown class is archived (after it refused a post that
+ *  the last answer would have let through); resolves to false when it cannot say. */
+export async function checkArchived() {
+  const slug = currentClass() || defaultClass();
+  if (!slug) return false;
+  try {
+    const view = await api.fetchClass(slug);
+    classChanged(view);
+    return Boolean(view && view.archived);
+  } catch {
+    return false;
+  }
+}
+
 /** The last list of classes (`api.fetchClasses`), for the account it was asked for. */
 let listed = null;
 let listedFor = null;
@@ -102,12 +125,15 @@ function showClassName({ announce = false } = {}) {
   if (view) setCurrentClassName(view.name);
   const name = currentClassName() || (currentClass() ? currentClass() : 'Classes');
   $('class-name').textContent = name;
-  $('class-button').title = view && view.role ? `${name} (${ROLE_NAMES[view.role] || view.role})` : name;
+  const about = [view && view.role ? ROLE_NAMES[view.role] || view.role : null, view && view.archived ? 'archived' : null].filter(Boolean);
+  $('class-button').title = about.length ? `${name} (${about.join(', ')})` : name;
   if (!$('main-scene').hidden) {
     const tab = state.tab;
     document.title = pageTitle(`${tab[0].toUpperCase()}${tab.slice(1)}`);
   }
-  if (announce && currentClassName()) $('class-status').textContent = `Showing the map of ${currentClassName()}.`;
+  if (announce && currentClassName()) {
+    $('class-status').textContent = `Showing the map of ${currentClassName()}.${view && view.archived ? ' It is archived: its map is read-only.' : ''}`;
+  }
 }
 
 /** The address shows class `slug` (null: the default class): when that is another class than
@@ -162,7 +188,10 @@ export function classChanged(view) {
     for (const list of [listed.classes, listed.joinable]) {
       const index = list.findIndex((item) => item.slug === view.slug);
       if (index >= 0) {
-        list[index] = { ...list[index], name: view.name, visibility: view.visibility, join: view.join, precision: view.precision, approval: view.approval };
+        list[index] = {
+          ...list[index], name: view.name, visibility: view.visibility, join: view.join, precision: view.precision,
+          approval: view.approval, archived: view.archived,
+        };
       }
     }
   }
@@ -216,17 +245,20 @@ class ClassesSheet {
       (ROLE_ORDER[a.role] ?? 3) - (ROLE_ORDER[b.role] ?? 3) || a.name.localeCompare(b.name));
     $('my-classes').replaceChildren(...mine.map((item) => this.classRow(item, item.slug === shown)));
     $('my-classes-section').hidden = mine.length === 0;
-    $('joinable-classes').replaceChildren(...answer.joinable.map((item) => this.joinableRow(item)));
-    $('joinable-section').hidden = answer.joinable.length === 0;
+    // An archived class takes no new members: it is not offered.
+    const joinable = answer.joinable.filter((item) => !item.archived);
+    $('joinable-classes').replaceChildren(...joinable.map((item) => this.joinableRow(item)));
+    $('joinable-section').hidden = joinable.length === 0;
     $('create-class-link').hidden = !answer.can_create;
-    $('classes-status').textContent = mine.length === 0 && answer.joinable.length === 0
+    $('classes-status').textContent = mine.length === 0 && joinable.length === 0
       ? 'You are in no class yet: open the invite link your teacher gave you.'
       : `${mine.length === 1 ? '1 class' : `${mine.length} classes`} of yours.`;
   }
 
   classRow(item, current) {
     const precision = PRECISION_LABELS[item.precision];
-    const role = [ROLE_NAMES[item.role], precision, APPROVAL_LABELS[item.approval]].filter(Boolean).join(' · ');
+    const role = [ROLE_NAMES[item.role], item.archived ? 'Archived' : null, precision, APPROVAL_LABELS[item.approval]]
+      .filter(Boolean).join(' · ');
     const link = el('a', {
       class: 'class-row', href: `#/${linkTo('map', item.slug)}`, 'aria-current': current ? 'true' : null,
       dataset: { slug: item.slug },
