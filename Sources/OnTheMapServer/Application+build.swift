@@ -136,6 +136,16 @@ func buildRouter(
     ClassController(accounts: accounts, directory: directory, writes: writes).addRoutes(to: api)
     PersonalDataController(accounts: accounts, writes: writes).addRoutes(to: api)
 
+    let ltiHTTP = URLSessionSignInClient()
+    let ltiPlatforms = LTIPlatforms(store: store, http: ltiHTTP, clock: configuration.clock)
+    let ltiKeys = LTIToolKeys(store: store, clock: configuration.clock)
+    let lti = LTIController(
+        accounts: accounts, platforms: ltiPlatforms, keys: ltiKeys, provisioning: LTIProvisioning(accounts: accounts, directory: directory),
+        roster: LTIRosterSync(store: store, keys: ltiKeys, http: ltiHTTP, writes: writes, clock: configuration.clock))
+    lti.addRoutes(root: root)
+    lti.addRoutes(api: api)
+    LTIRegistration(store: store, platforms: ltiPlatforms, publicOrigin: accounts.publicOrigin, clock: configuration.clock).addRoutes(root: root)
+
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache, writes: writes)
         .addRoutes(to: router.group("parse/classes/StudentLocation")
             .add(middleware: ParseCredentialsMiddleware(
@@ -157,7 +167,7 @@ func buildRouter(
     )
         .addRoutes(to: api)
 
-    WebAppRoutes(configuration: configuration, logger: logger).register(on: router)
+    WebAppRoutes(configuration: configuration, logger: logger).register(on: router, framing: ltiPlatforms)
     return router
 }
 

@@ -146,6 +146,7 @@ public protocol ClassRepository: Sendable {
     /// Throws `StorageError.slugTaken` when the slug is in use.
     func createClass(_ mapClass: MapClass, teacherKey: String?, now: Date) async throws
     func mapClass(slug: String) async throws -> MapClass?
+    func mapClass(id: String) async throws -> MapClass?
     /// Every class, by slug, with its counts.
     func classSummaries() async throws -> [ClassSummary]
     /// Saves name, visibility, join rule and invite code; false when the class is gone.

@@ -51,6 +51,17 @@ public enum DatabaseCopy {
         // A session signed in through a provider keeps what logging out there needs.
         ("session_sign_ins", "session_id", [("session_id", .text), ("provider", .text), ("id_token", .optionalText),
                                             ("access_token", .optionalText)]),
+        // LTI: the registered platforms, the tool's keys, which class each course opens, rosters.
+        ("lti_platforms", "id", [("id", .text), ("issuer", .text), ("client_id", .text), ("name", .text), ("auth_url", .text),
+                                 ("token_url", .text), ("jwks_url", .text), ("trust_email", .int), ("created_at", .text)]),
+        ("lti_deployments", "platform_id,deployment_id", [("platform_id", .text), ("deployment_id", .text)]),
+        ("lti_keys", "kid", [("kid", .text), ("private_key", .text), ("created_at", .text), ("retired_at", .optionalText)]),
+        ("lti_courses", "platform_id,deployment_id,context_id,class_id", [
+            ("platform_id", .text), ("deployment_id", .text), ("context_id", .text), ("class_id", .text), ("course_class", .int),
+            ("memberships_url", .optionalText), ("synced_at", .optionalText),
+        ]),
+        ("lti_roster", "class_id,platform_id,subject", [("class_id", .text), ("platform_id", .text), ("subject", .text), ("name", .text),
+                                                        ("roles", .text), ("in_course", .int), ("account_key", .optionalText)]),
     ]
 
     /// Tables deliberately not copied, and why. Every table of the source must be copied or
@@ -62,6 +73,8 @@ public enum DatabaseCopy {
         ("sign_in_handoffs", "an app's one-time sign-in codes live two minutes"),
         ("login_failures", "failed-login counters restart (a copy is made with the servers stopped)"),
         ("usage_counters", "photo-search allowances are per minute and per hour, and restart"),
+        ("lti_logins", "LTI launches under way expire within minutes; one caught by the move starts again from the course"),
+        ("lti_tickets", "one-time LTI hand-offs live minutes (a registration invite a day): the host makes a new one"),
     ]
 
     static let pageSize = 500

@@ -160,6 +160,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
     case emailTaken
     /// A class with this slug exists.
     case slugTaken
+    /// An LTI platform with this issuer and client id is registered.
+    case platformExists
     /// Refused, nothing changed: the account is the last enabled administrator.
     case lastAdministrator
     case unsupportedDatabaseURL(String)
@@ -189,6 +191,7 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .emailTaken: "An account with this email already exists."
         case .slugTaken: "A class with this slug already exists."
+        case .platformExists: "A platform with this issuer and client id is already registered."
         case .lastAdministrator: "This is the last enabled administrator: promote another account first."
         case .unsupportedDatabaseURL(let url):
             "Unsupported database URL '\(url)': use sqlite:///path/to/file.sqlite or postgres://user:password@host:port/database"

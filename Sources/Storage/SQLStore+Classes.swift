@@ -27,6 +27,12 @@ extension SQLStore {
         }
     }
 
+    public func mapClass(id: String) async throws -> MapClass? {
+        try await withDatabase { db in
+            try await db.raw("SELECT * FROM classes WHERE id = \(bind: id)").first().map(Self.mapClass(from:))
+        }
+    }
+
     public func classSummaries() async throws -> [ClassSummary] {
         try await withDatabase { db in
             try await db.raw("""
@@ -218,6 +224,8 @@ extension SQLStore {
                 "DELETE FROM location_reports WHERE object_id IN (SELECT object_id FROM student_locations WHERE class_id = \(bind: id))",
                 "DELETE FROM student_locations WHERE class_id = \(bind: id)",
                 "DELETE FROM class_members WHERE class_id = \(bind: id)",
+                "DELETE FROM lti_courses WHERE class_id = \(bind: id)",
+                "DELETE FROM lti_roster WHERE class_id = \(bind: id)",
                 // The log's copies of its posts go too; the deletions just logged tell viewers.
                 "DELETE FROM location_changes WHERE class_id = \(bind: id) AND kind <> 'deleted'",
                 "DELETE FROM classes WHERE id = \(bind: id)",

@@ -21,6 +21,18 @@ struct ClassAccess: Sendable {
         return signedIn.role ?? (mapClass.joinRule == .open ? .student : nil)
     }
 
+    /// The class a route names by slug, with the caller's role in it (an unknown slug is
+    /// `ClassController.unknown`).
+    static func named(_ slug: String, for caller: Caller, directory: ClassDirectory, store: any OnTheMapStore) async throws -> (MapClass, ClassAccess) {
+        guard ClassSlug.isWellFormed(slug), let found = try await directory.mapClass(slug: slug) else { throw ClassController.unknown }
+        var caller = caller
+        if let signedIn = caller.signedIn {
+            let role = try await store.role(classId: found.id, accountKey: signedIn.accountKey)
+            caller = .signedIn(SignedIn(session: signedIn.session, account: signedIn.account, role: role))
+        }
+        return (found, ClassAccess(mapClass: found, caller: caller))
+    }
+
     var isAdministrator: Bool { caller.signedIn?.isAdministrator == true }
     var isMember: Bool { role != nil }
 

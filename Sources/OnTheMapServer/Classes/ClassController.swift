@@ -260,14 +260,7 @@ struct ClassController: Sendable {
 
     /// The class the path names and the caller's rights there (one query for the role).
     private func classAccess(_ context: AppRequestContext) async throws -> (MapClass, ClassAccess) {
-        let slug = context.parameters.get("slug") ?? ""
-        guard ClassSlug.isWellFormed(slug), let found = try await directory.mapClass(slug: slug) else { throw Self.unknown }
-        var caller = context.caller
-        if let signedIn = caller.signedIn {
-            let role = try await store.role(classId: found.id, accountKey: signedIn.accountKey)
-            caller = .signedIn(SignedIn(session: signedIn.session, account: signedIn.account, role: role))
-        }
-        return (found, ClassAccess(mapClass: found, caller: caller))
+        try await ClassAccess.named(context.parameters.get("slug") ?? "", for: context.caller, directory: directory, store: store)
     }
 
     private func detail(_ mapClass: MapClass, role: ClassRole?, access: ClassAccess?, request: Request,

@@ -39,6 +39,13 @@ final class ClassDirectory: Sendable {
         return found
     }
 
+    /// The class with this id (read from the database, then kept by its slug).
+    func mapClass(id: String) async throws -> MapClass? {
+        guard let found = try await store.mapClass(id: id) else { return nil }
+        remember(found)
+        return found
+    }
+
     /// The class the unprefixed routes serve (made at start when missing).
     func defaultClass() async throws -> MapClass {
         guard let found = try await mapClass(slug: defaultSlug) else { throw DefaultClassMissing(slug: defaultSlug) }

@@ -38,18 +38,28 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
         return try await next(request, context)
     }
 
+    /// LTI's browser steps arrive as HTML form posts from the platform's pages; each is
+    /// proven by what it carries (a signed token and a state bound to the browser), not by
+    /// where it comes from.
+    static var ltiFromPlatforms: Set<String> { ["/lti/login", "/lti/launch"] }
+    /// The deep-linking picker's form: this site's own page, form-encoded, carrying a
+    /// one-time ticket.
+    static var ltiOwnForms: Set<String> { ["/lti/deep-link"] }
+
     func refusal(for request: Request) -> Refusal? {
         switch request.method {
         case .get, .head, .options: return nil
         default: break
         }
         if request.headers[SessionCredential.headerName] != nil { return nil }
+        let path = request.uri.path
+        if Self.ltiFromPlatforms.contains(path) { return nil }
         if let site = request.headers[Self.fetchSiteHeader]?.lowercased() {
             guard site == "same-origin" || site == "none" else { return .crossSite("Sec-Fetch-Site: \(site)") }
         } else if let origin = request.headers[.origin] {
             guard isOwnOrigin(origin, host: request.head.authority) else { return .crossSite("Origin: \(origin)") }
         }
-        if let type = request.headers[.contentType], hasBody(request), !Self.isJSON(type) {
+        if let type = request.headers[.contentType], hasBody(request), !Self.isJSON(type), !Self.ltiOwnForms.contains(path) {
             return .notJSON(type)
         }
         return nil

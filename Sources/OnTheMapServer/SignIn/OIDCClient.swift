@@ -42,30 +42,23 @@ final class OIDCClient: Sendable {
 
     let settings: OIDCProviderSettings
     let http: any SignInHTTPClient
-    let keyRefetchInterval: TimeInterval
-    /// Signature algorithms accepted; never `none` nor a shared-secret HMAC.
-    static let acceptedAlgorithms: Set<String> = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+    /// The provider's keys, at the `jwks_uri` its discovery document names.
+    private let keySet: RemoteKeySet
     /// Clock skew allowed on `exp` and `iat`.
     static let leeway: TimeInterval = 60
 
-    private struct Cache: Sendable {
-        var metadata: Metadata?
-        var keys: JWTKeyCollection?
-        var kids: Set<String> = []
-        var keysFetchedAt: Date = .distantPast
-    }
-    private let cache = Mutex(Cache())
+    private let cachedMetadata = Mutex<Metadata?>(nil)
 
     init(settings: OIDCProviderSettings, http: any SignInHTTPClient, keyRefetchInterval: TimeInterval = 30) {
         self.settings = settings
         self.http = http
-        self.keyRefetchInterval = keyRefetchInterval
+        keySet = RemoteKeySet(http: http, refetchInterval: keyRefetchInterval)
     }
 
     // MARK: Discovery
 
     func metadata() async throws -> Metadata {
-        if let cached = cache.withLock({ $0.metadata }) { return cached }
+        if let cached = cachedMetadata.withLock({ $0 }) { return cached }
         let base = settings.issuer.hasSuffix("/") ? String(settings.issuer.dropLast()) : settings.issuer
         guard let url = URL(string: base + "/.well-known/openid-configuration") else { throw ProviderUnavailable("bad issuer URL") }
         let reply = try await http.send(SignInHTTPRequest(url: url))
@@ -82,7 +75,7 @@ final class OIDCClient: Sendable {
                 throw ProviderUnavailable("discovery has an endpoint that is not an http(s) URL")
             }
         }
-        cache.withLock { $0.metadata = metadata }
+        cachedMetadata.withLock { $0 = metadata }
         return metadata
     }
 
@@ -166,27 +159,15 @@ final class OIDCClient: Sendable {
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
-    private struct Header: Decodable {
-        let alg: String?
-        let kid: String?
-    }
-
     func verify(idToken: String, nonce: String, now: Date = Date()) async throws -> Identity {
-        let parts = idToken.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, idToken.utf8.count <= 16_384,
-              let headerData = Tokens.base64URLDecode(String(parts[0])),
-              let header = try? JSONDecoder().decode(Header.self, from: headerData)
-        else { throw Failure.invalidToken("not a signed JWT") }
-        guard let alg = header.alg, Self.acceptedAlgorithms.contains(alg) else {
-            throw Failure.invalidToken("algorithm \(header.alg ?? "missing") is not accepted")
-        }
-        let keys = try await keys(for: header.kid, now: now)
         let claims: IDTokenClaims
         do {
-            // A token without `kid` is tried against each of the provider's keys.
-            claims = try await keys.verify(idToken, as: IDTokenClaims.self, iteratingKeys: header.kid == nil)
-        } catch {
-            throw Failure.invalidToken("signature does not verify")
+            claims = try await keySet.verify(idToken, as: IDTokenClaims.self, now: now) {
+                guard let url = URL(string: try await metadata().jwks_uri) else { throw ProviderUnavailable("bad jwks_uri") }
+                return url
+            }
+        } catch let refusal as RemoteKeySet.Refusal {
+            throw Failure.invalidToken(refusal.description)
         }
         guard Self.sameIssuer(claims.iss.value, settings.issuer) else { throw Failure.invalidToken("wrong issuer") }
         guard claims.aud.value.contains(settings.clientID) else { throw Failure.invalidToken("wrong audience") }
@@ -203,34 +184,4 @@ final class OIDCClient: Sendable {
             givenName: claims.given_name, familyName: claims.family_name, name: claims.name
         )
     }
-
-    /// The provider's keys, fetched again when the token names a key we do not have.
-    private func keys(for kid: String?, now: Date) async throws -> JWTKeyCollection {
-        let state = cache.withLock { $0 }
-        if let keys = state.keys, kid.map({ state.kids.contains($0) }) ?? true { return keys }
-        if state.keys != nil, now.timeIntervalSince(state.keysFetchedAt) < keyRefetchInterval {
-            throw Failure.invalidToken("unknown signing key")
-        }
-        let metadata = try await metadata()
-        guard let url = URL(string: metadata.jwks_uri) else { throw ProviderUnavailable("bad jwks_uri") }
-        let reply = try await http.send(SignInHTTPRequest(url: url))
-        guard reply.status == 200 else { throw ProviderUnavailable("JWKS answered HTTP \(reply.status)") }
-        let collection = JWTKeyCollection()
-        let jwks: JWKS
-        do {
-            jwks = try JSONDecoder().decode(JWKS.self, from: reply.body)
-        } catch {
-            throw ProviderUnavailable("JWKS is not a JSON Web Key Set")
-        }
-        var kids: Set<String> = []
-        for key in jwks.keys {
-            // Keys of kinds jwt-kit cannot use are skipped rather than failing every sign-in.
-            guard (try? await collection.add(jwk: key)) != nil else { continue }
-            if let id = key.keyIdentifier?.string { kids.insert(id) }
-        }
-        cache.withLock { $0.keys = collection; $0.kids = kids; $0.keysFetchedAt = now }
-        if let kid, !kids.contains(kid) { throw Failure.invalidToken("unknown signing key") }
-        return collection
-    }
-
 }

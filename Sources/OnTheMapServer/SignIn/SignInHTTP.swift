@@ -16,11 +16,15 @@ struct SignInHTTPRequest: Sendable {
     var headers: [String: String] = [:]
     /// `application/x-www-form-urlencoded` fields (POST).
     var form: [(String, String)]? = nil
+    /// A JSON body (POST), instead of a form.
+    var json: Data? = nil
 }
 
 struct SignInHTTPReply: Sendable {
     var status: Int
     var body: Data
+    /// Header names in lower case.
+    var headers: [String: String] = [:]
 }
 
 /// A provider could not be reached or answered something unusable; its text never holds a
@@ -39,16 +43,20 @@ final class URLSessionSignInClient: SignInHTTPClient {
     }
 
     func send(_ request: SignInHTTPRequest) async throws -> SignInHTTPReply {
-        var headers: [(name: String, value: String)] = [("Accept", "application/json")]
+        var headers: [(name: String, value: String)] = request.headers["Accept"] == nil ? [("Accept", "application/json")] : []
         headers += request.headers.map { ($0.key, $0.value) }
         var body: Data?
         if let form = request.form {
             headers.append(("Content-Type", "application/x-www-form-urlencoded"))
             body = Data(FormEncoding.encode(form).utf8)
+        } else if let json = request.json {
+            headers.append(("Content-Type", "application/json"))
+            body = json
         }
         do {
             let reply = try await client.send(.init(method: request.method, url: request.url, headers: headers, body: body))
-            return SignInHTTPReply(status: reply.status, body: reply.body)
+            return SignInHTTPReply(status: reply.status, body: reply.body,
+                                   headers: Dictionary(reply.headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first }))
         } catch let failure as OutboundClient.Failure {
             // The failure names no URL (one can carry a token); the host says which provider.
             throw ProviderUnavailable("\(request.url.host ?? "provider"): \(failure.description)")

@@ -55,12 +55,17 @@ public struct WebAppRoutes: Sendable {
     /// Adds the web app to the router. Call it after the API routes: its middleware only
     /// handles requests no route answered (plus the routes it adds itself).
     public func register(on router: Router<AppRequestContext>) {
+        register(on: router, framing: nil)
+    }
+
+    /// `framing`: the LTI platforms whose course pages may frame the app for a launch's session.
+    func register(on router: Router<AppRequestContext>, framing: LTIPlatforms?) {
         if let leafletDirectory {
             logger.info("web app", metadata: ["public": "\(publicDirectory)", "leaflet": "\(leafletDirectory)"])
         } else {
             logger.warning("web app without maps: no Leaflet on this machine; install Debian's libjs-leaflet or pass --leaflet-dir")
         }
-        router.add(middleware: SecurityHeadersMiddleware(contentSecurityPolicy: contentSecurityPolicy))
+        router.add(middleware: SecurityHeadersMiddleware(contentSecurityPolicy: contentSecurityPolicy, framing: framing))
         let revalidate = CacheControl([(MediaType(type: .any), [.noCache])])
         router.add(middleware: FileMiddleware<AppRequestContext, LocalFileSystem>(
             publicDirectory, cacheControl: revalidate, searchForIndexHtml: true, logger: logger
@@ -166,11 +171,15 @@ public struct WebAppRoutes: Sendable {
 }
 
 /// Content-Security-Policy (no inline script), nosniff, a strict referrer policy and no
-/// framing, on every response that passes through it.
+/// framing, on every response that passes through it. A request carrying a launch's cookie
+/// (`LTIController.embeddedCookie`, set only inside a registered platform's frame) may be
+/// framed by the registered platforms' origins, never by anyone else.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     let headers: HTTPFields
+    let contentSecurityPolicy: String
+    let framing: LTIPlatforms?
 
-    init(contentSecurityPolicy: String) {
+    init(contentSecurityPolicy: String, framing: LTIPlatforms? = nil) {
         var headers = HTTPFields()
         headers[.contentSecurityPolicy] = contentSecurityPolicy
         headers[.xContentTypeOptions] = "nosniff"
@@ -178,11 +187,22 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         headers[HTTPField.Name("Permissions-Policy")!] = "camera=(), microphone=(), geolocation=()"
         self.headers = headers
+        self.contentSecurityPolicy = contentSecurityPolicy
+        self.framing = framing
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        for field in headers where response.headers[field.name] == nil {
+        var fields = headers
+        if let framing, request.cookies[LTIController.embeddedCookie] != nil {
+            let ancestors = await framing.frameAncestors()
+            if !ancestors.isEmpty {
+                fields[.contentSecurityPolicy] = contentSecurityPolicy.replacingOccurrences(
+                    of: "frame-ancestors 'none'", with: "frame-ancestors " + ancestors.joined(separator: " "))
+                fields[HTTPField.Name("X-Frame-Options")!] = nil
+            }
+        }
+        for field in fields where response.headers[field.name] == nil {
             response.headers.append(field)
         }
         return response

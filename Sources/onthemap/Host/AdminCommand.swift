@@ -10,7 +10,7 @@ struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
         abstract: "Moderate the community: list, disable, enable or promote accounts, make reset links, delete posts, run classes.",
-        subcommands: [Users.self, Disable.self, Enable.self, Promote.self, ResetLink.self, DeleteLocation.self, ClassCommand.self]
+        subcommands: [Users.self, Disable.self, Enable.self, Promote.self, ResetLink.self, DeleteLocation.self, ClassCommand.self, LTICommand.self]
     )
 
     struct Users: AsyncParsableCommand {

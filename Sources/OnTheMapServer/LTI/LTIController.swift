@@ -1,0 +1,392 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OnTheMapModels
+import Storage
+
+/// OnTheMap as an LTI 1.3 tool: the URLs a platform is given (login initiation `/lti/login`,
+/// launch and deep-linking redirect `/lti/launch`, keys `/lti/jwks`, dynamic registration
+/// `/lti/register`), the window hand-off and the deep-linking choice. The flow:
+///
+/// 1. The platform sends the browser to `/lti/login` (third-party initiated login). The tool
+///    remembers a state and a nonce bound to this browser (a partitioned cookie named after
+///    the state) and sends the browser to the platform's authorization URL.
+/// 2. The platform posts a signed `id_token` and the state to `/lti/launch`. The tool spends
+///    the state, checks the browser, verifies the token (`LTILaunchVerifier`), provisions the
+///    account, class and membership (`LTIProvisioning`) and opens the class map signed in.
+struct LTIController: Sendable {
+    static let stateCookiePrefix = "onthemap_lti_"
+    /// Set with a launch's session: the web app may then be framed by the platforms.
+    static let embeddedCookie = "onthemap_embedded"
+    static let loginLifetime: TimeInterval = 600
+    static let windowCodeLifetime: TimeInterval = 600
+    static let maximumFormBytes = 64 * 1024
+
+    let accounts: AccountsService
+    let platforms: LTIPlatforms
+    let keys: LTIToolKeys
+    let provisioning: LTIProvisioning
+    let roster: LTIRosterSync
+    var store: any OnTheMapStore { accounts.store }
+    var configuration: Configuration { accounts.configuration }
+
+    func addRoutes(root: RouterGroup<AppRequestContext>) {
+        root.get("lti/jwks", use: jwks)
+        root.get("lti/launch.js") { _, _ in Self.script(LTIPages.launchScript) }
+        root.get("lti/registered.js") { _, _ in Self.script(LTIPages.registeredScript) }
+        root.get("lti/login", use: login)
+        root.post("lti/login", use: login)
+        root.post("lti/launch", use: launch)
+        root.get("lti/window/:code", use: window)
+        root.post("lti/deep-link", use: deepLink)
+    }
+
+    func addRoutes(api: RouterGroup<AppRequestContext>) {
+        api.get("classes/:slug/course-roster", use: courseRoster)
+    }
+
+    struct RosterView: Encodable {
+        struct Line: Encodable {
+            let name: String
+            let roles: [String]
+            let role: ClassRole?
+            let member: Bool
+            let on_map: Bool
+        }
+        let synced_at: String?
+        let members: [Line]
+
+        enum CodingKeys: String, CodingKey { case synced_at, members }
+
+        /// `synced_at` is null until the first sync.
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(synced_at, forKey: .synced_at)
+            try c.encode(members, forKey: .members)
+        }
+    }
+
+    /// `GET /api/classes/:slug/course-roster` (teachers): the course's members as the
+    /// platform last gave them, with who is in the class and who has put themselves on the map.
+    @Sendable func courseRoster(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (found, access) = try await ClassAccess.named(context.parameters.get("slug") ?? "", for: context.caller,
+                                                         directory: provisioning.directory, store: store)
+        _ = try access.requireTeacher(.api)
+        let roster = try await store.roster(classID: found.id)
+        return try JSONResponse.make(RosterView(
+            synced_at: roster.syncedAt.map { ParseDate.string(from: $0) },
+            members: roster.lines.map { .init(name: $0.entry.name, roles: $0.entry.roles, role: $0.role, member: $0.role != nil, on_map: $0.onMap) }))
+    }
+
+    static func script(_ text: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"],
+                 body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    @Sendable func jwks(_ request: Request, context: AppRequestContext) async throws -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "max-age=300"],
+                 body: .init(byteBuffer: ByteBuffer(data: try await keys.jwks())))
+    }
+
+    // MARK: Pages and failures
+
+    /// Runs a browser step; an `LTIProblem` becomes its page (framable by the platforms, as
+    /// the step runs in their frame), logged without any token.
+    private func page(_ step: String, context: AppRequestContext, _ body: () async throws -> Response) async throws -> Response {
+        do {
+            return try await body()
+        } catch let problem as LTIProblem {
+            context.logger.notice("lti \(step) refused", metadata: ["reason": "\(problem.logReason)"])
+            return LTIPages.problem(problem, frameAncestors: await platforms.frameAncestors())
+        }
+    }
+
+    static func form(_ request: Request, context: AppRequestContext) async throws -> [String: String] {
+        var fields: [String: String] = [:]
+        for item in request.uri.queryParameters { fields[String(item.key)] = String(item.value) }
+        guard request.method == .post else { return fields }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: maximumFormBytes)
+        } catch {
+            throw LTIProblem(.contentTooLarge, "Message too large", "The course sent more than OnTheMap reads. \(LTIProblem.tryAgain)")
+        }
+        var components = URLComponents()
+        components.percentEncodedQuery = String(buffer: body).replacingOccurrences(of: "+", with: "%20")
+        for item in components.queryItems ?? [] { fields[item.name] = item.value ?? "" }
+        return fields
+    }
+
+    private func origin(_ request: Request, _ context: AppRequestContext) throws -> String {
+        do {
+            return try accounts.publicOrigin.origin(for: request, isHTTPS: context.isHTTPS)
+        } catch {
+            throw LTIProblem(.badRequest, "This address is not this server's", error.description)
+        }
+    }
+
+    // MARK: 1. Login initiation
+
+    @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await page("login", context: context) {
+            let fields = try await Self.form(request, context: context)
+            guard let issuer = fields["iss"], !issuer.isEmpty, issuer.count <= 1024,
+                  let loginHint = fields["login_hint"], !loginHint.isEmpty, loginHint.count <= 4096,
+                  let target = fields["target_link_uri"], !target.isEmpty, target.count <= 2048
+            else {
+                throw LTIProblem(.badRequest, "Not a launch", "This address starts a launch from a course: it needs iss, login_hint and target_link_uri. \(LTIProblem.tryAgain)",
+                                 log: "login without iss, login_hint or target_link_uri")
+            }
+            let clientID = fields["client_id"].flatMap { $0.isEmpty ? nil : $0 }
+            let matching = try await platforms.matching(issuer: issuer, clientID: clientID)
+            guard let platform = matching.first else {
+                throw LTIProblem(.badRequest, "Unknown platform",
+                                 "This OnTheMap server has no registration for the platform that sent you here, so nothing happened. Ask the person who hosts OnTheMap to register it.",
+                                 log: "login from an unregistered issuer or client id")
+            }
+            guard matching.count == 1 else {
+                throw LTIProblem(.badRequest, "Several registrations", "This platform is registered more than once and did not say which registration it means (client_id). \(LTIProblem.tryAgain)")
+            }
+            if let deployment = fields["lti_deployment_id"], !deployment.isEmpty, !platform.deploymentIDs.isEmpty, !platform.deploymentIDs.contains(deployment) {
+                throw LTIProblem(.badRequest, "Unknown deployment",
+                                 "This course's deployment of OnTheMap is not registered on this server, so nothing happened. Ask the person who hosts OnTheMap to add it.",
+                                 log: "login for an unregistered deployment")
+            }
+            let origin = try origin(request, context)
+            guard target.hasPrefix(origin + "/") else {
+                throw LTIProblem(.badRequest, "Not this server's link", "The course asked to open an address that is not this OnTheMap server's, so nothing happened.",
+                                 log: "login target link on another site")
+            }
+            guard let authorize = URL(string: platform.authURL) else {
+                throw LTIProblem(.badGateway, "The platform's registration is broken", "Its login URL is not valid. Ask the person who hosts OnTheMap to check it.")
+            }
+            let state = Tokens.random()
+            let browser = Tokens.random()
+            let nonce = Tokens.random()
+            let stateDigest = SessionToken.digest(state)
+            try await store.saveLTILogin(LTIPendingLogin(
+                stateDigest: stateDigest, platformID: platform.id, nonce: nonce, browserDigest: SessionToken.digest(browser),
+                targetLinkURI: target, expiresAt: configuration.clock.now().addingTimeInterval(Self.loginLifetime)))
+            var query: [(String, String)] = [
+                ("scope", "openid"), ("response_type", "id_token"), ("response_mode", "form_post"), ("prompt", "none"),
+                ("client_id", platform.clientID), ("redirect_uri", origin + "/lti/launch"), ("login_hint", loginHint),
+                ("state", state), ("nonce", nonce),
+            ]
+            if let hint = fields["lti_message_hint"] { query.append(("lti_message_hint", hint)) }
+            var headers = HTTPFields()
+            headers[.location] = FormEncoding.url(authorize, adding: query).absoluteString
+            headers[.cacheControl] = "no-store"
+            headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+            headers.append(HTTPField(name: .setCookie, value: Self.frameCookie(
+                name: Self.stateCookiePrefix + stateDigest.prefix(16), value: browser, maxAge: Int(Self.loginLifetime), path: "/lti/")))
+            return Response(status: .found, headers: headers)
+        }
+    }
+
+    /// A cookie a platform's frame keeps (third-party context): `SameSite=None; Secure;
+    /// Partitioned` (CHIPS), so it works where browsers keep only partitioned cookies in frames.
+    static func frameCookie(name: String, value: String, maxAge: Int? = nil, expires: Date? = nil, path: String = "/", httpOnly: Bool = true) -> String {
+        var parts = ["\(name)=\(value)", "Path=\(path)"]
+        if let maxAge { parts.append("Max-Age=\(maxAge)") }
+        if let expires { parts.append("Expires=\(Cookie(name: "x", value: "", expires: expires).description.components(separatedBy: "Expires=").last?.components(separatedBy: ";").first ?? "")") }
+        parts += ["Secure"] + (httpOnly ? ["HttpOnly"] : []) + ["SameSite=None", "Partitioned"]
+        return parts.joined(separator: "; ")
+    }
+
+    // MARK: 2. Launch
+
+    @Sendable func launch(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await page("launch", context: context) {
+            let fields = try await Self.form(request, context: context)
+            guard let idToken = fields["id_token"], !idToken.isEmpty, let state = fields["state"], !state.isEmpty, state.count <= 128 else {
+                throw LTIProblem(.badRequest, "Not a launch", "The course's message lacks its id_token or state. \(LTIProblem.tryAgain)",
+                                 log: fields["error"].map { "platform error \(String($0.prefix(40)))" } ?? "launch without id_token or state")
+            }
+            let stateDigest = SessionToken.digest(state)
+            // Spent now, whatever happens next: a state is good for one launch.
+            guard let login = try await store.takeLTILogin(stateDigest: stateDigest) else {
+                throw LTIProblem(.badRequest, "Launch already used or unknown", "This launch was already opened, or did not start here. \(LTIProblem.tryAgain)",
+                                 log: "launch state unknown or spent")
+            }
+            guard let browser = request.cookies[Self.stateCookiePrefix + stateDigest.prefix(16)]?.value,
+                  Tokens.constantTimeEqual(SessionToken.digest(String(browser)), login.browserDigest)
+            else {
+                throw LTIProblem(.badRequest, "Launch started elsewhere",
+                                 "This launch started in another browser, or this browser keeps no cookies for OnTheMap inside the course. \(LTIProblem.tryAgain)",
+                                 log: "launch without the login's browser cookie")
+            }
+            let now = configuration.clock.now()
+            guard login.expiresAt > now else {
+                throw LTIProblem(.badRequest, "Launch took too long", "More than \(Int(Self.loginLifetime / 60)) minutes passed. \(LTIProblem.tryAgain)")
+            }
+            guard let platform = try await platforms.platform(id: login.platformID) else {
+                throw LTIProblem(.badRequest, "Unknown platform", "This platform's registration was removed meanwhile.")
+            }
+            let claims = try await LTILaunchVerifier(platforms: platforms).verify(idToken: idToken, login: login, platform: platform, now: now)
+            let frame = await platforms.frameAncestors()
+            if claims.messageType == LTILaunchClaims.MessageType.deepLinking.rawValue {
+                return try await deepLinkingRequest(claims, platform: platform, request: request, context: context, frame: frame)
+            }
+            return try await resourceLaunch(claims, platform: platform, request: request, context: context, frame: frame, now: now)
+        }
+    }
+
+    private func resourceLaunch(_ claims: LTILaunchClaims, platform: LTIPlatform, request: Request, context: AppRequestContext,
+                                frame: [String], now: Date) async throws -> Response {
+        let account = try await provisioning.account(for: claims, platform: platform)
+        guard let mapClass = try await provisioning.mapClass(for: claims, platform: platform, accountKey: account.key, now: now) else {
+            throw LTIProblem(.conflict, "Not opened in this course yet",
+                             "Your teacher has not opened OnTheMap in this course yet, so there is no class map to join. Try again after they have.",
+                             log: "a learner's launch into a course without a class")
+        }
+        let roles = claims.roles ?? []
+        try await provisioning.enrol(accountKey: account.key, in: mapClass, roles: roles, now: now)
+        try await store.recordLaunch(classID: mapClass.id, platformID: platform.id,
+                                     entry: LTIRosterEntry(subject: claims.sub ?? "", name: claims.displayName, roles: roles), accountKey: account.key)
+        if LTIRoles.teaches(roles), let service = claims.namesRoleService,
+           LTIPlatforms.urlProblem(service.context_memberships_url, field: "memberships URL") == nil {
+            try await store.setMembershipsURL(service.context_memberships_url, platformID: platform.id,
+                                              deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "")
+            roster.start(classID: mapClass.id, platform: platform, membershipsURL: service.context_memberships_url, logger: context.logger)
+        }
+        let code = Tokens.random()
+        try await store.saveTicket(digest: SessionToken.digest(code), LTITicket(
+            kind: .window, accountKey: account.key, payload: mapClass.slug, expiresAt: now.addingTimeInterval(Self.windowCodeLifetime)))
+        context.logger.info("lti launch", metadata: ["account": "\(account.key)", "class": "\(mapClass.slug)", "platform": "\(platform.id)"])
+        var response = LTIPages.launched(className: mapClass.name, mapPath: "/#/c/\(mapClass.slug)", windowPath: "/lti/window/\(code)",
+                                         frameAncestors: frame)
+        try await signIn(account, response: &response, request: request, context: context)
+        return response
+    }
+
+    /// The launch's session, in cookies the platform's frame keeps.
+    private func signIn(_ account: Account, response: inout Response, request: Request, context: AppRequestContext) async throws {
+        let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context)
+        for cookie in cookies where cookie.name != AccountsService.deviceCookie {
+            response.headers.append(HTTPField(name: .setCookie, value: Self.frameCookie(
+                name: cookie.name, value: cookie.value, expires: session.expiresAt, httpOnly: cookie.httpOnly)))
+        }
+        response.headers.append(HTTPField(name: .setCookie, value: Self.frameCookie(name: Self.embeddedCookie, value: "1", expires: session.expiresAt)))
+    }
+
+    // MARK: A window of its own
+
+    /// `GET /lti/window/:code`: the launch's one-time code, for a browser that keeps no
+    /// cookies inside the course: a first-party session, then the class map.
+    @Sendable func window(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let code = context.parameters.get("code") ?? ""
+        guard code.count <= 128,
+              let ticket = try await store.takeTicket(digest: SessionToken.digest(code), kind: .window, now: configuration.clock.now()),
+              let key = ticket.accountKey, let account = try await store.account(key: key), account.disabledAt == nil
+        else {
+            context.logger.notice("lti window refused", metadata: ["reason": "code unknown, spent or expired"])
+            return LTIPages.problem(LTIProblem(.badRequest, "This link was already used",
+                                               "A window link works once, for ten minutes. Open OnTheMap again from your course."), frameAncestors: [])
+        }
+        let (_, cookies) = try await accounts.startSession(for: account, request: request, context: context)
+        var response = SignInPage.redirect(to: "/#/c/\(ticket.payload)")
+        for cookie in cookies { response.setCookie(cookie) }
+        return response
+    }
+}
+
+extension LTIController {
+    // MARK: Deep linking
+
+    struct DeepLinkTicket: Codable {
+        let platformID: String
+        let deploymentID: String
+        let contextID: String
+        let contextTitle: String?
+        let returnURL: String
+        let data: String?
+    }
+
+    private func deepLinkingRequest(_ claims: LTILaunchClaims, platform: LTIPlatform, request: Request, context: AppRequestContext,
+                                    frame: [String]) async throws -> Response {
+        guard LTIRoles.teaches(claims.roles ?? []), let settings = claims.deepLinking else {
+            throw LTIProblem(.forbidden, "Only teachers add OnTheMap", "Adding OnTheMap to a course is for its teachers.",
+                             log: "deep linking by someone who does not teach")
+        }
+        if let accepted = settings.accept_types, !accepted.contains("ltiResourceLink") {
+            throw LTIProblem(.badRequest, "Nothing OnTheMap can add", "This place in the course takes no links to a tool, which is what OnTheMap adds.")
+        }
+        let account = try await provisioning.account(for: claims, platform: platform)
+        let now = configuration.clock.now()
+        let ticket = DeepLinkTicket(platformID: platform.id, deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "",
+                                    contextTitle: claims.context?.title, returnURL: settings.deep_link_return_url, data: settings.data)
+        let code = Tokens.random()
+        try await store.saveTicket(digest: SessionToken.digest(code), LTITicket(
+            kind: .deepLink, accountKey: account.key, payload: String(decoding: try JSONEncoder().encode(ticket), as: UTF8.self),
+            expiresAt: now.addingTimeInterval(Self.loginLifetime)))
+        let links = try await store.courseLinks(platformID: platform.id, deploymentID: ticket.deploymentID, contextID: ticket.contextID)
+        var ownName: String?
+        if let own = links.first(where: \.courseClass) { ownName = try await store.mapClass(id: own.classID)?.name }
+        let course = LTIPages.escape(ownName ?? claims.context?.title ?? "this course")
+        let body = """
+            <p>Which class map should this link open?</p>
+            <form method="post" action="/lti/deep-link">
+            <input type="hidden" name="ticket" value="\(code)">
+            <fieldset><legend>Class map</legend>
+            <p><input type="radio" id="choice-course" name="class" value="course" checked> <label for="choice-course">\(ownName == nil ? "The course's class map (made now): " : "The course's class map: ")<strong>\(course)</strong></label></p>
+            <p><input type="radio" id="choice-new" name="class" value="new"> <label for="choice-new">A new class map, named</label>
+            <input type="text" id="new-name" name="name" maxlength="80" aria-label="Name of the new class map"></p>
+            </fieldset>
+            <p><button type="submit" id="add-link">Add to the course</button></p>
+            </form>
+            """
+        var response = LTIPages.page(.ok, title: "Add OnTheMap to the course", body: body, headers: LTIPages.headers(frameAncestors: frame))
+        try await signIn(account, response: &response, request: request, context: context)
+        return response
+    }
+
+    /// `POST /lti/deep-link` (the picker's form): the chosen class, and the signed answer the
+    /// browser takes back to the platform (Deep Linking 2.0 §4.5).
+    @Sendable func deepLink(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await page("deep linking", context: context) {
+            let fields = try await Self.form(request, context: context)
+            let now = configuration.clock.now()
+            guard let code = fields["ticket"], code.count <= 128,
+                  let ticket = try await store.takeTicket(digest: SessionToken.digest(code), kind: .deepLink, now: now),
+                  let accountKey = ticket.accountKey,
+                  let chosen = try? JSONDecoder().decode(DeepLinkTicket.self, from: Data(ticket.payload.utf8)),
+                  let platform = try await platforms.platform(id: chosen.platformID)
+            else {
+                throw LTIProblem(.badRequest, "This choice was already sent", "Each choice works once, for ten minutes. Add OnTheMap from the course again.")
+            }
+            let mapClass: MapClass
+            if fields["class"] == "new" {
+                let name = (fields["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !name.isEmpty else {
+                    throw LTIProblem(.badRequest, "A new class needs a name", "Give the new class map a name. Add OnTheMap from the course again.")
+                }
+                mapClass = try await provisioning.newClass(named: name, teacherKey: accountKey, now: now)
+                _ = try await store.addCourseLink(LTICourseLink(platformID: platform.id, deploymentID: chosen.deploymentID,
+                                                                contextID: chosen.contextID, classID: mapClass.id, courseClass: false))
+            } else {
+                let links = try await store.courseLinks(platformID: platform.id, deploymentID: chosen.deploymentID, contextID: chosen.contextID)
+                if let own = links.first(where: \.courseClass), let found = try await store.mapClass(id: own.classID) {
+                    mapClass = found
+                } else {
+                    mapClass = try await provisioning.courseClass(platform: platform, deploymentID: chosen.deploymentID, contextID: chosen.contextID,
+                                                                  title: chosen.contextTitle, teacherKey: accountKey, now: now)
+                }
+            }
+            try await provisioning.enrol(accountKey: accountKey, in: mapClass, roles: ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"], now: now)
+            let origin = try origin(request, context)
+            let jwt = try await keys.sign(LTIDeepLinkingResponse(
+                platform: platform, deploymentID: chosen.deploymentID, data: chosen.data, now: now,
+                item: .init(title: mapClass.name, url: origin + "/lti/launch", slug: mapClass.slug)))
+            let body = """
+                <p>The link to <strong>\(LTIPages.escape(mapClass.name))</strong> is ready.</p>
+                <form id="return" method="post" action="\(LTIPages.escape(chosen.returnURL))">
+                <input type="hidden" name="JWT" value="\(jwt)">
+                <p><button type="submit" id="return-to-course">Return to the course</button></p>
+                </form>
+                """
+            let target = LTIPlatforms.origin(of: chosen.returnURL).map { [$0] } ?? []
+            return LTIPages.page(.ok, title: "Add OnTheMap to the course", body: body,
+                                 headers: LTIPages.headers(frameAncestors: await platforms.frameAncestors(), formTargets: target))
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import OnTheMapModels
+import Storage
+import Synchronization
+
+/// The registered platforms as the server uses them: looked up by issuer, each with its
+/// cached key set, and their origins (the only pages allowed to frame a launch). Read from
+/// the database again every `reloadInterval`, so a platform the host adds with the CLI, or
+/// another server registers, is known within a minute.
+final class LTIPlatforms: Sendable {
+    static let reloadInterval: TimeInterval = 30
+
+    private struct Loaded: Sendable {
+        var platforms: [LTIPlatform]
+        var loadedAt: Date
+    }
+
+    let store: any LTIRepository
+    let http: any SignInHTTPClient
+    private let clock: WallClock
+    private let loaded = Mutex<Loaded?>(nil)
+    private let keySets = Mutex<[String: RemoteKeySet]>([:])
+
+    init(store: any LTIRepository, http: any SignInHTTPClient, clock: WallClock) {
+        self.store = store
+        self.http = http
+        self.clock = clock
+    }
+
+    func all() async throws -> [LTIPlatform] {
+        let now = clock.now()
+        if let loaded = loaded.withLock({ $0 }), now.timeIntervalSince(loaded.loadedAt) < Self.reloadInterval { return loaded.platforms }
+        let platforms = try await store.ltiPlatforms()
+        loaded.withLock { $0 = Loaded(platforms: platforms, loadedAt: now) }
+        return platforms
+    }
+
+    /// Forgets what was read, after this server changed the platforms.
+    func reload() { loaded.withLock { $0 = nil } }
+
+    /// The registrations of `issuer` (with `clientID`, when the login names it).
+    func matching(issuer: String, clientID: String?) async throws -> [LTIPlatform] {
+        try await all().filter { OIDCClient.sameIssuer($0.issuer, issuer) && (clientID == nil || $0.clientID == clientID) }
+    }
+
+    func platform(id: String) async throws -> LTIPlatform? {
+        if let found = try await all().first(where: { $0.id == id }) { return found }
+        reload()
+        return try await all().first { $0.id == id }
+    }
+
+    /// Origins of the registered platforms' issuers and login endpoints.
+    func frameAncestors() async -> [String] {
+        guard let platforms = try? await all() else { return [] }
+        var origins: [String] = []
+        for text in platforms.flatMap({ [$0.issuer, $0.authURL] }) {
+            guard let origin = Self.origin(of: text), !origins.contains(origin) else { continue }
+            origins.append(origin)
+        }
+        return origins
+    }
+
+    /// `scheme://host[:port]` of an http(s) URL, or nil.
+    static func origin(of text: String) -> String? {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", let host = components.host?.lowercased(), !host.isEmpty,
+              host.unicodeScalars.allSatisfy({ CharacterSet.urlHostAllowed.contains($0) && $0 != "*" && $0 != ";" && $0 != "'" })
+        else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+    }
+
+    /// A platform URL the host may register: https, or http on a loopback host (a platform
+    /// on this machine, as in tests and trials). Nil when acceptable, else why not.
+    static func urlProblem(_ text: String, field: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else {
+            return "\(field) must be a full URL (https://…)."
+        }
+        if scheme == "https" { return nil }
+        if scheme == "http", ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host) { return nil }
+        return "\(field) must use https (plain http only for a platform on this machine)."
+    }
+
+    func keySet(for platform: LTIPlatform) -> RemoteKeySet {
+        keySets.withLock { sets in
+            if let set = sets[platform.id + " " + platform.jwksURL] { return set }
+            let set = RemoteKeySet(http: http)
+            sets[platform.id + " " + platform.jwksURL] = set
+            return set
+        }
+    }
+}

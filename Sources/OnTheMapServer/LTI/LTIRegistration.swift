@@ -1,0 +1,180 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OnTheMapModels
+import Storage
+
+/// LTI Dynamic Registration 1.0: a platform's administrator pastes the tool's registration
+/// link (`onthemap admin lti registration-link`, one use, a day) into the platform, which
+/// opens it with `openid_configuration` and `registration_token`. The tool reads the
+/// platform's configuration, registers itself there (its login, redirect and key URLs, the
+/// deep-linking message, the claims it wants, the roster scope) and stores the answer.
+/// The invitation is what stops anyone else from registering a platform here.
+struct LTIRegistration: Sendable {
+    static let inviteLifetime: TimeInterval = 86_400
+
+    let store: any OnTheMapStore
+    let platforms: LTIPlatforms
+    let publicOrigin: PublicOrigin
+    let clock: WallClock
+
+    func addRoutes(root: RouterGroup<AppRequestContext>) {
+        root.get("lti/register", use: register)
+    }
+
+    /// A new one-time registration invitation; returns its secret.
+    static func invite(store: any LTIRepository, now: Date = Date()) async throws -> String {
+        let secret = Tokens.random()
+        try await store.saveTicket(digest: SessionToken.digest(secret), LTITicket(
+            kind: .registration, accountKey: nil, payload: "{}", expiresAt: now.addingTimeInterval(inviteLifetime)))
+        return secret
+    }
+
+    private struct PlatformConfiguration: Decodable {
+        struct LTI: Decodable {
+            let product_family_code: String?
+        }
+        let issuer: String
+        let authorization_endpoint: String
+        let token_endpoint: String
+        let jwks_uri: String
+        let registration_endpoint: String
+        let lti: LTI?
+
+        enum CodingKeys: String, CodingKey {
+            case issuer, authorization_endpoint, token_endpoint, jwks_uri, registration_endpoint
+            case lti = "https://purl.imsglobal.org/spec/lti-platform-configuration"
+        }
+    }
+
+    private struct ClientReply: Decodable {
+        struct Tool: Decodable { let deployment_id: String? }
+        let client_id: String
+        let tool: Tool?
+
+        enum CodingKeys: String, CodingKey {
+            case client_id
+            case tool = "https://purl.imsglobal.org/spec/lti-tool-configuration"
+        }
+    }
+
+    @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let now = clock.now()
+        do {
+            guard let invite = query.get("invite"), invite.count <= 128,
+                  let ticket = try await store.takeTicket(digest: SessionToken.digest(invite), kind: .registration, now: now)
+            else {
+                throw LTIProblem(.forbidden, "Registration link not valid",
+                                 "This registration link was used already, has expired, or was never made here. The host makes a new one with `onthemap admin lti registration-link`.",
+                                 log: "registration without a live invitation")
+            }
+            do {
+                let fields = Dictionary(query.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { first, _ in first })
+                let name = try await registerPlatform(query: fields, request: request, context: context, now: now)
+                context.logger.notice("lti platform registered", metadata: ["platform": "\(name)"])
+                let body = """
+                    <p id="lti-registered">OnTheMap is registered with <strong>\(LTIPages.escape(name))</strong>. Teachers can now add it to their courses.</p>
+                    <script src="/lti/registered.js"></script>
+                    """
+                return LTIPages.page(.ok, title: "OnTheMap is registered", body: body,
+                                     headers: LTIPages.headers(frameAncestors: await platforms.frameAncestors(), script: true))
+            } catch {
+                // Nothing was registered: the invitation still works.
+                try await store.saveTicket(digest: SessionToken.digest(invite), ticket)
+                throw error
+            }
+        } catch let problem as LTIProblem {
+            context.logger.notice("lti registration refused", metadata: ["reason": "\(problem.logReason)"])
+            return LTIPages.problem(problem, frameAncestors: [])
+        }
+    }
+
+    private func registerPlatform(query: [String: String], request: Request, context: AppRequestContext, now: Date) async throws -> String {
+        guard let configurationText = query["openid_configuration"], configurationText.count <= 2048,
+              LTIPlatforms.urlProblem(configurationText, field: "openid_configuration") == nil,
+              let configurationURL = URL(string: configurationText)
+        else {
+            throw LTIProblem(.badRequest, "Not a registration", "The platform did not send its configuration's address (openid_configuration, https).")
+        }
+        let token = query["registration_token"].flatMap { $0.isEmpty || $0.count > 4096 ? nil : $0 }
+        let http = platforms.http
+        let reply: SignInHTTPReply
+        do {
+            reply = try await http.send(SignInHTTPRequest(url: configurationURL, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:]))
+        } catch {
+            throw LTIProblem(.badGateway, "The platform is not answering", "OnTheMap could not read the platform's configuration. Try again.", log: "\(error)")
+        }
+        guard reply.status == 200, let platform = try? JSONDecoder().decode(PlatformConfiguration.self, from: reply.body) else {
+            throw LTIProblem(.badGateway, "The platform's configuration is not readable",
+                             "OnTheMap read the platform's configuration address but found no LTI platform configuration there.",
+                             log: "platform configuration HTTP \(reply.status) or not decodable")
+        }
+        // Dynamic Registration §3.5.1: the issuer's host is the configuration's.
+        guard URL(string: platform.issuer)?.host?.lowercased() == configurationURL.host?.lowercased() else {
+            throw LTIProblem(.badRequest, "The platform's configuration does not match", "Its issuer is not on the host that served the configuration.")
+        }
+        for (field, value) in [("issuer", platform.issuer), ("authorization_endpoint", platform.authorization_endpoint),
+                               ("token_endpoint", platform.token_endpoint), ("jwks_uri", platform.jwks_uri),
+                               ("registration_endpoint", platform.registration_endpoint)] {
+            if let problem = LTIPlatforms.urlProblem(value, field: field) { throw LTIProblem(.badRequest, "The platform's configuration is not usable", problem) }
+        }
+        let origin: String
+        do {
+            origin = try publicOrigin.origin(for: request, isHTTPS: context.isHTTPS)
+        } catch {
+            throw LTIProblem(.badRequest, "This address is not this server's", error.description)
+        }
+        let host = URL(string: origin)?.host ?? ""
+        let registration: [String: Any] = [
+            "application_type": "web",
+            "response_types": ["id_token"],
+            "grant_types": ["implicit", "client_credentials"],
+            "initiate_login_uri": origin + "/lti/login",
+            "redirect_uris": [origin + "/lti/launch"],
+            "client_name": "OnTheMap",
+            "jwks_uri": origin + "/lti/jwks",
+            "logo_uri": origin + "/img/icon-192.png",
+            "token_endpoint_auth_method": "private_key_jwt",
+            "scope": LTIRosterSync.scope,
+            "https://purl.imsglobal.org/spec/lti-tool-configuration": [
+                "domain": host,
+                "target_link_uri": origin + "/lti/launch",
+                "description": "Where everybody in the class is: a map and a list of the class, each person placed where they chose.",
+                "claims": ["iss", "sub", "name", "given_name", "family_name", "email"],
+                "messages": [
+                    ["type": "LtiResourceLinkRequest", "target_link_uri": origin + "/lti/launch", "label": "Class map"],
+                    ["type": "LtiDeepLinkingRequest", "target_link_uri": origin + "/lti/launch", "label": "Class map"],
+                ],
+            ] as [String: Any],
+        ]
+        guard let endpoint = URL(string: platform.registration_endpoint) else { throw LTIProblem(.badRequest, "Bad registration endpoint", "") }
+        let answer: SignInHTTPReply
+        do {
+            answer = try await http.send(SignInHTTPRequest(
+                method: "POST", url: endpoint, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:],
+                json: try JSONSerialization.data(withJSONObject: registration, options: [.sortedKeys])))
+        } catch {
+            throw LTIProblem(.badGateway, "The platform is not answering", "OnTheMap could not register with the platform. Try again.", log: "\(error)")
+        }
+        guard (200..<300).contains(answer.status), let client = try? JSONDecoder().decode(ClientReply.self, from: answer.body),
+              !client.client_id.isEmpty, client.client_id.count <= 255
+        else {
+            throw LTIProblem(.badGateway, "The platform refused the registration",
+                             "The platform answered the registration without a client id (HTTP \(answer.status)). Nothing was stored.",
+                             log: "registration answered HTTP \(answer.status)")
+        }
+        let name = String((platform.lti?.product_family_code ?? configurationURL.host ?? "platform").prefix(80))
+        let record = LTIPlatform(
+            id: Tokens.randomHex(bytes: 6), issuer: platform.issuer, clientID: client.client_id, name: name,
+            authURL: platform.authorization_endpoint, tokenURL: platform.token_endpoint, jwksURL: platform.jwks_uri,
+            trustEmail: false, deploymentIDs: client.tool?.deployment_id.map { [$0] } ?? [], createdAt: now)
+        do {
+            try await store.addPlatform(record)
+        } catch StorageError.platformExists {
+            throw LTIProblem(.conflict, "Already registered", "This platform is already registered here with that client id.")
+        }
+        platforms.reload()
+        return name
+    }
+}
