@@ -181,9 +181,10 @@ struct StoreService: Service {
     }
 }
 
-/// Deletes expired sessions and stale login counters hourly, so the tables do not grow forever.
+/// Deletes expired sessions, stale login counters, sign-ins and LTI launches that were never
+/// finished, and spent LTI keys, hourly, so the tables do not grow forever.
 struct SessionSweeper: Service {
-    let sessions: any SessionRepository & LoginThrottleRepository & SignInRepository
+    let sessions: any SessionRepository & LoginThrottleRepository & SignInRepository & LTIRepository
     let clock: WallClock
     let logger: Logger
 
@@ -196,6 +197,8 @@ struct SessionSweeper: Service {
                 // Counters of guesses that stopped a day ago, so spraying emails cannot grow the table.
                 try await sessions.deleteStaleLoginFailures(before: now.addingTimeInterval(-86_400))
                 try await sessions.deleteExpiredPendingSignIns(now: now)
+                try await sessions.deleteExpiredLTILogins(now: now)
+                try await sessions.deleteToolKeys(retiredBefore: now.addingTimeInterval(-LTIToolKeys.retiredKeyLifetime))
             } catch {
                 logger.warning("session sweep failed", metadata: ["error": "\(error)"])
             }

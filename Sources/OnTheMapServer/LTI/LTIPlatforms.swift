@@ -38,9 +38,16 @@ final class LTIPlatforms: Sendable {
     /// Forgets what was read, after this server changed the platforms.
     func reload() { loaded.withLock { $0 = nil } }
 
-    /// The registrations of `issuer` (with `clientID`, when the login names it).
+    /// The registrations of `issuer` (with `clientID`, when the login names it). None known:
+    /// the database is read again, so a platform the host just added launches at once.
     func matching(issuer: String, clientID: String?) async throws -> [LTIPlatform] {
-        try await all().filter { OIDCClient.sameIssuer($0.issuer, issuer) && (clientID == nil || $0.clientID == clientID) }
+        func filter(_ platforms: [LTIPlatform]) -> [LTIPlatform] {
+            platforms.filter { OIDCClient.sameIssuer($0.issuer, issuer) && (clientID == nil || $0.clientID == clientID) }
+        }
+        let found = filter(try await all())
+        if !found.isEmpty { return found }
+        reload()
+        return filter(try await all())
     }
 
     func platform(id: String) async throws -> LTIPlatform? {
