@@ -190,3 +190,23 @@ struct TravelStartupTests {
         }
     }
 }
+
+@Suite("Album settling")
+struct AlbumSettlingTests {
+    /// Seen with the object store: the last image was kept, but the album had not yet been
+    /// marked complete, and the API said `settled: true` beside `status: downloading`.
+    @Test("an album is settled only once its status says so and nothing is pending", arguments: AlbumStatus.allCases)
+    func settledFollowsTheStatus(status: AlbumStatus) {
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let pin = Pin(id: "pin0000001", ownerKey: "1000000001", latitude: 1, longitude: 2, placeName: "P", createdAt: now, updatedAt: now)
+        var photo = Photo(id: "photo00001", pinID: pin.id, collection: 1, position: 0, provider: "flickr", remoteID: "r",
+                          remoteURL: "https://example.com/1.jpg", title: "T", author: "A", attributionURL: nil, createdAt: now, updatedAt: now)
+        photo.state = .ready
+        let state = AlbumState(pinID: pin.id, provider: "flickr", collection: 1, page: 1, pages: 1, total: 1, status: status, updatedAt: now)
+        let snapshot = AlbumSnapshot(pin: pin, state: state, photos: [photo])
+        #expect(snapshot.isSettled == (status == .complete || status == .failed))
+        #expect(AlbumView(snapshot).album.settled == snapshot.isSettled)
+        photo.state = .pending
+        #expect(AlbumSnapshot(pin: pin, state: state, photos: [photo]).isSettled == false)
+    }
+}

@@ -7,13 +7,18 @@ import Hummingbird
 struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
     static var requestIDHeader: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
 
+    /// Paths that carry a one-time code are logged without it.
+    static func loggedPath(_ path: String) -> String {
+        path.hasPrefix("/lti/window/") ? "/lti/window/…" : path
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let id = context.id
         func log(_ status: HTTPResponse.Status) {
             let elapsed = ContinuousClock.now - start
             let millis = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-            context.logger.info("\(request.method) \(request.uri.path) \(status.code)", metadata: [
+            context.logger.info("\(request.method) \(Self.loggedPath(request.uri.path)) \(status.code)", metadata: [
                 "duration_ms": "\(String(format: "%.2f", millis))",
             ])
         }

@@ -8,9 +8,12 @@ struct AlbumSnapshot: Sendable {
     var state: AlbumState?
     var photos: [Photo]
 
-    /// Nothing more will change without a new request: not searching, nothing pending.
+    /// Nothing more will change without a new request: the album is complete (or its fetch
+    /// failed) and no photo is pending. An album still `downloading` is not settled even when
+    /// its last photo just arrived: it becomes so when `settleAlbum` marks it complete (and
+    /// watchers hear `done` then), so `settled` never contradicts `status`.
     var isSettled: Bool {
-        guard let state, state.status != .searching else { return false }
+        guard let state, state.status == .complete || state.status == .failed else { return false }
         return !photos.contains { $0.state == .pending }
     }
 }
@@ -80,7 +83,7 @@ struct AlbumStatusView: Encodable, Sendable {
 
     /// searching, downloading, complete or failed.
     let status: String
-    /// Nothing pending and not searching: the album will not change by itself.
+    /// Complete or failed, nothing pending: the album will not change by itself.
     let settled: Bool
     let provider: String?
     /// Increases each time the album is replaced.
