@@ -126,32 +126,69 @@ extension SQLStore {
     }
 
     public func replaceAlbum(pinID: String, with photos: [Photo], state: AlbumState) async throws -> [Photo]? {
-        // Three single statements instead of BEGIN...COMMIT: a transaction held across
-        // awaits can starve SQLite's small blocking-thread pool while other writers sit in
-        // their busy timeout. Readers stay consistent because `photos(pinID:)` shows the
-        // collection the album state names: the new photos go in first (invisible), the
-        // state switch makes them the album, then the old ones go. The start-up sweep
-        // finishes a replacement a crash interrupted.
-        do {
-            try await withDatabase { db in
-                for batch in stride(from: 0, to: photos.count, by: 50) {
-                    try await Self.insert(Array(photos[batch..<min(batch + 50, photos.count)]), on: db)
-                }
+        switch try await replace(pinID: pinID, with: photos, state: state, if: nil) {
+        case .replaced(let removed): removed
+        case .superseded, .pinGone: nil
+        }
+    }
+
+    public func replaceAlbum(pinID: String, with photos: [Photo], state: AlbumState, if condition: AlbumCondition) async throws -> AlbumReplacement {
+        try await replace(pinID: pinID, with: photos, state: state, if: condition)
+    }
+
+    /// One transaction: the state switch (conditional, when `condition` is given) makes the
+    /// new photos the album and the old ones go, so readers see one album or the other.
+    private func replace(pinID: String, with photos: [Photo], state: AlbumState, if condition: AlbumCondition?) async throws -> AlbumReplacement {
+        let outcome: AlbumReplacement = try await withTransaction { db in
+            guard try await db.raw("SELECT 1 AS x FROM pins WHERE id = \(bind: pinID)").first() != nil else { return .pinGone }
+            if let condition {
+                let switched = try await db.raw("""
+                    UPDATE album_states SET provider = \(bind: state.provider), collection = \(bind: state.collection), page = \(bind: state.page),
+                        pages = \(bind: state.pages), total = \(bind: state.total), status = \(bind: state.status.rawValue),
+                        error_code = \(bind: state.errorCode), error_message = \(bind: state.errorMessage), updated_at = \(bind: Self.text(state.updatedAt))
+                    WHERE pin_id = \(bind: pinID) AND collection = \(bind: condition.collection)
+                      AND EXISTS (SELECT 1 FROM pins WHERE id = \(bind: pinID) AND latitude = \(bind: condition.latitude) AND longitude = \(bind: condition.longitude))
+                    RETURNING pin_id
+                    """).all()
+                if switched.isEmpty { return .superseded }
+            } else {
+                guard try await Self.upsert(state, on: db) else { return .pinGone }
             }
-        } catch {
-            if try await pin(id: pinID) == nil { return nil }
-            throw error
-        }
-        guard try await saveAlbumState(state) else { return nil }
-        let removed = try await withDatabase { db in
-            try await db.raw("""
+            for batch in stride(from: 0, to: photos.count, by: 50) {
+                try await Self.insert(Array(photos[batch..<min(batch + 50, photos.count)]), on: db)
+            }
+            return .replaced(try await db.raw("""
                 DELETE FROM photos WHERE pin_id = \(bind: pinID) AND collection <> \(bind: state.collection) RETURNING *
-                """).all().map(Self.photo(from:))
+                """).all().map(Self.photo(from:)))
         }
-        for photo in removed {
-            if let path = photo.filePath { await photoStorage.removeFile(relativePath: path) }
+        if case .replaced(let removed) = outcome {
+            for photo in removed {
+                if let path = photo.filePath { await photoStorage.removeFile(relativePath: path) }
+            }
         }
-        return removed
+        return outcome
+    }
+
+    @discardableResult
+    public func markAlbumSearching(pinID: String, provider: String, at date: Date) async throws -> Bool {
+        try await withDatabase { db in
+            try await !db.raw("""
+                INSERT INTO album_states (pin_id, provider, collection, page, pages, total, status, updated_at)
+                SELECT \(bind: pinID), \(bind: provider), 0, 0, 0, 0, 'searching', \(bind: Self.text(date))
+                WHERE EXISTS (SELECT 1 FROM pins WHERE id = \(bind: pinID))
+                ON CONFLICT (pin_id) DO UPDATE SET status = 'searching', error_code = NULL, error_message = NULL, updated_at = excluded.updated_at
+                RETURNING pin_id
+                """).all().isEmpty
+        }
+    }
+
+    public func markAlbumFailed(pinID: String, code: String, message: String, at date: Date) async throws {
+        try await withDatabase { db in
+            try await db.raw("""
+                UPDATE album_states SET status = 'failed', error_code = \(bind: code), error_message = \(bind: message), updated_at = \(bind: Self.text(date))
+                WHERE pin_id = \(bind: pinID)
+                """).run()
+        }
     }
 
     public func markPhotoReady(id: String, image: StoredImage, at date: Date) async throws -> Photo? {

@@ -167,3 +167,24 @@ public struct PhotoSweepReport: Sendable, Equatable {
 
     public init() {}
 }
+
+/// What an album fetch started from: the album's collection and the pin's point.
+public struct AlbumCondition: Sendable, Equatable {
+    public var collection: Int
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(collection: Int, latitude: Double, longitude: Double) {
+        self.collection = collection
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+public enum AlbumReplacement: Sendable, Equatable {
+    /// The album is the new one; these photos (and their files) went.
+    case replaced([Photo])
+    /// Another server replaced the album, or the pin moved, after the fetch began.
+    case superseded
+    case pinGone
+}

@@ -38,6 +38,16 @@ public protocol TravelRepository: Sendable {
     /// album or the new one, never a mix. Returns the removed photos, or nil when the pin no
     /// longer exists.
     func replaceAlbum(pinID: String, with photos: [Photo], state: AlbumState) async throws -> [Photo]?
+    /// `replaceAlbum` for a fetch that started from the album `condition.collection` with the
+    /// pin at `condition`'s point, in one transaction: when another server replaced the
+    /// album meanwhile, or the pin moved, nothing changes and the answer is `.superseded`
+    /// (fetch again). Two servers fetching one pin's album can never mix their photos.
+    func replaceAlbum(pinID: String, with photos: [Photo], state: AlbumState, if condition: AlbumCondition) async throws -> AlbumReplacement
+    /// Marks the pin's album as searching (making its state when it has none), keeping its
+    /// collection and photos; false when the pin no longer exists.
+    @discardableResult func markAlbumSearching(pinID: String, provider: String, at date: Date) async throws -> Bool
+    /// Records that a fetch failed and why; the album and its collection stay.
+    func markAlbumFailed(pinID: String, code: String, message: String, at date: Date) async throws
 
     /// Records a downloaded image for a pending photo. When the photo was deleted (or
     /// replaced) meanwhile, deletes the file instead and returns nil.

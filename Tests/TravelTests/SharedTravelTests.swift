@@ -5,6 +5,7 @@ import FoundationNetworking
 import Logging
 import ObjectStorage
 import OnTheMapModels
+import PhotoAlbums
 @testable import Storage
 import Testing
 import TestDatabases
@@ -40,6 +41,74 @@ struct SharedTravelTests {
         _ = try await store.replaceAlbum(pinID: pinID, with: photos, state: AlbumState(
             pinID: pinID, provider: "flickr", collection: 1, page: 1, pages: 1, total: count, status: .downloading, updatedAt: Date()))
         return photos
+    }
+
+    /// A provider whose first `holdUntil` searches wait for each other, so two servers'
+    /// fetches are both under way before either answers; each photo names where it was searched.
+    actor GatedProvider: PhotoProvider {
+        nonisolated let name = "flickr"
+        nonisolated let displayName = "Flickr"
+        let holdUntil: Int
+        private var arrived = 0
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        init(holdUntil: Int) { self.holdUntil = holdUntil }
+
+        nonisolated func pageLimit(perPage: Int) -> Int { 10 }
+
+        func search(_ search: PhotoSearch) async throws -> PhotoPage {
+            arrived += 1
+            if arrived < holdUntil {
+                await withCheckedContinuation { waiting.append($0) }
+            } else if arrived == holdUntil {
+                for continuation in waiting { continuation.resume() }
+                waiting = []
+            }
+            let call = arrived
+            let photos = (0..<4).map { index in
+                RemotePhoto(remoteID: "at\(search.latitude)-call\(call)-\(index)", imageURL: URL(string: "http://127.0.0.1:9/\(index).jpg")!,
+                            title: "T", author: "A")
+            }
+            return PhotoPage(page: search.page, pages: 10, total: 40, photos: photos)
+        }
+    }
+
+    func albumServer(_ store: SQLStore, provider: any PhotoProvider) -> AlbumService {
+        let fetcher = HTTPFetcher()
+        return AlbumService(store: store, provider: provider, downloader: ImageDownloader(fetcher: fetcher), fetcher: fetcher,
+                            events: AlbumEvents(), photosPerAlbum: 4, logger: quietLogger())
+    }
+
+    @Test("New Collection on one server while the pin moves on another: the album is one collection, searched where the pin is")
+    func albumRaceAcrossServers() async throws {
+        try await withStore { store, _ in
+            let now = Date()
+            try await store.createPin(Pin(id: "pinAAAAAAA", ownerKey: "1000000001", latitude: 10, longitude: 20, placeName: "Old",
+                                          createdAt: now, updatedAt: now))
+            let first = albumServer(store, provider: GatedProvider(holdUntil: 1))
+            _ = try await first.fetchAlbum(pinID: "pinAAAAAAA", choice: .first)
+
+            // Two servers, each with its own per-pin lock, share one database.
+            let provider = GatedProvider(holdUntil: 2)
+            let serverA = albumServer(store, provider: provider)
+            let serverB = albumServer(store, provider: provider)
+            async let newCollection = serverA.fetchAlbum(pinID: "pinAAAAAAA", choice: .another)
+            async let moved: AlbumSnapshot = {
+                _ = try await store.movePin(id: "pinAAAAAAA", latitude: 30, longitude: 40, placeName: "New", updatedAt: Date())
+                return try await serverB.fetchAlbum(pinID: "pinAAAAAAA", choice: .first)
+            }()
+            _ = try await (newCollection, moved)
+
+            let state = try #require(try await store.albumState(pinID: "pinAAAAAAA"))
+            let photos = try await store.photos(pinID: "pinAAAAAAA")
+            #expect(photos.count == 4, "one collection of 4, not two mixed: \(photos.map(\.remoteID))")
+            #expect(Set(photos.map(\.collection)) == [state.collection])
+            #expect(photos.allSatisfy { $0.remoteID.hasPrefix("at30.0-") }, "searched where the pin is now: \(photos.map(\.remoteID))")
+            let rows = try await store.withDatabase { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM photos WHERE pin_id = 'pinAAAAAAA'").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(rows == 4, "no rows of the losing fetch are left behind")
+        }
     }
 
     @Test("Of servers racing for a download exactly one wins the claim; an expired claim is taken over")

@@ -25,6 +25,8 @@ final class AlbumService: Service, Sendable {
 
     enum Failure: Error {
         case pinGone
+        /// Other servers kept replacing the album while this one fetched.
+        case superseded
     }
 
     let store: any TravelRepository
@@ -94,12 +96,8 @@ final class AlbumService: Service, Sendable {
     /// client that reads it right after the request that asked for it (a moved pin) sees
     /// work under way instead of the old album, settled.
     func refetch(pinID: String) async throws {
-        if var state = try await store.albumState(pinID: pinID) {
-            state.status = .searching
-            state.errorCode = nil
-            state.errorMessage = nil
-            state.updatedAt = clock.now()
-            try await store.saveAlbumState(state)
+        if try await store.albumState(pinID: pinID) != nil {
+            try await store.markAlbumSearching(pinID: pinID, provider: provider.name, at: clock.now())
             await publishAlbum(pinID: pinID)
         }
         enqueue(.album(pinID: pinID, choice: .first))
@@ -112,6 +110,8 @@ final class AlbumService: Service, Sendable {
                 _ = try await fetchAlbum(pinID: pinID, choice: choice)
             } catch is CancellationError {
             } catch Failure.pinGone {
+            } catch Failure.superseded {
+                logger.notice("album fetch gave way to other servers", metadata: ["pin": "\(pinID)"])
             } catch let error as PhotoProviderError {
                 logger.notice("album fetch failed", metadata: ["pin": "\(pinID)", "error": "\(error)"])
             } catch {
@@ -149,20 +149,27 @@ final class AlbumService: Service, Sendable {
     /// downloads; returns the new album (photos pending). One fetch per pin at a time.
     /// Provider errors are recorded in the album state and rethrown; kept photos stay.
     func fetchAlbum(pinID: String, choice: PageChoice) async throws -> AlbumSnapshot {
-        try await serializer.run(pinID) { try await self.fetchAlbumNow(pinID: pinID, choice: choice) }
+        try await serializer.run(pinID) {
+            // The serializer keeps this server's fetches of a pin in line; another server's
+            // (or a move there) can still replace the album first: then fetch again, from the
+            // album and the place as they are now.
+            for _ in 1..<Self.fetchAttempts {
+                if let snapshot = try await self.fetchAlbumNow(pinID: pinID, choice: choice) { return snapshot }
+                self.logger.info("album replaced elsewhere meanwhile; fetching again", metadata: ["pin": "\(pinID)"])
+            }
+            guard let snapshot = try await self.fetchAlbumNow(pinID: pinID, choice: choice) else { throw Failure.superseded }
+            return snapshot
+        }
     }
 
-    private func fetchAlbumNow(pinID: String, choice: PageChoice) async throws -> AlbumSnapshot {
+    static let fetchAttempts = 3
+
+    /// One fetch; nil when another server replaced the album, or the pin moved, meanwhile.
+    private func fetchAlbumNow(pinID: String, choice: PageChoice) async throws -> AlbumSnapshot? {
         guard let pin = try await store.pin(id: pinID) else { throw Failure.pinGone }
+        guard try await store.markAlbumSearching(pinID: pinID, provider: provider.name, at: clock.now()) else { throw Failure.pinGone }
         let previous = try await store.albumState(pinID: pinID)
-        var searching = previous ?? AlbumState(
-            pinID: pinID, provider: provider.name, collection: 0, page: 0, pages: 0, total: 0, status: .searching, updatedAt: clock.now()
-        )
-        searching.status = .searching
-        searching.errorCode = nil
-        searching.errorMessage = nil
-        searching.updatedAt = clock.now()
-        guard try await store.saveAlbumState(searching) else { throw Failure.pinGone }
+        let startedFrom = AlbumCondition(collection: previous?.collection ?? 0, latitude: pin.latitude, longitude: pin.longitude)
         await publishAlbum(pinID: pinID)
 
         let limit = provider.pageLimit(perPage: photosPerAlbum)
@@ -180,19 +187,19 @@ final class AlbumService: Service, Sendable {
             }
             result = found
         } catch let error as PhotoProviderError {
-            try await recordFailure(previous: previous, searching: searching, code: error.code, message: error.description)
+            try await recordFailure(pinID: pinID, code: error.code, message: error.description)
             throw error
         }
 
         let kept = try await store.photos(pinID: pinID)
         if result.photos.isEmpty, choice == .another, !kept.isEmpty {
-            try await recordFailure(previous: previous, searching: searching, code: "no_more_photos",
+            try await recordFailure(pinID: pinID, code: "no_more_photos",
                                     message: "\(provider.displayName) has no other photos near \(pin.placeName); the album is unchanged.")
             throw AlbumServiceError.noMorePhotos(provider: provider.displayName, place: pin.placeName)
         }
 
         let now = clock.now()
-        let collection = (previous?.collection ?? 0) + 1
+        let collection = startedFrom.collection + 1
         var seen = Set<String>()
         let photos = result.photos.filter { seen.insert($0.remoteID).inserted }.enumerated().map { index, remote in
             Photo(
@@ -205,7 +212,12 @@ final class AlbumService: Service, Sendable {
             pinID: pinID, provider: provider.name, collection: collection, page: result.page, pages: result.pages,
             total: result.total, status: photos.isEmpty ? .complete : .downloading, updatedAt: now
         )
-        guard let removed = try await store.replaceAlbum(pinID: pinID, with: photos, state: state) else { throw Failure.pinGone }
+        let removed: [Photo]
+        switch try await store.replaceAlbum(pinID: pinID, with: photos, state: state, if: startedFrom) {
+        case .replaced(let old): removed = old
+        case .superseded: return nil
+        case .pinGone: throw Failure.pinGone
+        }
         for photo in photos { enqueue(.download(photo)) }
         let snapshot = AlbumSnapshot(pin: pin, state: state, photos: photos)
         await publish(.album(snapshot), pinID: pinID)
@@ -218,15 +230,10 @@ final class AlbumService: Service, Sendable {
     }
 
     /// The album stays as it was; its state says the fetch failed and why.
-    private func recordFailure(previous: AlbumState?, searching: AlbumState, code: String, message: String) async throws {
-        var failed = previous ?? searching
-        failed.status = .failed
-        failed.errorCode = code
-        failed.errorMessage = message
-        failed.updatedAt = clock.now()
-        try await store.saveAlbumState(failed)
-        await publishAlbum(pinID: failed.pinID)
-        await settle(pinID: failed.pinID)
+    private func recordFailure(pinID: String, code: String, message: String) async throws {
+        try await store.markAlbumFailed(pinID: pinID, code: code, message: message, at: clock.now())
+        await publishAlbum(pinID: pinID)
+        await settle(pinID: pinID)
     }
 
     static func page(for choice: PageChoice, previous: AlbumState?, provider: String, limit: Int) -> Int {

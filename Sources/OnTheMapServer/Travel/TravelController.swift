@@ -121,6 +121,8 @@ struct TravelController: Sendable {
             throw APIError(.conflict, "no_more_photos", error.description)
         } catch AlbumService.Failure.pinGone {
             throw Self.pinNotFound
+        } catch AlbumService.Failure.superseded {
+            throw APIError(.conflict, "album_busy", "The album kept changing on other servers while this one fetched; it is as they left it. Try again.")
         }
     }
 
