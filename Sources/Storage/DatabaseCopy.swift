@@ -53,7 +53,8 @@ public enum DatabaseCopy {
                                             ("access_token", .optionalText)]),
         // LTI: the registered platforms, the tool's keys, which class each course opens, rosters.
         ("lti_platforms", "id", [("id", .text), ("issuer", .text), ("client_id", .text), ("name", .text), ("auth_url", .text),
-                                 ("token_url", .text), ("jwks_url", .text), ("trust_email", .int), ("created_at", .text)]),
+                                 ("token_url", .text), ("jwks_url", .text), ("token_audience", .optionalText), ("frame_origins", .text),
+                                 ("trust_email", .int), ("created_at", .text)]),
         ("lti_deployments", "platform_id,deployment_id", [("platform_id", .text), ("deployment_id", .text)]),
         ("lti_keys", "kid", [("kid", .text), ("private_key", .text), ("created_at", .text), ("retired_at", .optionalText)]),
         ("lti_courses", "platform_id,deployment_id,context_id,class_id", [

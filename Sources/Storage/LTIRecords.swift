@@ -11,6 +11,13 @@ public struct LTIPlatform: Sendable, Equatable {
     public var authURL: String
     public var tokenURL: String
     public var jwksURL: String
+    /// The `aud` of the tool's signed token request, when the platform wants something other
+    /// than its token URL (Brightspace names one; a platform's configuration may too).
+    public var tokenAudience: String?
+    /// Origins of the platform's course pages, where they differ from its issuer's and login
+    /// URL's (Canvas and Blackboard serve courses on each school's own address): the pages
+    /// allowed to frame a launch. The host names them, and verified launches add theirs.
+    public var frameOrigins: [String]
     /// The platform vouches for its users' email addresses: a launch may sign in to an
     /// existing account with the same email. Off unless the host says so.
     public var trustEmail: Bool
@@ -18,7 +25,7 @@ public struct LTIPlatform: Sendable, Equatable {
     public var createdAt: Date
 
     public init(id: String, issuer: String, clientID: String, name: String, authURL: String, tokenURL: String, jwksURL: String,
-                trustEmail: Bool, deploymentIDs: [String], createdAt: Date) {
+                tokenAudience: String? = nil, frameOrigins: [String] = [], trustEmail: Bool, deploymentIDs: [String], createdAt: Date) {
         self.id = id
         self.issuer = issuer
         self.clientID = clientID
@@ -26,6 +33,8 @@ public struct LTIPlatform: Sendable, Equatable {
         self.authURL = authURL
         self.tokenURL = tokenURL
         self.jwksURL = jwksURL
+        self.tokenAudience = tokenAudience
+        self.frameOrigins = frameOrigins
         self.trustEmail = trustEmail
         self.deploymentIDs = deploymentIDs
         self.createdAt = createdAt
@@ -145,6 +154,8 @@ public protocol LTIRepository: Sendable {
     /// The platform, its deployments, its courses' links and rosters go; the classes stay.
     func removePlatform(id: String) async throws -> Bool
     func addDeployment(platformID: String, deploymentID: String) async throws
+    /// Saves the platform's trust in emails, token audience and frame origins; false when it is gone.
+    @discardableResult func updatePlatform(_ platform: LTIPlatform) async throws -> Bool
 
     func ltiToolKeys() async throws -> [LTIToolKey]
     /// Adds the key and retires every other unretired key, in one transaction.

@@ -348,6 +348,8 @@ enum Migrations {
                 auth_url TEXT NOT NULL,
                 token_url TEXT NOT NULL,
                 jwks_url TEXT NOT NULL,
+                token_audience TEXT,
+                frame_origins TEXT NOT NULL DEFAULT '',
                 trust_email INTEGER NOT NULL DEFAULT 0,
                 created_at TEXT NOT NULL,
                 UNIQUE (issuer, client_id)

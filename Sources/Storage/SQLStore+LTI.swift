@@ -9,9 +9,10 @@ extension SQLStore {
         let p = platform
         try await withTransaction { db in
             let inserted = try await db.raw("""
-                INSERT INTO lti_platforms (id, issuer, client_id, name, auth_url, token_url, jwks_url, trust_email, created_at)
+                INSERT INTO lti_platforms (id, issuer, client_id, name, auth_url, token_url, jwks_url, token_audience, frame_origins, trust_email, created_at)
                 VALUES (\(bind: p.id), \(bind: p.issuer), \(bind: p.clientID), \(bind: p.name), \(bind: p.authURL), \(bind: p.tokenURL),
-                        \(bind: p.jwksURL), \(bind: p.trustEmail ? 1 : 0), \(bind: ParseDate.string(from: p.createdAt)))
+                        \(bind: p.jwksURL), \(bind: p.tokenAudience), \(bind: p.frameOrigins.joined(separator: " ")), \(bind: p.trustEmail ? 1 : 0),
+                        \(bind: ParseDate.string(from: p.createdAt)))
                 ON CONFLICT (issuer, client_id) DO NOTHING RETURNING id
                 """).all()
             if inserted.isEmpty { throw StorageError.platformExists }
@@ -56,14 +57,28 @@ extension SQLStore {
             id: id, issuer: try row.decode(column: "issuer", as: String.self), clientID: try row.decode(column: "client_id", as: String.self),
             name: try row.decode(column: "name", as: String.self), authURL: try row.decode(column: "auth_url", as: String.self),
             tokenURL: try row.decode(column: "token_url", as: String.self), jwksURL: try row.decode(column: "jwks_url", as: String.self),
+            tokenAudience: try row.decode(column: "token_audience", as: String?.self),
+            frameOrigins: try row.decode(column: "frame_origins", as: String.self).split(separator: " ").map(String.init),
             trustEmail: try row.decode(column: "trust_email", as: Int.self) != 0, deploymentIDs: deployments[id] ?? [],
             createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast
         )
     }
 
+    public func updatePlatform(_ platform: LTIPlatform) async throws -> Bool {
+        try await withDatabase { db in
+            !(try await db.raw("""
+                UPDATE lti_platforms SET trust_email = \(bind: platform.trustEmail ? 1 : 0), token_audience = \(bind: platform.tokenAudience),
+                    frame_origins = \(bind: platform.frameOrigins.joined(separator: " "))
+                WHERE id = \(bind: platform.id) RETURNING id
+                """).all().isEmpty)
+        }
+    }
+
     public func removePlatform(id: String) async throws -> Bool {
         try await withTransaction { db in
             for statement: SQLQueryString in [
+                // Its people's ways in through it go; their accounts stay.
+                "DELETE FROM identity_links WHERE provider = \(bind: "lti-" + id)",
                 "DELETE FROM lti_deployments WHERE platform_id = \(bind: id)",
                 "DELETE FROM lti_courses WHERE platform_id = \(bind: id)",
                 "DELETE FROM lti_roster WHERE platform_id = \(bind: id)",

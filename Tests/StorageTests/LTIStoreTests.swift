@@ -28,13 +28,23 @@ struct LTIStoreTests {
             #expect(try await store.ltiPlatforms().map(\.id) == ["p1", "p3"])
             #expect(try await store.ltiPlatform(id: "p1")?.deploymentIDs == ["d1", "d2"])
             #expect(try await store.ltiPlatform(id: "p3")?.deploymentIDs == ["d9"])
+            var changed = try #require(try await store.ltiPlatform(id: "p3"))
+            changed.trustEmail = true
+            changed.tokenAudience = "https://api.example.edu/token"
+            changed.frameOrigins = ["https://school.example.edu", "https://other.example.edu"]
+            #expect(try await store.updatePlatform(changed))
+            #expect(try await store.ltiPlatform(id: "p3") == changed)
 
             try await ClassStoreTests.account("1000000001", on: store)
             let made = try await ClassStoreTests.makeClass("course-a", on: store, teacher: "1000000001")
             #expect(try await store.addCourseLink(LTICourseLink(platformID: "p1", deploymentID: "d1", contextID: "c1", classID: made.id, courseClass: true)))
             try await store.recordLaunch(classID: made.id, platformID: "p1", entry: LTIRosterEntry(subject: "s1", name: "Ada", roles: []),
                                          accountKey: "1000000001")
+            #expect(try await store.linkIdentity(IdentityLink(provider: "lti-p1", subject: "s1", accountKey: "1000000001", email: "",
+                                                              createdAt: Self.now, origin: .signUp)))
             #expect(try await store.removePlatform(id: "p1"))
+            #expect(try await store.identityAccountKey(provider: "lti-p1", subject: "s1") == nil, "its people's ways in through it go")
+            #expect(try await store.account(key: "1000000001") != nil, "their accounts stay")
             #expect(try await store.removePlatform(id: "p1") == false)
             #expect(try await store.courseLinks(classID: made.id).isEmpty)
             #expect(try await store.roster(classID: made.id).lines.isEmpty)

@@ -29,6 +29,10 @@ struct LTILaunchClaims: Decodable, Sendable {
         let data: String?
     }
 
+    struct LaunchPresentation: Decodable, Sendable {
+        let return_url: String?
+    }
+
     struct NamesRoleService: Decodable, Sendable {
         let context_memberships_url: String
         let service_versions: [String]?
@@ -49,6 +53,7 @@ struct LTILaunchClaims: Decodable, Sendable {
     let custom: [String: String]?
     let deepLinking: DeepLinkingSettings?
     let namesRoleService: NamesRoleService?
+    let launchPresentation: LaunchPresentation?
 
     private struct Key: CodingKey {
         var stringValue: String
@@ -77,6 +82,7 @@ struct LTILaunchClaims: Decodable, Sendable {
         custom = (try? c.decodeIfPresent([String: String].self, forKey: .lti("custom"))) ?? nil
         deepLinking = try c.decodeIfPresent(DeepLinkingSettings.self, forKey: Key("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"))
         namesRoleService = try? c.decodeIfPresent(NamesRoleService.self, forKey: Key("https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"))
+        launchPresentation = try? c.decodeIfPresent(LaunchPresentation.self, forKey: .lti("launch_presentation"))
     }
 
     /// The person's name as the platform gives it, for a new account.

@@ -233,13 +233,22 @@ struct LTIController: Sendable {
 
     private func resourceLaunch(_ claims: LTILaunchClaims, platform: LTIPlatform, request: Request, context: AppRequestContext,
                                 frame: [String], now: Date) async throws -> Response {
-        let account = try await provisioning.account(for: claims, platform: platform)
-        guard let mapClass = try await provisioning.mapClass(for: claims, platform: platform, accountKey: account.key, now: now) else {
+        let roles = claims.roles ?? []
+        let existing = try await provisioning.existingClass(for: claims, platform: platform)
+        // Only a teacher's launch makes the course's class; anyone else's, before it, makes nothing.
+        guard existing != nil || LTIRoles.teaches(roles) else {
             throw LTIProblem(.conflict, "Not opened in this course yet",
                              "Your teacher has not opened OnTheMap in this course yet, so there is no class map to join. Try again after they have.",
                              log: "a learner's launch into a course without a class")
         }
-        let roles = claims.roles ?? []
+        let account = try await provisioning.account(for: claims, platform: platform)
+        let mapClass: MapClass
+        if let existing {
+            mapClass = existing
+        } else {
+            mapClass = try await provisioning.courseClass(platform: platform, deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "",
+                                                          title: claims.context?.title ?? claims.context?.label, teacherKey: account.key, now: now)
+        }
         try await provisioning.enrol(accountKey: account.key, in: mapClass, roles: roles, now: now)
         try await store.recordLaunch(classID: mapClass.id, platformID: platform.id,
                                      entry: LTIRosterEntry(subject: claims.sub ?? "", name: claims.displayName, roles: roles), accountKey: account.key)

@@ -55,12 +55,7 @@ struct LTILaunchVerifier: Sendable {
         guard let deployment = claims.deploymentID, !deployment.isEmpty, deployment.utf8.count <= 255 else {
             throw LTIProblem.launchRefused("no deployment id")
         }
-        if platform.deploymentIDs.isEmpty {
-            // Registered by hand without deployments: the first to launch is recorded, and
-            // from then on only known deployments launch.
-            try await platforms.store.addDeployment(platformID: platform.id, deploymentID: deployment)
-            platforms.reload()
-        } else if !platform.deploymentIDs.contains(deployment) {
+        if !platform.deploymentIDs.isEmpty, !platform.deploymentIDs.contains(deployment) {
             throw LTIProblem.launchRefused("deployment \(String(deployment.prefix(40))) is not registered here")
         }
         guard let sub = claims.sub, !sub.isEmpty, sub.utf8.count <= 255 else {
@@ -83,6 +78,13 @@ struct LTILaunchVerifier: Sendable {
                 throw LTIProblem.launchRefused("no usable deep-linking return URL")
             }
         }
+        if platform.deploymentIDs.isEmpty {
+            // Registered by hand without deployments: the first launch that passes every check
+            // records its deployment, and from then on only known deployments launch.
+            try await platforms.store.addDeployment(platformID: platform.id, deploymentID: deployment)
+            platforms.reload()
+        }
+        await platforms.learnFrameOrigin(from: claims.launchPresentation?.return_url ?? claims.deepLinking?.deep_link_return_url, of: platform)
         return claims
     }
 

@@ -56,11 +56,11 @@ final class LTIPlatforms: Sendable {
         return try await all().first { $0.id == id }
     }
 
-    /// Origins of the registered platforms' issuers and login endpoints.
+    /// Origins of the registered platforms' issuers, login endpoints and course pages.
     func frameAncestors() async -> [String] {
         guard let platforms = try? await all() else { return [] }
         var origins: [String] = []
-        for text in platforms.flatMap({ [$0.issuer, $0.authURL] }) {
+        for text in platforms.flatMap({ [$0.issuer, $0.authURL] + $0.frameOrigins }) {
             guard let origin = Self.origin(of: text), !origins.contains(origin) else { continue }
             origins.append(origin)
         }
@@ -85,6 +85,20 @@ final class LTIPlatforms: Sendable {
         if scheme == "https" { return nil }
         if scheme == "http", ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host) { return nil }
         return "\(field) must use https (plain http only for a platform on this machine)."
+    }
+
+    static let maximumFrameOrigins = 20
+
+    /// Records the origin of a page a verified launch came from (its return URL: the course
+    /// page, on a school's own address for Canvas and Blackboard), so the platform's course
+    /// pages may frame the class map. The platform signed the claim naming it.
+    func learnFrameOrigin(from url: String?, of platform: LTIPlatform) async {
+        guard let url, LTIPlatforms.urlProblem(url, field: "return URL") == nil, let origin = Self.origin(of: url),
+              !(await frameAncestors()).contains(origin), platform.frameOrigins.count < Self.maximumFrameOrigins
+        else { return }
+        var changed = platform
+        changed.frameOrigins.append(origin)
+        if (try? await store.updatePlatform(changed)) == true { reload() }
     }
 
     func keySet(for platform: LTIPlatform) -> RemoteKeySet {

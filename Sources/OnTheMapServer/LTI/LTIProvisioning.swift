@@ -28,13 +28,10 @@ struct LTIProvisioning: Sendable {
         }
     }
 
-    /// The class a resource-link launch opens: the one deep linking chose (`onthemap_class`,
-    /// which must belong to this course), else the course's own class. A teacher's launch
-    /// makes the course's class when there is none; anyone else's finds nothing.
-    func mapClass(for claims: LTILaunchClaims, platform: LTIPlatform, accountKey: String, now: Date) async throws -> MapClass? {
-        let deployment = claims.deploymentID ?? ""
-        let contextID = claims.context?.id ?? ""
-        let links = try await store.courseLinks(platformID: platform.id, deploymentID: deployment, contextID: contextID)
+    /// The class a resource-link launch opens, when it exists: the one deep linking chose
+    /// (`onthemap_class`, which must belong to this course), else the course's own class.
+    func existingClass(for claims: LTILaunchClaims, platform: LTIPlatform) async throws -> MapClass? {
+        let links = try await store.courseLinks(platformID: platform.id, deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "")
         if let wanted = claims.custom?["onthemap_class"] {
             guard let found = try await directory.mapClass(slug: wanted), links.contains(where: { $0.classID == found.id }) else {
                 throw LTIProblem(.notFound, "This class is not this course's",
@@ -43,10 +40,8 @@ struct LTIProvisioning: Sendable {
             }
             return found
         }
-        if let own = links.first(where: \.courseClass), let found = try await directory.mapClass(id: own.classID) { return found }
-        guard LTIRoles.teaches(claims.roles ?? []) else { return nil }
-        return try await courseClass(platform: platform, deploymentID: deployment, contextID: contextID,
-                                     title: claims.context?.title ?? claims.context?.label, teacherKey: accountKey, now: now)
+        guard let own = links.first(where: \.courseClass) else { return nil }
+        return try await directory.mapClass(id: own.classID)
     }
 
     /// Makes the course's own class (or finds the one a simultaneous launch just made).

@@ -39,10 +39,12 @@ struct LTIRegistration: Sendable {
         let token_endpoint: String
         let jwks_uri: String
         let registration_endpoint: String
+        /// The audience the platform's token endpoint expects in a client assertion.
+        let authorization_server: String?
         let lti: LTI?
 
         enum CodingKeys: String, CodingKey {
-            case issuer, authorization_endpoint, token_endpoint, jwks_uri, registration_endpoint
+            case issuer, authorization_endpoint, token_endpoint, jwks_uri, registration_endpoint, authorization_server
             case lti = "https://purl.imsglobal.org/spec/lti-platform-configuration"
         }
     }
@@ -61,6 +63,9 @@ struct LTIRegistration: Sendable {
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
         let now = clock.now()
+        // The platform opens this page in its own frame or window: it may frame the answer.
+        let registering = query.get("openid_configuration").flatMap { LTIPlatforms.urlProblem($0, field: "") == nil ? LTIPlatforms.origin(of: $0) : nil }
+        let frame = (await platforms.frameAncestors()) + (registering.map { [$0] } ?? [])
         do {
             guard let invite = query.get("invite"), invite.count <= 128,
                   let ticket = try await store.takeTicket(digest: SessionToken.digest(invite), kind: .registration, now: now)
@@ -77,8 +82,7 @@ struct LTIRegistration: Sendable {
                     <p id="lti-registered">OnTheMap is registered with <strong>\(LTIPages.escape(name))</strong>. Teachers can now add it to their courses.</p>
                     <script src="/lti/registered.js"></script>
                     """
-                return LTIPages.page(.ok, title: "OnTheMap is registered", body: body,
-                                     headers: LTIPages.headers(frameAncestors: await platforms.frameAncestors(), script: true))
+                return LTIPages.page(.ok, title: "OnTheMap is registered", body: body, headers: LTIPages.headers(frameAncestors: frame, script: true))
             } catch {
                 // Nothing was registered: the invitation still works.
                 try await store.saveTicket(digest: SessionToken.digest(invite), ticket)
@@ -86,7 +90,7 @@ struct LTIRegistration: Sendable {
             }
         } catch let problem as LTIProblem {
             context.logger.notice("lti registration refused", metadata: ["reason": "\(problem.logReason)"])
-            return LTIPages.problem(problem, frameAncestors: [])
+            return LTIPages.problem(problem, frameAncestors: frame)
         }
     }
 
@@ -142,6 +146,8 @@ struct LTIRegistration: Sendable {
                 "target_link_uri": origin + "/lti/launch",
                 "description": "Where everybody in the class is: a map and a list of the class, each person placed where they chose.",
                 "claims": ["iss", "sub", "name", "given_name", "family_name", "email"],
+                // Canvas sends no names unless asked; names only, emails stay with the platform.
+                "https://canvas.instructure.com/lti/privacy_level": "name_only",
                 "messages": [
                     ["type": "LtiResourceLinkRequest", "target_link_uri": origin + "/lti/launch", "label": "Class map"],
                     ["type": "LtiDeepLinkingRequest", "target_link_uri": origin + "/lti/launch", "label": "Class map"],
@@ -168,7 +174,7 @@ struct LTIRegistration: Sendable {
         let record = LTIPlatform(
             id: Tokens.randomHex(bytes: 6), issuer: platform.issuer, clientID: client.client_id, name: name,
             authURL: platform.authorization_endpoint, tokenURL: platform.token_endpoint, jwksURL: platform.jwks_uri,
-            trustEmail: false, deploymentIDs: client.tool?.deployment_id.map { [$0] } ?? [], createdAt: now)
+            tokenAudience: platform.authorization_server.flatMap { $0.isEmpty || $0.count > 2048 ? nil : $0 }, trustEmail: false, deploymentIDs: client.tool?.deployment_id.map { [$0] } ?? [], createdAt: now)
         do {
             try await store.addPlatform(record)
         } catch StorageError.platformExists {

@@ -70,7 +70,8 @@ struct LTIDeepLinkingResponse: JWTPayload {
 }
 
 /// The tool's proof of itself at a platform's token endpoint (IMS Security Framework 1.0
-/// §4.1.1, RFC 7523): `iss` and `sub` are the client id, `aud` the token URL, used once.
+/// §4.1.1, RFC 7523): `iss` and `sub` are the client id, `aud` the token URL (or the
+/// audience the platform names), used once.
 struct LTIClientAssertion: JWTPayload {
     let iss: String
     let sub: String
@@ -82,7 +83,7 @@ struct LTIClientAssertion: JWTPayload {
     init(platform: LTIPlatform, now: Date) {
         iss = platform.clientID
         sub = platform.clientID
-        aud = platform.tokenURL
+        aud = platform.tokenAudience ?? platform.tokenURL
         iat = Int(now.timeIntervalSince1970)
         exp = iat + 300
         jti = Tokens.random()

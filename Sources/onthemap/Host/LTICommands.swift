@@ -8,7 +8,7 @@ struct LTICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lti",
         abstract: "Register learning platforms (Moodle, Canvas, …) that open class maps from their courses.",
-        subcommands: [AddPlatform.self, List.self, Remove.self, RotateKey.self, RegistrationLink.self]
+        subcommands: [AddPlatform.self, Set.self, List.self, Remove.self, RotateKey.self, RegistrationLink.self]
     )
 
     struct AddPlatform: AsyncParsableCommand {
@@ -24,16 +24,42 @@ struct LTICommand: AsyncParsableCommand {
         @Option(help: "The name hosts see (default: the issuer's host).") var name: String?
         @Flag(help: "The platform vouches for its users' emails: a launch may sign in to an existing account with that email.")
         var trustEmail = false
+        @Option(help: "The address of the platform's course pages, when not its issuer's (Canvas, Blackboard: the school's own address). Repeatable.")
+        var frameOrigin: [String] = []
+        @Option(help: "The audience the token endpoint expects in the tool's signed request (default: the token URL; Brightspace names its own).")
+        var tokenAudience: String?
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
             try await withHostStore(database) { store in
                 let platform = try await ltiRefusalsAsValidation {
                     try await LTIHostTools.addPlatform(issuer: issuer, clientID: clientID, authURL: authURL, tokenURL: tokenURL, jwksURL: jwksURL,
-                                                       deploymentIDs: deploymentId, name: name, trustEmail: trustEmail, store: store)
+                                                       deploymentIDs: deploymentId, name: name, trustEmail: trustEmail, tokenAudience: tokenAudience,
+                                                       frameOrigins: frameOrigin, store: store)
                 }
                 print(platform.id)
                 FileHandle.standardError.write(Data("Registered \(platform.name) (issuer \(platform.issuer), client id \(platform.clientID)).\n".utf8))
+            }
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a registration: trust in emails, more deployments or course-page addresses, the token audience.")
+        @Argument var id: String
+        @Flag(inversion: .prefixedNo, help: "Whether the platform vouches for its users' emails.") var trustEmail: Bool?
+        @Option(help: "Another deployment id to accept (repeatable).") var deploymentId: [String] = []
+        @Option(help: "Another address of the platform's course pages (repeatable).") var frameOrigin: [String] = []
+        @Option(help: "The token endpoint's audience (empty: the token URL).") var tokenAudience: String?
+        @OptionGroup var database: HostDatabaseOptions
+
+        func run() async throws {
+            try await withHostStore(database) { store in
+                let platform = try await ltiRefusalsAsValidation {
+                    try await LTIHostTools.change(id: id, trustEmail: trustEmail, addDeployments: deploymentId, addFrameOrigins: frameOrigin,
+                                                  tokenAudience: tokenAudience, store: store)
+                }
+                print("\(platform.id): trust email \(platform.trustEmail ? "yes" : "no"); deployments \(platform.deploymentIDs.joined(separator: ", ")); course pages \(platform.frameOrigins.joined(separator: " "))")
             }
         }
     }
