@@ -156,6 +156,9 @@ public protocol LTIRepository: Sendable {
     func addDeployment(platformID: String, deploymentID: String) async throws
     /// Saves the platform's trust in emails, token audience and frame origins; false when it is gone.
     @discardableResult func updatePlatform(_ platform: LTIPlatform) async throws -> Bool
+    /// Adds a course-page origin to the platform's, in one statement (nothing else of the
+    /// registration is written); false when it was there already or the platform is gone.
+    @discardableResult func addFrameOrigin(_ origin: String, platformID: String) async throws -> Bool
 
     func ltiToolKeys() async throws -> [LTIToolKey]
     /// Adds the key and retires every other unretired key, in one transaction.

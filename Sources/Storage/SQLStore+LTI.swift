@@ -74,6 +74,16 @@ extension SQLStore {
         }
     }
 
+    public func addFrameOrigin(_ origin: String, platformID: String) async throws -> Bool {
+        try await withDatabase { db in
+            !(try await db.raw("""
+                UPDATE lti_platforms SET frame_origins = CASE WHEN frame_origins = '' THEN \(bind: origin) ELSE frame_origins || ' ' || \(bind: origin) END
+                WHERE id = \(bind: platformID) AND (' ' || frame_origins || ' ') NOT LIKE \(bind: "% " + origin + " %")
+                RETURNING id
+                """).all().isEmpty)
+        }
+    }
+
     public func removePlatform(id: String) async throws -> Bool {
         try await withTransaction { db in
             for statement: SQLQueryString in [

@@ -333,7 +333,7 @@ class LTIWorld:
         assert answer.status == 200, f"launch failed: {answer.describe()}"
         link = answer.document.links.get("open-map")
         assert link is not None, f"no #open-map on the launch page: {answer.describe()}"
-        match = re.fullmatch(r"/#/c/([a-z0-9-]+)(/.*)?", link["href"])
+        match = re.fullmatch(r"/#/signed-in/c/([a-z0-9-]+)(/.*)?", link["href"])
         assert match, link["href"]
         session = agent.cookie(SESSION_COOKIE)
         assert session, f"the launch set no {SESSION_COOKIE} cookie"
@@ -466,7 +466,7 @@ def test_instructor_launch_makes_the_account_the_class_and_a_teacher(lti):
 
     assert answer.status == 200, answer.describe()
     open_map = answer.document.links["open-map"]
-    slug = re.fullmatch(r"/#/c/([a-z0-9-]+)", open_map["href"]).group(1)
+    slug = re.fullmatch(r"/#/signed-in/c/([a-z0-9-]+)", open_map["href"]).group(1)
     open_window = answer.document.links["open-window"]
     assert re.fullmatch(r"/lti/window/[A-Za-z0-9_-]{16,}", open_window["href"]), open_window
     assert open_window.get("target") == "_blank"
@@ -499,7 +499,7 @@ def test_the_open_in_a_new_window_code_signs_in_once(lti):
     browser = Agent()   # a new top-level window: none of the frame's cookies
     opened = browser.get(lti.tool + href)
     assert opened.status in (302, 303), opened.describe()
-    assert opened.headers["Location"] in (f"/#/c/{launched.slug}", f"{lti.tool}/#/c/{launched.slug}")
+    assert opened.headers["Location"] in (f"/#/signed-in/c/{launched.slug}", f"{lti.tool}/#/signed-in/c/{launched.slug}")
     session = browser.cookie(SESSION_COOKIE)
     assert session and session != launched.session
     assert lti.klass(launched.slug, session)["role"] == "teacher"
@@ -736,7 +736,7 @@ def test_a_custom_class_the_platform_never_linked_is_not_opened(lti):
                                               custom={"onthemap_class": victim.slug}))
     if answer.status == 200:
         link = answer.document.links["open-map"]["href"]
-        assert link != f"/#/c/{victim.slug}", "a forged custom claim opened another platform's class"
+        assert link not in (f"/#/c/{victim.slug}", f"/#/signed-in/c/{victim.slug}"), "a forged custom claim opened another platform's class"
         session = _session_of(answer)
         assert lti.status_of("GET", f"/api/classes/{victim.slug}", session) == 403
     else:

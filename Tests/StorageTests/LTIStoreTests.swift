@@ -34,6 +34,10 @@ struct LTIStoreTests {
             changed.frameOrigins = ["https://school.example.edu", "https://other.example.edu"]
             #expect(try await store.updatePlatform(changed))
             #expect(try await store.ltiPlatform(id: "p3") == changed)
+            #expect(try await store.addFrameOrigin("https://third.example.edu", platformID: "p3"))
+            #expect(try await store.addFrameOrigin("https://school.example.edu", platformID: "p3") == false, "there already")
+            #expect(try await store.ltiPlatform(id: "p3")?.frameOrigins == ["https://school.example.edu", "https://other.example.edu", "https://third.example.edu"])
+            #expect(try await store.ltiPlatform(id: "p3")?.trustEmail == true, "nothing else is written")
 
             try await ClassStoreTests.account("1000000001", on: store)
             let made = try await ClassStoreTests.makeClass("course-a", on: store, teacher: "1000000001")

@@ -224,10 +224,13 @@ struct LTIController: Sendable {
             }
             let claims = try await LTILaunchVerifier(platforms: platforms).verify(idToken: idToken, login: login, platform: platform, now: now)
             let frame = await platforms.frameAncestors()
-            if claims.messageType == LTILaunchClaims.MessageType.deepLinking.rawValue {
-                return try await deepLinkingRequest(claims, platform: platform, request: request, context: context, frame: frame)
-            }
-            return try await resourceLaunch(claims, platform: platform, request: request, context: context, frame: frame, now: now)
+            var response = claims.messageType == LTILaunchClaims.MessageType.deepLinking.rawValue
+                ? try await deepLinkingRequest(claims, platform: platform, request: request, context: context, frame: frame)
+                : try await resourceLaunch(claims, platform: platform, request: request, context: context, frame: frame, now: now)
+            // The login's browser cookie is spent with its state.
+            response.headers.append(HTTPField(name: .setCookie, value: Self.frameCookie(
+                name: Self.stateCookiePrefix + stateDigest.prefix(16), value: "", maxAge: 0, path: "/lti/")))
+            return response
         }
     }
 
@@ -262,7 +265,7 @@ struct LTIController: Sendable {
         try await store.saveTicket(digest: SessionToken.digest(code), LTITicket(
             kind: .window, accountKey: account.key, payload: mapClass.slug, expiresAt: now.addingTimeInterval(Self.windowCodeLifetime)))
         context.logger.info("lti launch", metadata: ["account": "\(account.key)", "class": "\(mapClass.slug)", "platform": "\(platform.id)"])
-        var response = LTIPages.launched(className: mapClass.name, mapPath: "/#/c/\(mapClass.slug)", windowPath: "/lti/window/\(code)",
+        var response = LTIPages.launched(className: mapClass.name, mapPath: Self.arrival(mapClass.slug), windowPath: "/lti/window/\(code)",
                                          frameAncestors: frame)
         try await signIn(account, response: &response, request: request, context: context)
         return response
@@ -277,6 +280,10 @@ struct LTIController: Sendable {
         }
         response.headers.append(HTTPField(name: .setCookie, value: Self.frameCookie(name: Self.embeddedCookie, value: "1", expires: session.expiresAt)))
     }
+
+    /// Where a launched browser goes: the web app takes the session the cookie holds
+    /// (`#/signed-in`, as after a provider's sign-in), then opens the class's map.
+    static func arrival(_ slug: String) -> String { "/#/signed-in/c/\(slug)" }
 
     // MARK: A window of its own
 
@@ -293,7 +300,7 @@ struct LTIController: Sendable {
                                                "A window link works once, for ten minutes. Open OnTheMap again from your course."), frameAncestors: [])
         }
         let (_, cookies) = try await accounts.startSession(for: account, request: request, context: context)
-        var response = SignInPage.redirect(to: "/#/c/\(ticket.payload)")
+        var response = SignInPage.redirect(to: Self.arrival(ticket.payload))
         for cookie in cookies { response.setCookie(cookie) }
         return response
     }

@@ -96,15 +96,15 @@ final class LTIPlatforms: Sendable {
         guard let url, LTIPlatforms.urlProblem(url, field: "return URL") == nil, let origin = Self.origin(of: url),
               !(await frameAncestors()).contains(origin), platform.frameOrigins.count < Self.maximumFrameOrigins
         else { return }
-        var changed = platform
-        changed.frameOrigins.append(origin)
-        if (try? await store.updatePlatform(changed)) == true { reload() }
+        if (try? await store.addFrameOrigin(origin, platformID: platform.id)) == true { reload() }
     }
 
     func keySet(for platform: LTIPlatform) -> RemoteKeySet {
         keySets.withLock { sets in
             if let set = sets[platform.id + " " + platform.jwksURL] { return set }
-            let set = RemoteKeySet(http: http)
+            // A platform may sign with a new key at once: an unknown key id fetches the set
+            // again, at most every few seconds.
+            let set = RemoteKeySet(http: http, refetchInterval: 5)
             sets[platform.id + " " + platform.jwksURL] = set
             return set
         }

@@ -49,6 +49,10 @@ struct LTIRegistration: Sendable {
         }
     }
 
+    static func isLoopback(_ url: URL) -> Bool {
+        ["localhost", "127.0.0.1", "::1", "[::1]"].contains(url.host?.lowercased() ?? "")
+    }
+
     private struct ClientReply: Decodable {
         struct Tool: Decodable { let deployment_id: String? }
         let client_id: String
@@ -114,8 +118,11 @@ struct LTIRegistration: Sendable {
                              "OnTheMap read the platform's configuration address but found no LTI platform configuration there.",
                              log: "platform configuration HTTP \(reply.status) or not decodable")
         }
-        // Dynamic Registration §3.5.1: the issuer's host is the configuration's.
-        guard URL(string: platform.issuer)?.host?.lowercased() == configurationURL.host?.lowercased() else {
+        // The issuer's domain is the configuration URL's. A loopback address is no domain of
+        // its own (every service on the machine shares it): there the port must match too.
+        guard let issuerURL = URL(string: platform.issuer), issuerURL.host?.lowercased() == configurationURL.host?.lowercased(),
+              !Self.isLoopback(configurationURL) || issuerURL.port == configurationURL.port
+        else {
             throw LTIProblem(.badRequest, "The platform's configuration does not match", "Its issuer is not on the host that served the configuration.")
         }
         for (field, value) in [("issuer", platform.issuer), ("authorization_endpoint", platform.authorization_endpoint),

@@ -23,10 +23,12 @@ struct ClassCommand: AsyncParsableCommand {
 
         func run() async throws {
             let summaries = try await withHostStore(database) { try await $0.classSummaries() }
-            print("SLUG                 VISIBILITY JOIN    PRECISION MEMBERS LOCATIONS NAME")
+            // Slugs are up to 40 characters (a course's class has a long one): the column fits the longest.
+            let width = max(20, summaries.map(\.mapClass.slug.count).max() ?? 0)
+            print("SLUG".padding(toLength: width, withPad: " ", startingAt: 0) + " VISIBILITY JOIN    PRECISION MEMBERS LOCATIONS NAME")
             for summary in summaries {
                 let c = summary.mapClass
-                print([c.slug.padding(toLength: 20, withPad: " ", startingAt: 0),
+                print([c.slug.padding(toLength: width, withPad: " ", startingAt: 0),
                        c.visibility.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
                        c.joinRule.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
                        c.precision.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),

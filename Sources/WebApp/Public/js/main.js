@@ -47,9 +47,12 @@ function readAddress(path) {
 
 function route() {
   const path = location.hash.replace(/^#\/?/, '');
-  if (path === 'signed-in') {
-    // Back from a provider (signing in, or linking it): ask whose session this is.
-    completeProviderSignIn().then((ok) => go(ok ? takeAfterSignIn() || 'map' : 'login'));
+  const arrival = /^signed-in(?:\/c\/([^/]+))?$/.exec(path);
+  if (arrival) {
+    // Back from a provider (signing in, or linking it), or launched from a course
+    // (`signed-in/c/<slug>`: that class's map): ask whose session this is.
+    const launched = arrival[1] && isSlug(arrival[1]) ? `c/${arrival[1]}` : null;
+    completeProviderSignIn().then((ok) => go(ok ? launched || takeAfterSignIn() || 'map' : 'login'));
     return;
   }
   if (!state.account) {
