@@ -242,6 +242,25 @@ export async function removeMember(slug, key) {
   await request(classURL(slug, `/members/${encodeURIComponent(key)}`), { method: 'DELETE' });
 }
 
+/** The course's members, for a class that a course platform opens (teachers and the server's
+ *  administrators; anyone else gets 403): `{ synced_at, members: [{ name, roles, role?, member,
+ *  on_map }] }`. `synced_at` is null before the first sync with the course, and a class that no
+ *  course opens has no members. */
+export async function fetchCourseRoster(slug) {
+  const body = await request(classURL(slug, '/course-roster'));
+  const members = Array.isArray(body && body.members) ? body.members : [];
+  return {
+    synced_at: body && typeof body.synced_at === 'string' ? body.synced_at : null,
+    members: members.filter((member) => member && typeof member === 'object').map((member) => ({
+      name: typeof member.name === 'string' ? member.name : '',
+      roles: Array.isArray(member.roles) ? member.roles.filter((role) => typeof role === 'string') : [],
+      role: typeof member.role === 'string' ? member.role : null,
+      member: Boolean(member.member),
+      on_map: Boolean(member.on_map),
+    })),
+  };
+}
+
 /** Who I am in class `slug` (null: the default class's plain route): `{ account, notices,
  *  class_role, can_moderate, can_manage_class }`. */
 export async function fetchAccountIn(slug) {

@@ -5,8 +5,9 @@
 // whether posts wait for a moderator's approval (none, a member's first, every post and move);
 // and manage the roster (roles, removing, adding by email). At the end of term they archive
 // the class (its map read-only for everyone, its posts kept) or reopen it, or delete it with
-// its map for good once its address is typed again. Moderators see the roster; every member
-// can leave the class.
+// its map for good once its address is typed again. For a class a course platform opens (LTI),
+// its teachers also see the course's roster: who in the course is not on the map yet.
+// Moderators see the roster; every member can leave the class.
 import * as api from './api.js';
 import { state } from './state.js';
 import { go } from './router.js';
@@ -15,7 +16,7 @@ import {
   ROLE_NAMES, PRECISIONS, PRECISION_PLACES, APPROVALS, isCoarser, classChanged, classMembershipChanged,
 } from './classes.js';
 import { showClassScene } from './classPages.js';
-import { el, setBusy, confirmAction, showAlert, debounce, formFailureMessage, showFormMessage } from './ui.js';
+import { el, setBusy, confirmAction, showAlert, debounce, formFailureMessage, showFormMessage, formatCount, timeAgo } from './ui.js';
 import { $ } from './dom.js';
 
 const VISIBILITY = {
@@ -50,6 +51,24 @@ const COARSER_TITLES = { city: 'Show Students by Town?', region: 'Show Students 
 const ROLE_SAVE_DELAY_MS = 500;
 const MESSAGES = ['settings-error', 'class-form-error', 'class-form-done', 'invite-error', 'invite-done',
   'members-error', 'members-done', 'leave-error', 'archive-error', 'archive-done', 'delete-class-error'];
+
+/** The class role a course's roles give (as the server reads them: Instructor and
+ *  Administrator teach, a TeachingAssistant moderates, anyone else is a student). Full role
+ *  IRIs and short names alike; the highest counts. */
+function courseRole(roles) {
+  const names = roles.map((role) => role.split(/[#/]/).pop());
+  if (names.includes('TeachingAssistant')) return names.some((name) => name === 'Instructor' || name === 'Administrator') ? 'teacher' : 'moderator';
+  if (names.some((name) => name === 'Instructor' || name === 'Administrator')) return 'teacher';
+  return 'student';
+}
+
+/** "24 November 2026 at 06:38", in the browser's language. Made at first use: loading the
+ *  locale's data would hold up the map's first draw (see formatCount in ui.js). */
+let dateFormat = null;
+function fullDate(time) {
+  dateFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'long', timeStyle: 'short' });
+  return dateFormat.format(time);
+}
 
 function memberName(member) {
   return `${member.first_name || ''} ${member.last_name || ''}`.trim() || member.email || 'A member';
@@ -100,7 +119,7 @@ class SettingsPage {
     const attempt = ++this.attempt;
     this.slug = slug;
     for (const id of MESSAGES) showFormMessage(id, '');
-    for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'leave-section', 'end-section']) $(id).hidden = true;
+    for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'course-roster-section', 'leave-section', 'end-section']) $(id).hidden = true;
     $('delete-class-confirm').value = '';
     $('settings-title').textContent = 'Class settings';
     $('settings-intro').textContent = 'Loading the class…';
@@ -126,7 +145,10 @@ class SettingsPage {
     this.me = me;
     classChanged(view);
     this.render();
+    // Only the class's teachers (and the server's administrators) may read the course's roster.
+    const roster = this.manages ? this.loadCourseRoster(attempt) : null;
     if (this.moderates) await this.loadMembers(attempt);
+    await roster;
   }
 
   render() {
@@ -370,6 +392,7 @@ class SettingsPage {
       this.say('members-done', `${name} is now ${role === 'student' ? 'a student' : `a ${role}`}.`);
       // Changing one's own role changes what this page may show.
       if (state.account && member.key === state.account.key) this.show(this.slug);
+      else this.refreshCourseRoster();
     } catch (error) {
       select.value = member.role;
       showFormMessage('members-error', formFailureMessage(error, 'Changing the role failed.'));
@@ -395,6 +418,7 @@ class SettingsPage {
       }
       this.renderMembers(await api.fetchMembers(this.slug));
       this.say('members-done', `${name} was removed from the class.`);
+      this.refreshCourseRoster();
       // The focus goes to the next member's Remove button (or the list's heading).
       const next = $('members-list').children[Math.min(index, $('members-list').children.length - 1)];
       const target = next ? next.querySelector('[data-remove]') : null;
@@ -420,6 +444,7 @@ class SettingsPage {
       this.renderMembers(await api.addMember(this.slug, email, role));
       $('member-email').value = '';
       this.say('members-done', `${email} is now ${role === 'student' ? 'a student' : `a ${role}`} in the class.`);
+      this.refreshCourseRoster();
     } catch (error) {
       showFormMessage('members-error', error.status === 404
         ? 'No account of this server has that email: they sign up first.'
@@ -429,6 +454,74 @@ class SettingsPage {
       setBusy(button, false);
       $('member-email').focus();
     }
+  }
+
+  // ---- the course's roster (a class a course platform opens) ----
+
+  /** Asks for the course's roster and shows it when the class has one (a course opens the
+   *  class); a class without, or an answer that fails, shows nothing. */
+  async loadCourseRoster(attempt = this.attempt) {
+    if (!this.manages) return;
+    let roster;
+    try {
+      roster = await api.fetchCourseRoster(this.slug);
+    } catch {
+      if (attempt === this.attempt) $('course-roster-section').hidden = true;
+      return;
+    }
+    if (attempt !== this.attempt) return;
+    this.renderCourseRoster(roster);
+  }
+
+  /** After a change to the class's members: the course's roster shown says it too. */
+  refreshCourseRoster() {
+    if (!$('course-roster-section').hidden) this.loadCourseRoster();
+  }
+
+  renderCourseRoster({ synced_at: syncedAt, members }) {
+    const section = $('course-roster-section');
+    section.hidden = !syncedAt && members.length === 0;
+    if (section.hidden) return;
+
+    const synced = $('course-roster-synced');
+    const time = syncedAt ? Date.parse(syncedAt) : NaN;
+    if (Number.isFinite(time)) {
+      synced.replaceChildren(
+        'Last synced with the course ',
+        el('time', { datetime: new Date(time).toISOString(), title: fullDate(time), text: timeAgo(time) }),
+        ` (${fullDate(time)}). It syncs again each time a teacher opens OnTheMap from the course.`);
+    } else {
+      synced.textContent = 'Not synced with the course yet: these are the course’s members who have opened OnTheMap from it. The whole course shows once a teacher opens OnTheMap from the course with its roster service on.';
+    }
+
+    const byName = (a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' });
+    const missing = members.filter((member) => !member.on_map).sort(byName);
+    const onMap = members.filter((member) => member.on_map).sort(byName);
+    const total = members.length;
+    $('course-roster-count').textContent = total === 0
+      ? 'The course gave no members.'
+      : `${formatCount(onMap.length)} of ${formatCount(total)} course ${total === 1 ? 'member is' : 'members are'} on the map.`;
+
+    $('course-roster-missing').replaceChildren(...missing.map((member) => this.courseRosterRow(member)));
+    $('course-roster-missing').hidden = missing.length === 0;
+    $('course-roster-missing-title').hidden = total === 0;
+    $('course-roster-everyone').hidden = missing.length > 0 || total === 0;
+
+    $('course-roster-on-map-box').hidden = onMap.length === 0;
+    $('course-roster-on-map-title').textContent = `On the map (${formatCount(onMap.length)})`;
+    $('course-roster-on-map').replaceChildren(...onMap.map((member) => this.courseRosterRow(member)));
+  }
+
+  courseRosterRow(member) {
+    const role = member.role || courseRole(member.roles);
+    const status = member.on_map ? 'on the map' : member.member ? 'no location yet' : 'not in the class yet';
+    return el('li', { class: 'member-row course-roster-row' }, [
+      el('span', { class: 'member-who' }, [
+        el('strong', { dir: 'auto', text: member.name || 'A course member' }),
+        el('span', { class: 'course-roster-status', text: status }),
+      ]),
+      el('span', { class: 'badge member-role', text: ROLE_NAMES[role] || role }),
+    ]);
   }
 
   // ---- end of term ----
