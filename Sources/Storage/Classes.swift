@@ -153,7 +153,7 @@ public protocol ClassRepository: Sendable {
     @discardableResult func updateClass(_ mapClass: MapClass) async throws -> Bool
     /// The classes an account is a member of, with its role in each, by name.
     func classes(ofAccount accountKey: String) async throws -> [(mapClass: MapClass, role: ClassRole)]
-    /// Open classes the account is not (yet) a recorded member of.
+    /// Open classes the account is not (yet) a recorded member of (archived ones take no one).
     func openClasses(notJoinedBy accountKey: String) async throws -> [MapClass]
     /// The class's members, teachers first, then by name.
     func members(classId: String) async throws -> [ClassMember]

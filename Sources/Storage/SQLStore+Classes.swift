@@ -75,7 +75,7 @@ extension SQLStore {
     public func openClasses(notJoinedBy accountKey: String) async throws -> [MapClass] {
         try await withDatabase { db in
             try await db.raw("""
-                SELECT * FROM classes WHERE join_rule = 'open' AND NOT EXISTS (
+                SELECT * FROM classes WHERE join_rule = 'open' AND archived_at IS NULL AND NOT EXISTS (
                     SELECT 1 FROM class_members WHERE class_members.class_id = classes.id AND class_members.account_key = \(bind: accountKey))
                 ORDER BY name, slug
                 """).all().map(Self.mapClass(from:))

@@ -575,6 +575,10 @@ struct ClassEndOfTermTests {
             #expect(try await ClassTests.join(client, newcomer, slug: "cohort-e", code: code).status == .forbidden)
             let unchanged = try await ClassTests.status(client, "/c/cohort-e/parse/classes/StudentLocation/\(id)", headers: student.parseHeaders).1
             #expect(unchanged["mapString"] as? String == "Oslo")
+            // Open to anyone, but archived: not offered to join.
+            #expect(try await ClassTests.status(client, "/api/classes/cohort-e", .patch, headers: admin.cookieHeaders, body: ["join": "open"]).0 == .ok)
+            let offered = try await ClassTests.status(client, "/api/classes", headers: newcomer.cookieHeaders).1
+            #expect((offered["joinable"] as? [[String: Any]])?.contains { $0["slug"] as? String == "cohort-e" } == false)
 
             // Deleting needs the slug as confirmation, never the default class, and only a teacher.
             #expect(try await ClassTests.status(client, "/api/classes/cohort-e", .delete, headers: student.cookieHeaders,

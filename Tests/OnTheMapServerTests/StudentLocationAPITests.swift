@@ -119,6 +119,30 @@ struct StudentLocationAPITests {
         }
     }
 
+    @Test("legacy open writes stop at an archived class: nobody creates, changes or deletes there")
+    func legacyOpenWritesRespectArchiving() async throws {
+        try await withTestServer({ $0.legacyOpenWrites = true }, defaultClass: .public) { client in
+            let admin = try await client.makeUser()
+            let id = try await client.execute(uri: "/v1/StudentLocation", method: .post,
+                                              body: jsonBody(["uniqueKey": "1234", "latitude": 1, "longitude": 2])) { response throws in
+                try response.json["objectId"] as! String
+            }
+            #expect(try await ClassTests.status(client, "/api/classes/main", .patch, headers: admin.cookieHeaders, body: ["archived": true]).0 == .ok)
+            try await client.execute(uri: "/v1/StudentLocation", method: .post, body: jsonBody(["uniqueKey": "5678", "latitude": 3, "longitude": 4])) { response throws in
+                #expect(response.status == .forbidden)
+            }
+            try await client.execute(uri: "/v1/StudentLocation/\(id)", method: .put, body: jsonBody(["mapString": "Anywhere"])) { response throws in
+                #expect(response.status == .forbidden)
+            }
+            try await client.execute(uri: "/v1/StudentLocation/\(id)", method: .delete) { response throws in
+                #expect(response.status == .forbidden)
+            }
+            try await client.execute(uri: "/v1/StudentLocation?limit=10", method: .get) { response throws in
+                #expect((try response.json["results"] as? [[String: Any]])?.map { $0["objectId"] as? String } == [id], "kept, and nothing added")
+            }
+        }
+    }
+
     @Test("/parse requires the app id and REST key, byte-exact 403; /v1 does not")
     func parseCredentials() async throws {
         try await withTestServer(defaultClass: .public) { client in

@@ -61,8 +61,13 @@ struct ClassAccess: Sendable {
     func requireMember(_ refusal: ClassRefusal) throws -> SignedIn {
         let signedIn = try requireSignedIn(refusal)
         guard isAdministrator || isMember else { throw refusal.notMember }
-        guard mapClass.archivedAt == nil else { throw refusal.forbidden("This class is archived: its map is read-only.") }
+        try requireNotArchived(refusal)
         return signedIn
+    }
+
+    /// An archived class's map is read-only for everyone, legacy open writes included.
+    func requireNotArchived(_ refusal: ClassRefusal) throws {
+        guard mapClass.archivedAt == nil else { throw refusal.forbidden("This class is archived: its map is read-only.") }
     }
 
     @discardableResult

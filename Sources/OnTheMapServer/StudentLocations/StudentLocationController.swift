@@ -163,7 +163,10 @@ struct StudentLocationController: Sendable {
 
     /// The member writing, or nil under legacy open writes without a session.
     private func writer(_ context: AppRequestContext) throws -> String? {
-        if openWrites(context) { return context.caller.signedIn?.accountKey }
+        if openWrites(context) {
+            try context.classAccess.requireNotArchived(.parseWrite)
+            return context.caller.signedIn?.accountKey
+        }
         return try context.classAccess.requireMember(.parseWrite).accountKey
     }
 
