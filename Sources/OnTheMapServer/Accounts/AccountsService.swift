@@ -60,15 +60,18 @@ struct AccountsService: Sendable {
     /// Creates a session for `account` and the cookies a password login sets with it (the
     /// session, `XSRF-TOKEN`, and the device marker on a first login from this browser).
     /// Every way of signing in ends here, so all of them give the same session.
-    func startSession(for account: Account, request: Request, context: AppRequestContext) async throws -> (Session, [Cookie]) {
+    /// `rememberingDevice: false` (a launch inside a course's frame, whose cookies live in the
+    /// platform's partition): no device marker is made or recorded.
+    func startSession(for account: Account, request: Request, context: AppRequestContext,
+                      rememberingDevice: Bool = true) async throws -> (Session, [Cookie]) {
         let now = configuration.clock.now()
         let session = Session(
             id: Identifiers.sessionId(now: now), accountKey: account.key, createdAt: now,
             expiresAt: now.addingTimeInterval(configuration.sessionLifetime)
         )
         try await store.createSession(session)
-        let device = Self.deviceDigest(request)
-        let deviceToken = device == nil ? Tokens.randomHex(bytes: 16) : nil
+        let device = rememberingDevice ? Self.deviceDigest(request) : nil
+        let deviceToken = device == nil && rememberingDevice ? Tokens.randomHex(bytes: 16) : nil
         if let digest = deviceToken.map(SessionToken.digest) ?? device {
             try await store.rememberDevice(digest: digest, accountKey: account.key, now: now)
         }

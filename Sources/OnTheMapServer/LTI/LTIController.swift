@@ -236,8 +236,8 @@ struct LTIController: Sendable {
 
     /// The launch's session, in cookies the platform's frame keeps.
     func signIn(_ account: Account, response: inout Response, request: Request, context: AppRequestContext) async throws {
-        let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context)
-        for cookie in cookies where cookie.name != AccountsService.deviceCookie {
+        let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context, rememberingDevice: false)
+        for cookie in cookies {
             response.headers.append(HTTPField(name: .setCookie, value: Self.frameCookie(
                 name: cookie.name, value: cookie.value, expires: session.expiresAt, httpOnly: cookie.httpOnly)))
         }

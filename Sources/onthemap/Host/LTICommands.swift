@@ -71,9 +71,14 @@ struct LTICommand: AsyncParsableCommand {
         func run() async throws {
             let platforms = try await withHostStore(database) { try await LTIHostTools.platforms(store: $0) }
             if platforms.isEmpty { print("No platform is registered."); return }
-            print("ID           TRUST-EMAIL ISSUER / CLIENT ID / DEPLOYMENTS")
             for p in platforms {
-                print("\(p.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \((p.trustEmail ? "yes" : "no").padding(toLength: 11, withPad: " ", startingAt: 0)) \(p.issuer) / \(p.clientID) / \(p.deploymentIDs.isEmpty ? "(first launch)" : p.deploymentIDs.joined(separator: ", "))")
+                print("\(p.id)  \(p.name)")
+                print("  issuer        \(p.issuer)")
+                print("  client id     \(p.clientID)")
+                print("  deployments   \(p.deploymentIDs.isEmpty ? "(the first to launch)" : p.deploymentIDs.joined(separator: ", "))")
+                print("  trust email   \(p.trustEmail ? "yes" : "no")")
+                print("  token audience \(p.tokenAudience ?? "(the token URL)")")
+                print("  course pages  \(p.frameOrigins.isEmpty ? "(none recorded yet)" : p.frameOrigins.joined(separator: " "))")
             }
         }
     }
