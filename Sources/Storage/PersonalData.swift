@@ -64,6 +64,10 @@ extension SQLStore {
         }
     }
 
+    /// What a moderation line about a deleted account's posts says instead of its moderator's
+    /// words (which may name the person): the action, its time and its moderator stay.
+    static let removedReason = "(removed with the account)"
+
     public func deleteAccount(key: String, now: Date) async throws -> AccountDeletion? {
         let stamp = ParseDate.string(from: now)
         let deletion: AccountDeletion? = try await withTransaction { db in
@@ -93,7 +97,8 @@ extension SQLStore {
                 DELETE FROM student_locations WHERE owner_key = \(bind: key) OR unique_key = \(bind: key) RETURNING object_id
                 """).all().count
             try await db.raw("""
-                UPDATE moderation_actions SET account_key = NULL, object_id = NULL, map_string = NULL WHERE account_key = \(bind: key)
+                UPDATE moderation_actions SET account_key = NULL, object_id = NULL, map_string = NULL, reason = \(bind: Self.removedReason)
+                WHERE account_key = \(bind: key)
                 """).run()
             try await db.raw("UPDATE moderation_actions SET moderator_key = NULL WHERE moderator_key = \(bind: key)").run()
             try await db.raw("""
