@@ -127,6 +127,8 @@ struct LTIController: Sendable {
             let browser = Tokens.random()
             let nonce = Tokens.random()
             let stateDigest = SessionToken.digest(state)
+            // Logins never finished go as new ones come, as sign-ins do: the table holds minutes of them.
+            try await store.deleteExpiredLTILogins(now: configuration.clock.now())
             try await store.saveLTILogin(LTIPendingLogin(
                 stateDigest: stateDigest, platformID: platform.id, nonce: nonce, browserDigest: SessionToken.digest(browser),
                 targetLinkURI: target, expiresAt: configuration.clock.now().addingTimeInterval(Self.loginLifetime)))
