@@ -185,6 +185,8 @@ public protocol LTIRepository: Sendable {
     func roster(classID: String) async throws -> (syncedAt: Date?, lines: [LTIRosterLine])
 
     func saveTicket(digest: String, _ ticket: LTITicket) async throws
+    /// A live ticket of this kind, left unspent.
+    func peekTicket(digest: String, kind: LTITicketKind, now: Date) async throws -> LTITicket?
     /// Finds and spends a live ticket of this kind.
     func takeTicket(digest: String, kind: LTITicketKind, now: Date) async throws -> LTITicket?
 }

@@ -297,6 +297,18 @@ extension SQLStore {
         }
     }
 
+    public func peekTicket(digest: String, kind: LTITicketKind, now: Date) async throws -> LTITicket? {
+        try await withDatabase { db in
+            guard let row = try await db.raw("""
+                SELECT * FROM lti_tickets WHERE digest = \(bind: digest) AND kind = \(bind: kind.rawValue) AND expires_at > \(bind: ParseDate.string(from: now))
+                """).first() else { return nil }
+            return LTITicket(
+                kind: kind, accountKey: try row.decode(column: "account_key", as: String?.self), payload: try row.decode(column: "payload", as: String.self),
+                expiresAt: ParseDate.date(from: try row.decode(column: "expires_at", as: String.self)) ?? .distantPast
+            )
+        }
+    }
+
     public func takeTicket(digest: String, kind: LTITicketKind, now: Date) async throws -> LTITicket? {
         try await withDatabase { db in
             guard let row = try await db.raw("""

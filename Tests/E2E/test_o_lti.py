@@ -497,15 +497,27 @@ def test_the_open_in_a_new_window_code_signs_in_once(lti):
     launched = lti.launched(lti.platform.launch(lti.record, person("Wanda"), lti.platform.course(), [INSTRUCTOR]))
     href = launched.response.document.links["open-window"]["href"]
     browser = Agent()   # a new top-level window: none of the frame's cookies
-    opened = browser.get(lti.tool + href)
+    page = browser.get(lti.tool + href)
+    # The link alone signs nobody in: its page names the account, and its button does.
+    assert page.status == 200, page.describe()
+    assert "Wanda" in page.text and 'action="/lti/window"' in page.text
+    assert not any(c["name"] == SESSION_COOKIE and c["value"] for c in page.set_cookies)
+    code = href.rsplit("/", 1)[1]
+    opened = browser.post(lti.tool + "/lti/window", {"code": code}, headers={"Origin": lti.tool})
     assert opened.status in (302, 303), opened.describe()
     assert opened.headers["Location"] in (f"/#/signed-in/c/{launched.slug}", f"{lti.tool}/#/signed-in/c/{launched.slug}")
     session = browser.cookie(SESSION_COOKIE)
     assert session and session != launched.session
     assert lti.klass(launched.slug, session)["role"] == "teacher"
-    again = Agent().get(lti.tool + href)
+    # Spent: the link and its form work no more; another site's form never did.
+    assert Agent().get(lti.tool + href).status >= 400
+    again = Agent().post(lti.tool + "/lti/window", {"code": code}, headers={"Origin": lti.tool})
     assert again.status >= 400 and again.document.heading, again.describe()
     assert again.set_cookies == [] or not any(c["name"] == SESSION_COOKIE and c["value"] for c in again.set_cookies)
+    other = lti.launched(lti.platform.launch(lti.record, person("Wanda"), lti.platform.course(), [INSTRUCTOR]))
+    forged = Agent().post(lti.tool + "/lti/window", {"code": other.response.document.links["open-window"]["href"].rsplit("/", 1)[1]},
+                          headers={"Origin": "http://127.0.0.1:9"})
+    assert forged.status == 403, forged.describe()
 
 
 def test_the_launch_page_shows_the_platforms_words_as_text(lti):
@@ -1069,6 +1081,7 @@ def test_open_in_a_new_window_from_the_launch_page(lti, browser):
         link.click()
         WebDriverWait(driver, 10).until(lambda d: len(d.window_handles) > len(before))
         driver.switch_to.window((set(driver.window_handles) - before).pop())
+        page.clickable("#continue", 20).click()
         page.visible("#main-scene", 30)
         page.text_in("#class-name", course.title, 20)
         assert driver.current_url.startswith(lti.tool + "/")

@@ -192,6 +192,7 @@ def sign_in_by_window(page, launched):
     """The launch's "Open in a new window" link, opened in this browser: a session of its own,
     first-party, then the class's map, signed in."""
     page.open(launched.window_path)
+    page.clickable("#continue", 20).click()
     page.until(lambda d: d.get_cookie(SESSION_COOKIE) is not None, 10, "the window link set no session cookie")
     page.until(lambda d: d.execute_script("return location.hash") == f"#/c/{launched.slug}"
                and not page.find("#main-scene").get_attribute("hidden"), 30,

@@ -37,7 +37,8 @@ struct LTIController: Sendable {
         root.get("lti/login", use: login)
         root.post("lti/login", use: login)
         root.post("lti/launch", use: launch)
-        root.get("lti/window/:code", use: window)
+        root.get("lti/window/:code", use: windowPage)
+        root.post("lti/window", use: window)
         root.post("lti/deep-link", use: deepLink)
     }
 
@@ -252,21 +253,51 @@ struct LTIController: Sendable {
 
     // MARK: A window of its own
 
+    private static let spentWindowCode = LTIProblem(.badRequest, "This link was already used",
+                                                     "A window link works once, for ten minutes. Open OnTheMap again from your course.")
+
     /// `GET /lti/window/:code`: the launch's one-time code, for a browser that keeps no
-    /// cookies inside the course: a first-party session, then the class map.
-    @Sendable func window(_ request: Request, context: AppRequestContext) async throws -> Response {
+    /// cookies inside the course. It signs nobody in by itself: the page names the account
+    /// and the class, and its button (a form of this site) does, so a link someone else made
+    /// cannot quietly sign a visitor in to their account.
+    @Sendable func windowPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let code = context.parameters.get("code") ?? ""
+        guard code.count <= 128,
+              let ticket = try await store.peekTicket(digest: SessionToken.digest(code), kind: .window, now: configuration.clock.now()),
+              let key = ticket.accountKey, let account = try await store.account(key: key), account.disabledAt == nil
+        else {
+            context.logger.notice("lti window refused", metadata: ["reason": "code unknown, spent or expired"])
+            return LTIPages.problem(Self.spentWindowCode, frameAncestors: [])
+        }
+        let className = try await provisioning.directory.mapClass(slug: ticket.payload)?.name ?? ticket.payload
+        let person = [account.firstName, account.lastName].filter { !$0.isEmpty }.joined(separator: " ")
+        let body = """
+            <p>Open the class map of <strong>\(LTIPages.escape(className))</strong>, signed in as <strong>\(LTIPages.escape(person))</strong>.</p>
+            <form method="post" action="/lti/window">
+            <input type="hidden" name="code" value="\(LTIPages.escape(code))">
+            <p><button type="submit" id="continue">Continue as \(LTIPages.escape(person))</button></p>
+            </form>
+            <p>Not you? Close this window.</p>
+            """
+        return LTIPages.page(.ok, title: className, body: body, headers: LTIPages.headers(frameAncestors: []))
+    }
+
+    /// `POST /lti/window` (that page's button): spends the code, starts a session of this
+    /// window's own, and opens the class map.
+    @Sendable func window(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let fields = try await Self.form(request, context: context)
+        let code = fields["code"] ?? ""
         guard code.count <= 128,
               let ticket = try await store.takeTicket(digest: SessionToken.digest(code), kind: .window, now: configuration.clock.now()),
               let key = ticket.accountKey, let account = try await store.account(key: key), account.disabledAt == nil
         else {
             context.logger.notice("lti window refused", metadata: ["reason": "code unknown, spent or expired"])
-            return LTIPages.problem(LTIProblem(.badRequest, "This link was already used",
-                                               "A window link works once, for ten minutes. Open OnTheMap again from your course."), frameAncestors: [])
+            return LTIPages.problem(Self.spentWindowCode, frameAncestors: [])
         }
         let (_, cookies) = try await accounts.startSession(for: account, request: request, context: context)
         var response = SignInPage.redirect(to: Self.arrival(ticket.payload))
         for cookie in cookies { response.setCookie(cookie) }
         return response
     }
+
 }

@@ -42,9 +42,9 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
     /// proven by what it carries (a signed token and a state bound to the browser), not by
     /// where it comes from.
     static var ltiFromPlatforms: Set<String> { ["/lti/login", "/lti/launch"] }
-    /// The deep-linking picker's form: this site's own page, form-encoded, carrying a
-    /// one-time ticket.
-    static var ltiOwnForms: Set<String> { ["/lti/deep-link"] }
+    /// The deep-linking picker's and the window hand-off's forms: this site's own pages,
+    /// form-encoded, each carrying a one-time code.
+    static var ltiOwnForms: Set<String> { ["/lti/deep-link", "/lti/window"] }
 
     func refusal(for request: Request) -> Refusal? {
         switch request.method {
