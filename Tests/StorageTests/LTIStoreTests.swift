@@ -76,6 +76,8 @@ struct LTIStoreTests {
         try await backend.withStore { store in
             let ticket = LTITicket(kind: .window, accountKey: "1000000001", payload: "course-a", expiresAt: Self.now.addingTimeInterval(600))
             try await store.saveTicket(digest: "t1", ticket)
+            #expect(try await store.peekTicket(digest: "t1", kind: .window, now: Self.now) == ticket)
+            #expect(try await store.peekTicket(digest: "t1", kind: .window, now: Self.now.addingTimeInterval(601)) == nil, "expired")
             #expect(try await store.takeTicket(digest: "t1", kind: .deepLink, now: Self.now) == nil, "another kind")
             #expect(try await store.takeTicket(digest: "t1", kind: .window, now: Self.now) == ticket)
             #expect(try await store.takeTicket(digest: "t1", kind: .window, now: Self.now) == nil, "spent")
