@@ -256,17 +256,27 @@ struct LTIController: Sendable {
     private static let spentWindowCode = LTIProblem(.badRequest, "This link was already used",
                                                      "A window link works once, for ten minutes. Open OnTheMap again from your course.")
 
+    /// A live window code's ticket and its (enabled) account; `spending` spends it.
+    private func windowTicket(_ code: String, spending: Bool, context: AppRequestContext) async throws -> (LTITicket, Account)? {
+        let digest = SessionToken.digest(code), now = configuration.clock.now()
+        guard code.count <= 128,
+              let ticket = spending ? try await store.takeTicket(digest: digest, kind: .window, now: now)
+                                    : try await store.peekTicket(digest: digest, kind: .window, now: now),
+              let key = ticket.accountKey, let account = try await store.account(key: key), account.disabledAt == nil
+        else {
+            context.logger.notice("lti window refused", metadata: ["reason": "code unknown, spent or expired"])
+            return nil
+        }
+        return (ticket, account)
+    }
+
     /// `GET /lti/window/:code`: the launch's one-time code, for a browser that keeps no
     /// cookies inside the course. It signs nobody in by itself: the page names the account
     /// and the class, and its button (a form of this site) does, so a link someone else made
     /// cannot quietly sign a visitor in to their account.
     @Sendable func windowPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let code = context.parameters.get("code") ?? ""
-        guard code.count <= 128,
-              let ticket = try await store.peekTicket(digest: SessionToken.digest(code), kind: .window, now: configuration.clock.now()),
-              let key = ticket.accountKey, let account = try await store.account(key: key), account.disabledAt == nil
-        else {
-            context.logger.notice("lti window refused", metadata: ["reason": "code unknown, spent or expired"])
+        guard let (ticket, account) = try await windowTicket(code, spending: false, context: context) else {
             return LTIPages.problem(Self.spentWindowCode, frameAncestors: [])
         }
         let className = try await provisioning.directory.mapClass(slug: ticket.payload)?.name ?? ticket.payload
@@ -286,12 +296,7 @@ struct LTIController: Sendable {
     /// window's own, and opens the class map.
     @Sendable func window(_ request: Request, context: AppRequestContext) async throws -> Response {
         let fields = try await Self.form(request, context: context)
-        let code = fields["code"] ?? ""
-        guard code.count <= 128,
-              let ticket = try await store.takeTicket(digest: SessionToken.digest(code), kind: .window, now: configuration.clock.now()),
-              let key = ticket.accountKey, let account = try await store.account(key: key), account.disabledAt == nil
-        else {
-            context.logger.notice("lti window refused", metadata: ["reason": "code unknown, spent or expired"])
+        guard let (ticket, account) = try await windowTicket(fields["code"] ?? "", spending: true, context: context) else {
             return LTIPages.problem(Self.spentWindowCode, frameAncestors: [])
         }
         let (_, cookies) = try await accounts.startSession(for: account, request: request, context: context)

@@ -98,13 +98,11 @@ struct AdminCommand: AsyncParsableCommand {
             commandName: "reset-link",
             abstract: "Print a one-time password-reset link (valid 24 hours) to hand to a student.")
         @Argument(help: "The account's key or email.") var account: String
-        @Option(help: "Where students reach the server. [env: ONTHEMAP_PUBLIC_URL] (default: http://127.0.0.1:8080)")
-        var publicURL: String?
+        @OptionGroup var publicURL: PublicURLOption
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
-            let origin = publicURL ?? ProcessInfo.processInfo.environment["ONTHEMAP_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? "http://127.0.0.1:8080"
+            let origin = publicURL.origin
             try await withHostStore(database) { store in
                 let found = try await findAccount(account, in: store)
                 let link = try await PasswordResetLinks.create(for: found.key, store: store, origin: origin)

@@ -120,13 +120,11 @@ struct ClassCommand: AsyncParsableCommand {
         @Argument var slug: String
         @Flag(help: "Make a new link; the old one stops working.") var new = false
         @Flag(help: "Stop the current link without making another.") var revoke = false
-        @Option(help: "Where students reach the server. [env: ONTHEMAP_PUBLIC_URL] (default: http://127.0.0.1:8080)")
-        var publicURL: String?
+        @OptionGroup var publicURL: PublicURLOption
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
-            let origin = publicURL ?? ProcessInfo.processInfo.environment["ONTHEMAP_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? "http://127.0.0.1:8080"
+            let origin = publicURL.origin
             try await withHostStore(database) { store in
                 var found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
                 if new || revoke {

@@ -54,3 +54,13 @@ func withHostStore<T>(_ options: HostDatabaseOptions, _ body: (SQLStore) async t
         throw error
     }
 }
+
+/// `--public-url`: where people reach the server, the origin of the links a host command prints.
+struct PublicURLOption: ParsableArguments {
+    @Option(help: "Where people reach the server. [env: ONTHEMAP_PUBLIC_URL] (default: http://127.0.0.1:8080)")
+    var publicURL: String?
+
+    var origin: String {
+        publicURL ?? ProcessInfo.processInfo.environment["ONTHEMAP_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "http://127.0.0.1:8080"
+    }
+}

@@ -110,13 +110,11 @@ struct LTICommand: AsyncParsableCommand {
     struct RegistrationLink: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "registration-link", abstract: "Print a dynamic registration link to paste into a platform (one use, 24 hours).")
-        @Option(help: "Where the platform reaches the server. [env: ONTHEMAP_PUBLIC_URL] (default: http://127.0.0.1:8080)")
-        var publicURL: String?
+        @OptionGroup var publicURL: PublicURLOption
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
-            let origin = publicURL ?? ProcessInfo.processInfo.environment["ONTHEMAP_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? "http://127.0.0.1:8080"
+            let origin = publicURL.origin
             let link = try await withHostStore(database) { try await LTIHostTools.registrationLink(origin: origin, store: $0) }
             print(link)
         }
