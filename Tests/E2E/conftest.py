@@ -129,13 +129,16 @@ def api(server):
     return Api(server)
 
 
-def make_driver():
-    """A headless Chromium of its own (its own cookies, storage and network conditions)."""
+def make_driver(lang="en-US"):
+    """A headless Chromium of its own (its own cookies, storage and network conditions).
+    `lang` is the browser's language (navigator.languages, Accept-Language): "es", "ar,en"."""
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--hide-scrollbars",
-                     f"--window-size={DESKTOP[0]},{DESKTOP[1]}", "--lang=en-US", "--disable-gpu"):
+                     f"--window-size={DESKTOP[0]},{DESKTOP[1]}", f"--lang={lang.split(',')[0]}", "--disable-gpu"):
         options.add_argument(argument)
+    if lang != "en-US":
+        options.add_experimental_option("prefs", {"intl.accept_languages": lang})
     # The performance log records every request Chromium makes (test_j_own_origin.py).
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")),

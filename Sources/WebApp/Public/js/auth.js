@@ -9,6 +9,7 @@ import { sessionBegan } from './sessionEvents.js';
 import { classAddress } from './currentClass.js';
 import { takeAfterSignIn } from './classPages.js';
 import { $ } from './dom.js';
+import { t, onLanguageChange, LANGUAGES, isRTL, language, setLanguage } from './i18n.js';
 
 export function showLogin(form) {
   showingSignedIn(false);
@@ -20,14 +21,18 @@ export function showLogin(form) {
   const signup = form === 'signup';
   $('login-form').hidden = signup;
   $('signup-form').hidden = !signup;
-  document.title = signup ? 'Sign Up · On the Map' : 'Log In · On the Map';
+  showLoginTitle();
   const first = signup ? $('signup-first') : $('login-email');
   // Focus left on the now hidden tabs (after a logout) counts as none.
   if (!focused || focused === document.body || fromScene) first.focus();
 }
 
+function showLoginTitle() {
+  document.title = t($('signup-form').hidden ? 'login.pageTitle' : 'signup.pageTitle');
+}
+
 function loginFailureMessage(error) {
-  return error.kind === 'auth' ? 'Wrong email or password.' : formFailureMessage(error, 'Logging in failed.');
+  return error.kind === 'auth' ? t('login.error.wrong') : formFailureMessage(error, t('login.error.failed'));
 }
 
 async function completeLogin(email, password) {
@@ -51,13 +56,13 @@ function setUpLoginForm() {
     const email = $('login-email').value.trim();
     const password = $('login-password').value;
     if (!email || !password) {
-      showFormMessage('login-error', 'Enter your email and password.');
+      showFormMessage('login-error', t('login.error.missing'));
       (email ? $('login-password') : $('login-email')).focus();
       return;
     }
     showFormMessage('login-error', '');
     const button = $('login-button');
-    setBusy(button, true, 'Logging In…');
+    setBusy(button, true, t('login.busy'));
     try {
       const before = state.previousKey;
       await completeLogin(email, password);
@@ -82,29 +87,29 @@ function setUpSignupForm() {
     const email = $('signup-email').value.trim();
     const password = $('signup-password').value;
     if (!firstName || !lastName || !email || !password) {
-      showFormMessage('signup-error', 'Fill in your name, email and a password.');
+      showFormMessage('signup-error', t('signup.error.missing'));
       return;
     }
     showFormMessage('signup-error', '');
     const button = $('signup-button');
-    setBusy(button, true, 'Creating Account…');
+    setBusy(button, true, t('signup.busy'));
     try {
       await api.signUp({ email, password, firstName, lastName });
     } catch (error) {
       setBusy(button, false);
       showFormMessage('signup-error', error.code === 'email_taken' || error.status === 409
-        ? 'An account with this email already exists. Log in instead.'
-        : formFailureMessage(error, 'Signing up failed.'));
+        ? t('signup.error.taken')
+        : formFailureMessage(error, t('signup.error.failed')));
       return;
     }
     try {
-      setBusy(button, true, 'Logging In…');
+      setBusy(button, true, t('login.busy'));
       await completeLogin(email, password);
       $('signup-password').value = '';
       $('login-email').value = email;
       go(takeAfterSignIn() || 'map');
     } catch (error) {
-      showFormMessage('signup-error', `Your account was created, but logging in failed: ${loginFailureMessage(error)}`);
+      showFormMessage('signup-error', t('signup.error.loginAfter', { reason: loginFailureMessage(error) }));
     } finally {
       setBusy(button, false);
     }
@@ -114,6 +119,7 @@ function setUpSignupForm() {
 export function setUpAuthForms() {
   setUpLoginForm();
   setUpSignupForm();
+  setUpLanguageChoice();
   $('show-signup').addEventListener('click', (event) => {
     event.preventDefault();
     showFormMessage('signup-error', '');
@@ -123,5 +129,23 @@ export function setUpAuthForms() {
     event.preventDefault();
     showFormMessage('login-error', '');
     go('login');
+  });
+}
+
+/** The login card's language choice: each language by its own name; the choice is kept on
+ *  this device and the page re-translated at once (js/i18n.js). */
+function setUpLanguageChoice() {
+  const select = $('language-select');
+  select.replaceChildren(...LANGUAGES.map(({ tag, name }) => {
+    const option = new Option(name, tag);
+    option.lang = tag;
+    if (isRTL(tag)) option.dir = 'rtl';
+    return option;
+  }));
+  select.value = language();
+  select.addEventListener('change', () => { setLanguage(select.value); });
+  onLanguageChange((tag) => {
+    select.value = tag;
+    if (!$('login-scene').hidden) showLoginTitle();
   });
 }

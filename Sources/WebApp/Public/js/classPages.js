@@ -9,6 +9,7 @@ import { classChanged, classMembershipChanged, loadClasses } from './classes.js'
 import { showingSignedIn } from './connection.js';
 import { setBusy, formFailureMessage, showFormMessage } from './ui.js';
 import { $ } from './dom.js';
+import { t } from './i18n.js';
 
 const VIEWS = ['join-view', 'settings-view', 'create-view'];
 const VISIBILITY_WORDS = {
@@ -47,8 +48,8 @@ export function keepForAfterSignIn(path) {
   if (!join && !classPage) return null;
   try { sessionStorage.setItem(RETURN_STORAGE, path); } catch { /* no storage: the map follows */ }
   return join
-    ? `You were invited to join the class “${join[1]}”. Log in, or sign up, and you come back to the invitation.`
-    : 'Log in to see this class.';
+    ? t('login.note.invited', { class: join[1] })
+    : t('login.note.classPage');
 }
 
 /** The address kept by keepForAfterSignIn, once (null when there is none). */

@@ -2,6 +2,7 @@
 // worker (sw.js) answers from the copies it kept and marks them; api.js reports each answer
 // here. Writes are refused while offline, never queued (see refuseWhileOffline).
 import { showAlert } from './ui.js';
+import { t, onLanguageChange } from './i18n.js';
 
 export const FROM_CACHE_HEADER = 'X-OnTheMap-Offline';
 
@@ -53,13 +54,16 @@ export function showingSignedIn(signedIn) {
   render();
 }
 
+// The banner's words follow the language chosen on the login card.
+onLanguageChange(() => render());
+
 function render() {
   const banner = document.getElementById('offline-banner');
   if (!banner) return;
   banner.hidden = !connection.offline;
   if (!connection.offline) return;
   if (!connection.signedIn) {
-    document.getElementById('offline-text').textContent = 'You are offline: log in when the connection is back.';
+    document.getElementById('offline-text').textContent = t('offline.loggedOut');
     return;
   }
   const when = connection.keptAt

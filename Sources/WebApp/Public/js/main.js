@@ -20,6 +20,7 @@ import { setUpClasses, switchClass, openClass, loadClasses } from './classes.js'
 import { showJoin, showCreate, keepForAfterSignIn, takeAfterSignIn } from './classPages.js';
 import { showSettings } from './classSettings.js';
 import { $ } from './dom.js';
+import { ready as languageReady } from './i18n.js';
 
 function decoded(text) {
   try { return decodeURIComponent(text); } catch { return text; }
@@ -152,4 +153,6 @@ function startServiceWorker() {
   });
 }
 
-start();
+// The page's language first (at once for English, whose catalogue is preloaded; never longer
+// than js/i18n.js's limit), so that nothing is written in the wrong one.
+languageReady.then(start);

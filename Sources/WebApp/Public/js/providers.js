@@ -6,6 +6,7 @@ import { el, setBusy, formFailureMessage, showFormMessage } from './ui.js';
 import { startKeptData } from './keptSession.js';
 import { sessionBegan } from './sessionEvents.js';
 import { $ } from './dom.js';
+import { t, onLanguageChange } from './i18n.js';
 
 /** Where a provider sends the browser back: the app then asks who signed in. */
 export const RETURN_PATH = '/#/signed-in';
@@ -13,6 +14,12 @@ export const RETURN_PATH = '/#/signed-in';
 /** Draws one button per provider the server offers; nothing when it offers none. */
 export async function showProviderButtons() {
   const box = $('provider-buttons');
+  if (!box.dataset.translated) {
+    box.dataset.translated = 'true';
+    onLanguageChange(() => {
+      for (const link of box.querySelectorAll('[data-provider-name]')) link.textContent = continueWith(link.dataset.providerName);
+    });
+  }
   let providers = [];
   try {
     providers = await api.fetchProviders();
@@ -24,11 +31,15 @@ export async function showProviderButtons() {
     el('a', {
       class: 'button secondary wide provider-button',
       href: `/auth/${encodeURIComponent(provider.id)}/start?return=${encodeURIComponent(RETURN_PATH)}`,
-      dataset: { provider: provider.id },
-    }, [`Continue with ${provider.name}`]),
+      dataset: { provider: provider.id, providerName: provider.name },
+    }, [continueWith(provider.name)]),
   ])));
   box.hidden = providers.length === 0;
   box.dataset.loaded = 'true';
+}
+
+function continueWith(name) {
+  return t('providers.continueWith', { provider: name });
 }
 
 /** Back from a provider: learns whose session the cookie holds. Resolves to true when signed in. */
@@ -48,8 +59,8 @@ export async function completeProviderSignIn() {
     return true;
   } catch (error) {
     showFormMessage('login-error', error.kind === 'auth'
-      ? 'Signing in with that account did not finish. Try again, or log in with your email and password.'
-      : formFailureMessage(error, 'Signing in failed.'));
+      ? t('providers.error.unfinished')
+      : formFailureMessage(error, t('providers.error.failed')));
     return false;
   }
 }

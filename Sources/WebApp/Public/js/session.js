@@ -8,6 +8,7 @@ import { forgetClasses } from './classes.js';
 import { dropKeptData } from './keptSession.js';
 import { onSessionRefused } from './sessionEvents.js';
 import { confirmAction, showAlert, showFormMessage } from './ui.js';
+import { t } from './i18n.js';
 
 export async function logOut() {
   const button = document.getElementById('logout-button');
@@ -57,7 +58,7 @@ export function leaveSession({ ended = false } = {}) {
   if (state.travel) state.travel.reset();
   go('login');
   showFormMessage('login-error', ended
-    ? 'Your session has ended: you were logged out, on this device or another. Log in again.'
+    ? t('login.sessionEnded')
     : '');
 }
 

@@ -1,5 +1,6 @@
 // Small DOM helpers shared by the scenes. User data only ever reaches the page
 // through textContent and vetted href attributes, never through innerHTML.
+import { t } from './i18n.js';
 
 /** Creates an element: el('a', { class: 'x', text: 'hi', href: '...' }, [children]). */
 export function el(tag, props = {}, children = []) {
@@ -125,8 +126,8 @@ export function describeFailure(error, what) {
 /** The line under a form when `error` stopped it: network and server trouble read the
  *  same on every form; otherwise the server's own words, or `fallback`. */
 export function formFailureMessage(error, fallback) {
-  if (error.kind === 'network') return 'Cannot reach the server. Check your connection and try again.';
-  if (error.kind === 'server') return `The server had a problem (${error.status}). Try again in a moment.`;
+  if (error.kind === 'network') return t('error.network');
+  if (error.kind === 'server') return t('error.server', { status: String(error.status) });
   return error.message || fallback;
 }
 

@@ -1,0 +1,328 @@
+// The app's languages: which one a student reads, its catalogue (locales/<tag>.json, flat
+// keys to ICU-style messages), t(key, params) and the page's data-i18n attributes.
+// docs/architecture/decisions/0035-languages.md says why it is this small and our own.
+
+/** Every language the app offers, each named in itself (the login screen's choice). */
+export const LANGUAGES = [
+  { tag: 'en', name: 'English' },
+  { tag: 'es', name: 'Español' },
+  { tag: 'fr', name: 'Français' },
+  { tag: 'pt-BR', name: 'Português (Brasil)' },
+  { tag: 'de', name: 'Deutsch' },
+  { tag: 'zh-Hans', name: '简体中文' },
+  { tag: 'hi', name: 'हिन्दी' },
+  { tag: 'ar', name: 'العربية' },
+];
+export const DEFAULT_LANGUAGE = 'en';
+/** Where a student's own choice is kept (localStorage). */
+export const STORAGE_KEY = 'onthemap.language';
+const RTL = new Set(['ar']);
+/** A browser's primary subtag to the catalogue that serves it. */
+const BY_PRIMARY = { en: 'en', es: 'es', fr: 'fr', pt: 'pt-BR', de: 'de', zh: 'zh-Hans', hi: 'hi', ar: 'ar' };
+/** However slow the catalogue, the page shows (in English) after this long. */
+const REVEAL_AFTER_MS = 2500;
+
+const byLowerTag = new Map(LANGUAGES.map((language) => [language.tag.toLowerCase(), language.tag]));
+
+/** The catalogue for a saved choice, else the first of the browser's languages we have
+ *  (its full tag, then its primary subtag), else English. */
+export function pickLanguage(saved, preferred) {
+  if (saved && byLowerTag.has(String(saved).toLowerCase())) return byLowerTag.get(String(saved).toLowerCase());
+  for (const tag of preferred || []) {
+    const lower = String(tag).toLowerCase();
+    if (byLowerTag.has(lower)) return byLowerTag.get(lower);
+    const primary = BY_PRIMARY[lower.split('-')[0]];
+    if (primary) return primary;
+  }
+  return DEFAULT_LANGUAGE;
+}
+
+export function isRTL(tag) {
+  return RTL.has(String(tag).split('-')[0]);
+}
+
+// ---- messages: a small ICU MessageFormat subset ------------------------------------------
+// {name}, {n, number}, {n, plural, =0 {…} one {# …} other {…}}, {k, select, a {…} other {…}};
+// an apostrophe before a brace (or # in a plural) quotes it, '' is one apostrophe, any other
+// apostrophe is itself ("Don't").
+
+const parsed = new Map();
+
+function parseMessage(text) {
+  let position = 0;
+
+  function literalUntil(stops, inPlural) {
+    let out = '';
+    while (position < text.length) {
+      const char = text[position];
+      if (char === "'") {
+        const next = text[position + 1];
+        if (next === "'") { out += "'"; position += 2; continue; }
+        if (next === '{' || next === '}' || (inPlural && next === '#')) {
+          const end = text.indexOf("'", position + 1);
+          out += end < 0 ? text.slice(position + 1) : text.slice(position + 1, end);
+          position = end < 0 ? text.length : end + 1;
+          continue;
+        }
+      }
+      if (stops.includes(char)) break;
+      out += char;
+      position += 1;
+    }
+    return out;
+  }
+
+  function skipSpace() {
+    while (position < text.length && /\s/.test(text[position])) position += 1;
+  }
+
+  function word() {
+    skipSpace();
+    const start = position;
+    while (position < text.length && !/[\s,{}]/.test(text[position])) position += 1;
+    return text.slice(start, position);
+  }
+
+  function expect(char) {
+    skipSpace();
+    if (text[position] !== char) throw new SyntaxError(`expected "${char}" at ${position} in ${JSON.stringify(text)}`);
+    position += 1;
+  }
+
+  // Parts until the end or the closing brace of the enclosing option.
+  function parts(inPlural) {
+    const list = [];
+    while (position < text.length && text[position] !== '}') {
+      const stops = inPlural ? '{}#' : '{}';
+      const literal = literalUntil(stops, inPlural);
+      if (literal) list.push(literal);
+      if (position >= text.length || text[position] === '}') break;
+      if (text[position] === '#') { list.push({ type: 'pound' }); position += 1; continue; }
+      position += 1; // '{'
+      list.push(argument());
+    }
+    return list;
+  }
+
+  function argument() {
+    const name = word();
+    skipSpace();
+    if (text[position] === '}') { position += 1; return { type: 'arg', name }; }
+    expect(',');
+    const kind = word();
+    skipSpace();
+    if (text[position] === '}') { position += 1; return { type: kind === 'number' ? 'number' : 'arg', name }; }
+    expect(',');
+    if (kind !== 'plural' && kind !== 'select') throw new SyntaxError(`unknown argument type "${kind}" in ${JSON.stringify(text)}`);
+    const options = {};
+    for (;;) {
+      skipSpace();
+      if (text[position] === '}') { position += 1; break; }
+      const selector = word();
+      if (!selector) throw new SyntaxError(`unfinished ${kind} in ${JSON.stringify(text)}`);
+      expect('{');
+      options[selector] = parts(kind === 'plural');
+      expect('}');
+    }
+    if (!options.other) throw new SyntaxError(`${kind} without "other" in ${JSON.stringify(text)}`);
+    return { type: kind, name, options };
+  }
+
+  const result = parts(false);
+  if (position < text.length) throw new SyntaxError(`unexpected "}" at ${position} in ${JSON.stringify(text)}`);
+  return result;
+}
+
+function compiled(text) {
+  let message = parsed.get(text);
+  if (!message) {
+    message = parseMessage(text);
+    parsed.set(text, message);
+  }
+  return message;
+}
+
+const numberFormats = new Map();
+const pluralRules = new Map();
+
+function formatNumber(locale, value) {
+  if (!numberFormats.has(locale)) numberFormats.set(locale, new Intl.NumberFormat(locale));
+  return numberFormats.get(locale).format(value);
+}
+
+function pluralCategory(locale, value) {
+  if (!pluralRules.has(locale)) pluralRules.set(locale, new Intl.PluralRules(locale));
+  return pluralRules.get(locale).select(value);
+}
+
+function render(list, params, locale, count) {
+  let out = '';
+  for (const part of list) {
+    if (typeof part === 'string') { out += part; continue; }
+    if (part.type === 'pound') { out += count === undefined ? '#' : formatNumber(locale, count); continue; }
+    const value = params ? params[part.name] : undefined;
+    if (part.type === 'plural') {
+      const number = Number(value);
+      const option = part.options[`=${number}`] || part.options[pluralCategory(locale, number)] || part.options.other;
+      out += render(option, params, locale, number);
+    } else if (part.type === 'select') {
+      out += render(part.options[String(value)] || part.options.other, params, locale, count);
+    } else if (value === undefined || value === null) {
+      out += `{${part.name}}`;
+    } else {
+      out += typeof value === 'number' ? formatNumber(locale, value) : String(value);
+    }
+  }
+  return out;
+}
+
+/** One message formatted for `locale`: the ICU subset above, numbers as Intl.NumberFormat. */
+export function formatMessage(message, params = {}, locale = DEFAULT_LANGUAGE) {
+  return render(compiled(message), params, locale);
+}
+
+/** The placeholders and plural/select arguments a message uses, e.g. ["count:plural", "name"]
+ *  (the completeness check compares each catalogue's with English's). */
+export function messageArguments(message) {
+  const found = new Set();
+  const walk = (list) => {
+    for (const part of list) {
+      if (typeof part === 'string' || part.type === 'pound') continue;
+      found.add(part.type === 'plural' || part.type === 'select' ? `${part.name}:${part.type}` : part.name);
+      if (part.options) Object.values(part.options).forEach(walk);
+    }
+  };
+  walk(compiled(message));
+  return [...found].sort();
+}
+
+/** t() over one catalogue: a key it lacks comes from `fallback` (English), reported once. */
+export function createTranslator({ locale = DEFAULT_LANGUAGE, messages = {}, fallback = {}, warn = (text) => console.warn(text) } = {}) {
+  const reported = new Set();
+  return function translate(key, params) {
+    let message = messages[key];
+    let messageLocale = locale;
+    if (typeof message !== 'string') {
+      if (!reported.has(key)) {
+        reported.add(key);
+        warn(`i18n: "${key}" is missing from the ${locale} catalogue${typeof fallback[key] === 'string' ? '; English shown' : ''}`);
+      }
+      message = fallback[key];
+      messageLocale = DEFAULT_LANGUAGE;
+      if (typeof message !== 'string') return key;
+    }
+    try {
+      return formatMessage(message, params, messageLocale);
+    } catch (error) {
+      warn(`i18n: "${key}" in the ${locale} catalogue: ${error.message}`);
+      return message;
+    }
+  };
+}
+
+/** A catalogue from the server (the service worker keeps them for offline use). */
+export async function loadCatalogue(tag) {
+  const response = await fetch(`/locales/${tag}.json`);
+  if (!response.ok) throw new Error(`catalogue ${tag}: HTTP ${response.status}`);
+  return response.json();
+}
+
+// ---- the page's language -------------------------------------------------------------------
+
+let current = DEFAULT_LANGUAGE;
+let translator = createTranslator();
+const listeners = new Set();
+const catalogues = new Map();
+
+function catalogue(tag) {
+  if (!catalogues.has(tag)) {
+    const loading = loadCatalogue(tag);
+    loading.catch(() => catalogues.delete(tag));
+    catalogues.set(tag, loading);
+  }
+  return catalogues.get(tag);
+}
+
+/** The message for `key` in the page's language (English where the catalogue lacks it). */
+export function t(key, params) {
+  return translator(key, params);
+}
+
+/** The page's language (a tag of LANGUAGES). */
+export function language() {
+  return current;
+}
+
+/** Called with the new tag after every change of language (after the page is translated). */
+export function onLanguageChange(callback) {
+  listeners.add(callback);
+  return () => listeners.delete(callback);
+}
+
+/** Fills in every `data-i18n="key"` (its text) and `data-i18n-attr="attr:key;attr2:key2"`
+ *  under `root` (the whole document by default: <title> and <meta> too). */
+export function translateDocument(root = document) {
+  const scope = root.querySelectorAll ? root : document;
+  const elements = [...scope.querySelectorAll('[data-i18n], [data-i18n-attr]')];
+  if (root.matches && root.matches('[data-i18n], [data-i18n-attr]')) elements.unshift(root);
+  for (const element of elements) {
+    const key = element.getAttribute('data-i18n');
+    if (key) {
+      const text = t(key);
+      if (element.textContent !== text) element.textContent = text;
+    }
+    const attributes = element.getAttribute('data-i18n-attr');
+    if (!attributes) continue;
+    for (const pair of attributes.split(';')) {
+      const [name, attributeKey] = pair.split(':').map((part) => part.trim());
+      if (name && attributeKey) element.setAttribute(name, t(attributeKey));
+    }
+  }
+}
+
+function reveal() {
+  document.documentElement.classList.remove('i18n-pending');
+}
+
+function savedChoice() {
+  try { return localStorage.getItem(STORAGE_KEY); } catch { return null; }
+}
+
+/** Loads `tag`'s catalogue (and English behind it), then translates the page. */
+async function apply(tag) {
+  // Another language still works when English (its fallback) could not be loaded.
+  const [english, messages] = await Promise.all([
+    tag === DEFAULT_LANGUAGE ? catalogue(DEFAULT_LANGUAGE) : catalogue(DEFAULT_LANGUAGE).catch(() => ({})),
+    tag === DEFAULT_LANGUAGE ? null : catalogue(tag),
+  ]);
+  current = tag;
+  translator = createTranslator({ locale: tag, messages: messages || english, fallback: english });
+  const html = document.documentElement;
+  html.lang = tag;
+  html.dir = isRTL(tag) ? 'rtl' : 'ltr';
+  translateDocument(document);
+  reveal();
+  for (const listener of listeners) {
+    try { listener(tag); } catch (error) { console.error(error); }
+  }
+}
+
+/** A student's choice: kept on this device, and the page re-translated at once. */
+export async function setLanguage(tag) {
+  const chosen = pickLanguage(tag, []);
+  try { localStorage.setItem(STORAGE_KEY, chosen); } catch { /* private mode: this visit only */ }
+  await apply(chosen);
+}
+
+/** Settles once the page is in its language, or in English after an error or REVEAL_AFTER_MS
+ *  (never rejects: a catalogue that failed to load never keeps the app from starting). */
+export const ready = (() => {
+  const tag = pickLanguage(savedChoice(), navigator.languages || [navigator.language]);
+  const timeout = new Promise((resolve) => setTimeout(resolve, REVEAL_AFTER_MS));
+  const applying = apply(tag).catch((error) => {
+    console.warn(`i18n: ${error.message}; the page stays in English`);
+    if (tag !== DEFAULT_LANGUAGE) return apply(DEFAULT_LANGUAGE).catch(() => {});
+    return undefined;
+  });
+  return Promise.race([applying, timeout]).finally(reveal);
+})();

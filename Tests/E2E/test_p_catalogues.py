@@ -1,0 +1,157 @@
+"""The language catalogues (Sources/WebApp/Public/locales/*.json), checked without a browser:
+each is valid JSON of flat string messages, every key of another language is one English has,
+each message parses (the ICU subset js/i18n.js reads), and it uses the same placeholders and
+plural/select arguments as English's, with plural options the language has."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+LOCALES = Path(__file__).resolve().parents[2] / "Sources" / "WebApp" / "Public" / "locales"
+LANGUAGES = ["en", "es", "fr", "pt-BR", "de", "zh-Hans", "hi", "ar"]
+# CLDR's plural categories for each language (Intl.PluralRules; fr, es and pt have "many" for
+# a million and more).
+PLURAL_CATEGORIES = {
+    "en": {"one", "other"}, "es": {"one", "many", "other"}, "fr": {"one", "many", "other"},
+    "pt-BR": {"one", "many", "other"}, "de": {"one", "other"}, "zh-Hans": {"other"},
+    "hi": {"one", "other"}, "ar": {"zero", "one", "two", "few", "many", "other"},
+}
+
+
+def parse(message):
+    """The arguments of an ICU-style message: {"name", "count:plural", …} plus, for each plural
+    or select, the option selectors it has ({"count:plural": {"one", "other"}}). Follows
+    js/i18n.js: an apostrophe quotes a following brace (or # in a plural), '' is one."""
+    position = 0
+    arguments, options_of = set(), {}
+
+    def literal(in_plural):
+        nonlocal position
+        while position < len(message):
+            char = message[position]
+            following = message[position + 1] if position + 1 < len(message) else ""
+            if char == "'" and following == "'":
+                position += 2
+                continue
+            if char == "'" and (following in "{}" or (in_plural and following == "#")) and following:
+                end = message.find("'", position + 1)
+                position = len(message) if end < 0 else end + 1
+                continue
+            if char in "{}" or (in_plural and char == "#"):
+                return
+            position += 1
+
+    def skip_space():
+        nonlocal position
+        while position < len(message) and message[position].isspace():
+            position += 1
+
+    def word():
+        nonlocal position
+        skip_space()
+        start = position
+        while position < len(message) and not message[position].isspace() and message[position] not in ",{}":
+            position += 1
+        return message[start:position]
+
+    def expect(char):
+        nonlocal position
+        skip_space()
+        assert position < len(message) and message[position] == char, f"expected {char!r} at {position} in {message!r}"
+        position += 1
+
+    def parts(in_plural):
+        nonlocal position
+        while position < len(message) and message[position] != "}":
+            literal(in_plural)
+            if position >= len(message) or message[position] == "}":
+                return
+            if message[position] == "#":
+                position += 1
+                continue
+            position += 1
+            argument()
+
+    def argument():
+        nonlocal position
+        name = word()
+        assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name), f"bad argument name {name!r} in {message!r}"
+        skip_space()
+        if message[position:position + 1] == "}":
+            position += 1
+            arguments.add(name)
+            return
+        expect(",")
+        kind = word()
+        skip_space()
+        if kind == "number" and message[position:position + 1] == "}":
+            position += 1
+            arguments.add(name)
+            return
+        assert kind in ("plural", "select"), f"unknown argument type {kind!r} in {message!r}"
+        expect(",")
+        selectors = set()
+        while True:
+            skip_space()
+            if message[position:position + 1] == "}":
+                position += 1
+                break
+            selector = word()
+            assert selector, f"unfinished {kind} in {message!r}"
+            selectors.add(selector)
+            expect("{")
+            parts(kind == "plural")
+            expect("}")
+        assert "other" in selectors, f"{kind} without other in {message!r}"
+        key = f"{name}:{kind}"
+        arguments.add(key)
+        options_of.setdefault(key, set()).update(selectors)
+
+    parts(False)
+    assert position == len(message), f"unexpected '}}' at {position} in {message!r}"
+    return arguments, options_of
+
+
+def load(tag):
+    with open(LOCALES / f"{tag}.json", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def test_every_catalogue_file_is_a_language_we_offer():
+    assert sorted(path.stem for path in LOCALES.glob("*.json")) == sorted(LANGUAGES)
+
+
+@pytest.mark.parametrize("tag", LANGUAGES)
+def test_catalogue_is_flat_json_of_messages_that_parse(tag):
+    catalogue = load(tag)
+    assert isinstance(catalogue, dict) and catalogue
+    for key, message in catalogue.items():
+        assert re.fullmatch(r"[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+", key), f"{tag}: key {key!r} is not dotted camelCase"
+        assert isinstance(message, str) and message.strip(), f"{tag}: {key} is not a message"
+        parse(message)
+
+
+@pytest.mark.parametrize("tag", [tag for tag in LANGUAGES if tag != "en"])
+def test_catalogue_matches_english(tag):
+    english, catalogue = load("en"), load(tag)
+    unknown = sorted(set(catalogue) - set(english))
+    assert not unknown, f"{tag} has keys English does not: {unknown}"
+    for key, message in catalogue.items():
+        arguments, options_of = parse(message)
+        english_arguments, _ = parse(english[key])
+        assert arguments == english_arguments, f"{tag}: {key} uses {sorted(arguments)}, English {sorted(english_arguments)}"
+        for argument, selectors in options_of.items():
+            if argument.endswith(":plural"):
+                categories = {selector for selector in selectors if not selector.startswith("=")}
+                assert categories <= PLURAL_CATEGORIES[tag], f"{tag}: {key} has plural forms {sorted(categories)}"
+        assert "TODO" not in message and "[MT]" not in message, f"{tag}: {key} is not finished"
+
+
+def test_the_checker_notices_a_mismatch():
+    assert parse("{count, plural, one {# student} other {# students}} in {place}")[0] == {"count:plural", "place"}
+    assert parse("Don't '{'quoted'}' {name}")[0] == {"name"}
+    with pytest.raises(AssertionError):
+        parse("{count, plural, one {# student}}")
+    with pytest.raises(AssertionError):
+        parse("unbalanced {name")
