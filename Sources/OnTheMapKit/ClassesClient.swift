@@ -53,9 +53,8 @@ public final class ClassesClient: Sendable {
 
     /// My classes, the open ones I could join, and whether I may create one.
     public func classes() async throws(OnTheMapError) -> ClassList {
-        guard let base = configuration.serviceBaseURL else { throw .unavailable(feature: "classes") }
-        guard sessionStore.session != nil else { throw .notLoggedIn }
-        let request = transport.request(base.appendingPathComponent("classes"), headers: sessionStore.authenticationHeaders)
+        let url = try configuration.signedInServiceURL("classes", feature: "classes", sessionStore: sessionStore)
+        let request = transport.request(url, headers: sessionStore.authenticationHeaders)
         return try await transport.send(request, dialect: .service).flatMap { JSONBody.decode(ClassList.self, from: $0.body, what: "class list") }.get()
     }
 }

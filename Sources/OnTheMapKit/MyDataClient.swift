@@ -17,9 +17,7 @@ public final class MyDataClient: Sendable {
     }
 
     private func url(_ path: String) throws(OnTheMapError) -> URL {
-        guard let base = configuration.serviceBaseURL else { throw .unavailable(feature: "your data") }
-        guard sessionStore.session != nil else { throw .notLoggedIn }
-        return base.appendingPathComponent(path)
+        try configuration.signedInServiceURL(path, feature: "your data", sessionStore: sessionStore)
     }
 
     /// One JSON document: the account, its classes, its locations (also as GeoJSON), Travel

@@ -93,3 +93,14 @@ public struct OnTheMapConfiguration: Sendable, Hashable {
         return URLSession(configuration: config)
     }
 }
+
+extension OnTheMapConfiguration {
+    /// `<service base>/<path>` for a call that needs the signed-in session, or why it cannot
+    /// be made: the server has no service API (`feature` names what is missing), or nobody is
+    /// signed in.
+    func signedInServiceURL(_ path: String, feature: String, sessionStore: SessionStore) throws(OnTheMapError) -> URL {
+        guard let base = serviceBaseURL else { throw .unavailable(feature: feature) }
+        guard sessionStore.session != nil else { throw .notLoggedIn }
+        return base.appendingPathComponent(path)
+    }
+}

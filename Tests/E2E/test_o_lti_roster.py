@@ -13,7 +13,6 @@ The tool is `onthemap serve` of its own, reached as http://localhost:PORT (its -
 while the platform is http://127.0.0.1:PORT.
 """
 import html
-import http.client
 import json
 import os
 import re
@@ -30,6 +29,7 @@ import pytest
 from a11y import axe_violations, blocking, describe
 from conftest import DESKTOP, PHONE, ROOT, SCREENSHOTS, Page, ServerProcess, free_port
 from helpers import PARSE_HEADERS, Api, HTTPFailure
+from lti_agent import Agent
 from lti_platform import INSTRUCTOR, LEARNER, Person, Platform
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")),
@@ -52,35 +52,6 @@ def person(first, last=None):
 
 # ---- the browser's part of a launch, without a browser ----
 
-def fetch(method, url, cookies, form=None, headers=None):
-    """One request; keeps the tool's cookies in `cookies` by hand (Python's cookie jar would drop
-    the launch's `Secure` cookies over http). Returns (status, headers, text)."""
-    parts = urllib.parse.urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-    sent = {"Accept": "text/html,*/*;q=0.8", **(headers or {})}
-    if cookies and parts.hostname == "localhost":
-        sent["Cookie"] = "; ".join(f"{name}={value}" for name, value in cookies.items())
-    body = None
-    if form is not None:
-        body = urllib.parse.urlencode(form)
-        sent["Content-Type"] = "application/x-www-form-urlencoded"
-    try:
-        connection.request(method, (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body, sent)
-        answer = connection.getresponse()
-        text = answer.read().decode("utf-8", "replace")
-    finally:
-        connection.close()
-    if parts.hostname == "localhost":
-        for header in answer.headers.get_all("Set-Cookie") or []:
-            name, _, rest = header.partition("=")
-            value = rest.split(";", 1)[0].strip()
-            if value:
-                cookies[name.strip()] = value
-            else:
-                cookies.pop(name.strip(), None)
-    return answer.status, answer.headers, text
-
-
 @dataclass
 class Launched:
     slug: str
@@ -91,21 +62,23 @@ class Launched:
 def launch_ok(launch):
     """Login initiation, the platform's authentication answer (its self-submitting form), the
     post to the tool's launch URL: the class's slug, the session, the window link."""
-    cookies = {}
-    status, headers, _ = fetch("GET", launch.login_url(), cookies)
-    assert status in (302, 303), f"login initiation answered {status}"
-    status, _, page = fetch("GET", urllib.parse.urljoin(launch.login_url(), headers["Location"]), cookies)
+    agent = Agent()
+    answer = agent.get(launch.login_url())
+    assert answer.status in (302, 303), f"login initiation answered {answer.status}"
+    answer = agent.get(urllib.parse.urljoin(launch.login_url(), answer.headers["Location"]))
+    status, page = answer.status, answer.text
     assert status == 200, f"the platform refused the authentication request: {page[:300]}"
     action = html.unescape(re.search(r'<form id="launch" method="post" action="([^"]+)"', page).group(1))
     fields = {html.unescape(name): html.unescape(value)
               for name, value in re.findall(r'<input type="hidden" name="([^"]*)" value="([^"]*)">', page)}
-    status, _, page = fetch("POST", action, cookies, form=fields, headers={"Origin": launch.issuer})
+    answer = agent.post(action, fields, headers={"Origin": launch.issuer})
+    status, page = answer.status, answer.text
     assert status == 200, f"the launch failed ({status}): {page[:400]}"
     slug = re.search(r'id="open-map"[^>]*href="/#/(?:signed-in/)?c/([a-z0-9-]+)"', page)
     window = re.search(r'id="open-window" href="(/lti/window/[^"]+)"', page)
     assert slug and window, f"no class link or window link on the launch page: {page[:400]}"
-    assert cookies.get(SESSION_COOKIE), "the launch set no session cookie"
-    return Launched(slug.group(1), cookies[SESSION_COOKIE], html.unescape(window.group(1)))
+    assert agent.cookie(SESSION_COOKIE), "the launch set no session cookie"
+    return Launched(slug.group(1), agent.cookie(SESSION_COOKIE), html.unescape(window.group(1)))
 
 
 # ---- the tool and its platform ----
@@ -152,8 +125,9 @@ def world(photo_stub):
         probe = platform.launch(world.record, person("Probe"))
         deadline = time.time() + 60
         while True:
-            status, headers, _ = fetch("GET", probe.login_url(), {})
-            if status in (302, 303) and headers.get("Location", "").startswith(platform.auth_url):
+            answer = Agent().get(probe.login_url())
+            status = answer.status
+            if status in (302, 303) and (answer.headers.get("Location") or "").startswith(platform.auth_url):
                 break
             assert time.time() < deadline, f"the tool never accepted the platform's login ({status})"
             time.sleep(0.2)

@@ -12,6 +12,8 @@ final class LTIPlatforms: Sendable {
 
     private struct Loaded: Sendable {
         var platforms: [LTIPlatform]
+        /// Their origins, worked out once per read (every framed request asks for them).
+        var ancestors: [String]
         var loadedAt: Date
     }
 
@@ -28,11 +30,16 @@ final class LTIPlatforms: Sendable {
     }
 
     func all() async throws -> [LTIPlatform] {
+        try await current().platforms
+    }
+
+    private func current() async throws -> Loaded {
         let now = clock.now()
-        if let loaded = loaded.withLock({ $0 }), now.timeIntervalSince(loaded.loadedAt) < Self.reloadInterval { return loaded.platforms }
+        if let loaded = loaded.withLock({ $0 }), now.timeIntervalSince(loaded.loadedAt) < Self.reloadInterval { return loaded }
         let platforms = try await store.ltiPlatforms()
-        loaded.withLock { $0 = Loaded(platforms: platforms, loadedAt: now) }
-        return platforms
+        let fresh = Loaded(platforms: platforms, ancestors: Self.origins(of: platforms), loadedAt: now)
+        loaded.withLock { $0 = fresh }
+        return fresh
     }
 
     /// Forgets what was read, after this server changed the platforms.
@@ -58,10 +65,13 @@ final class LTIPlatforms: Sendable {
 
     /// Origins of the registered platforms' issuers, login endpoints and course pages.
     func frameAncestors() async -> [String] {
-        guard let platforms = try? await all() else { return [] }
+        (try? await current().ancestors) ?? []
+    }
+
+    private static func origins(of platforms: [LTIPlatform]) -> [String] {
         var origins: [String] = []
         for text in platforms.flatMap({ [$0.issuer, $0.authURL] + $0.frameOrigins }) {
-            guard let origin = Self.origin(of: text), !origins.contains(origin) else { continue }
+            guard let origin = origin(of: text), !origins.contains(origin) else { continue }
             origins.append(origin)
         }
         return origins
