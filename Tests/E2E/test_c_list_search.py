@@ -20,7 +20,7 @@ def test_list_is_most_recent_first_with_place_host_and_age(page, api):
     assert first.find_element(By.CSS_SELECTOR, ".row-name").text == "Lina Recent"
     assert first.find_element(By.CSS_SELECTOR, ".row-place").text == "Nairobi, Kenya"
     assert first.find_element(By.CSS_SELECTOR, ".row-host").text == "github.com"
-    assert first.find_element(By.CSS_SELECTOR, ".row-time").text in ("updated just now", "updated 1 min ago")
+    assert first.find_element(By.CSS_SELECTOR, ".row-time").text in ("updated just now", "updated 1 minute ago")
     page.screenshot("list")
 
 

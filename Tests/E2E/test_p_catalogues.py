@@ -155,3 +155,48 @@ def test_the_checker_notices_a_mismatch():
         parse("{count, plural, one {# student}}")
     with pytest.raises(AssertionError):
         parse("unbalanced {name")
+
+
+@pytest.mark.parametrize("tag", [tag for tag in LANGUAGES if tag != "en"])
+def test_catalogue_is_complete(tag):
+    """Every English message is translated: a key English has and a language lacks would show
+    in English there (the app's fallback), which CI does not let through."""
+    english, catalogue = load("en"), load(tag)
+    absent = [key for key in english if key not in catalogue]
+    assert not absent, f"{tag} lacks {len(absent)} keys: {absent[:20]}"
+
+
+def names_of_keys_in_the_app():
+    """Every key a script or page names literally (Scripts/catalogue.py's reading)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("catalogue", LOCALES.parents[3] / "Scripts" / "catalogue.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.used_keys()
+
+
+def test_every_key_the_app_names_is_in_english():
+    english = load("en")
+    unknown = sorted(key for key in names_of_keys_in_the_app() if key not in english)
+    assert not unknown, f"keys the scripts or pages name that en.json lacks: {unknown}"
+
+
+# Latin words a message in a non-Latin script may keep: product and service names, and the
+# formats and protocols people know by these letters.
+LATIN_ALLOWED = {
+    "On", "the", "Map", "OnTheMap", "GitHub", "LinkedIn", "Google", "Facebook", "Apple", "Flickr",
+    "Wikimedia", "Commons", "Moodle", "Canvas", "LTI", "CSV", "JSON", "URL", "https", "http",
+    "OpenStreetMap", "ID", "PWA", "iOS", "Android", "QR", "Travel", "example", "com", "www", "you",
+    "Lagos", "Nigeria",
+}
+
+
+@pytest.mark.parametrize("tag", ["zh-Hans", "hi", "ar"])
+def test_non_latin_catalogues_keep_no_english_words(tag):
+    """A Chinese, Hindi or Arabic message with English words in it was left untranslated."""
+    for key, message in load(tag).items():
+        text = re.sub(r"\{[A-Za-z_][A-Za-z0-9_]*\}", "", message)
+        text = re.sub(r"\b[A-Za-z_][A-Za-z0-9_]*, (plural|select|number)\b", "", text)
+        text = re.sub(r"\b(zero|one|two|few|many|other|north|south|east|west)\s*\{", "{", text)
+        words = set(re.findall(r"[A-Za-z]{2,}", text)) - LATIN_ALLOWED
+        assert not words, f"{tag}: {key} keeps English words {sorted(words)}: {message!r}"

@@ -5,6 +5,7 @@ import { FROM_CACHE_HEADER, noteAnswer, noteNoAnswer } from './connection.js';
 import { readCookie } from './cookies.js';
 import { sessionEpoch, sessionRefused } from './sessionEvents.js';
 import { classPath } from './currentClass.js';
+import { language } from './i18n.js';
 
 /** The shown class's StudentLocation class (currentClass.js). */
 const locations = () => classPath('/parse/classes/StudentLocation');
@@ -44,7 +45,8 @@ function codeFrom(body) {
  *  prefix. */
 export async function request(path, { method = 'GET', body, headers = {}, udacity = false, signal } = {}) {
   const epoch = sessionEpoch();
-  const init = { method, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin', signal };
+  // Accept-Language: our own API's error messages come back in the language the student reads.
+  const init = { method, headers: { Accept: 'application/json', 'Accept-Language': language(), ...headers }, credentials: 'same-origin', signal };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);

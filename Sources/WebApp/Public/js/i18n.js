@@ -145,7 +145,7 @@ function compiled(text) {
 const numberFormats = new Map();
 const pluralRules = new Map();
 
-function formatNumber(locale, value) {
+function formatNumberIn(locale, value) {
   if (!numberFormats.has(locale)) numberFormats.set(locale, new Intl.NumberFormat(locale));
   return numberFormats.get(locale).format(value);
 }
@@ -159,7 +159,7 @@ function render(list, params, locale, count) {
   let out = '';
   for (const part of list) {
     if (typeof part === 'string') { out += part; continue; }
-    if (part.type === 'pound') { out += count === undefined ? '#' : formatNumber(locale, count); continue; }
+    if (part.type === 'pound') { out += count === undefined ? '#' : formatNumberIn(locale, count); continue; }
     const value = params ? params[part.name] : undefined;
     if (part.type === 'plural') {
       const number = Number(value);
@@ -170,7 +170,7 @@ function render(list, params, locale, count) {
     } else if (value === undefined || value === null) {
       out += `{${part.name}}`;
     } else {
-      out += typeof value === 'number' ? formatNumber(locale, value) : String(value);
+      out += typeof value === 'number' ? formatNumberIn(locale, value) : String(value);
     }
   }
   return out;
@@ -253,6 +253,48 @@ export function language() {
   return current;
 }
 
+/** 12345 as the page's language writes it ("12,345", "12.345", "١٢٬٣٤٥"). */
+export function formatNumber(value) {
+  return formatNumberIn(current, value);
+}
+
+const dateFormats = new Map();
+
+/** A date (Date, epoch ms or ISO text) through Intl.DateTimeFormat in the page's language;
+ *  `options` as Intl's, by default the day and the time ("24 Nov 2026, 09:30"). */
+export function formatDate(value, options = { dateStyle: 'medium', timeStyle: 'short' }) {
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) return '';
+  const key = `${current}|${JSON.stringify(options)}`;
+  if (!dateFormats.has(key)) dateFormats.set(key, new Intl.DateTimeFormat(current, options));
+  return dateFormats.get(key).format(date);
+}
+
+const relativeFormats = new Map();
+
+/** How long ago (or until) `value` is, in the page's language, through
+ *  Intl.RelativeTimeFormat: "just now" under a minute, then minutes, hours and days
+ *  ("5 minutes ago", "hace 2 horas", "قبل ٣ أيام"), then the date itself past 30 days. */
+export function formatRelativeTime(value, now = Date.now()) {
+  const time = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : Number(value);
+  if (!Number.isFinite(time)) return '';
+  const seconds = Math.round((time - now) / 1000);
+  const magnitude = Math.abs(seconds);
+  if (!relativeFormats.has(current)) relativeFormats.set(current, new Intl.RelativeTimeFormat(current, { numeric: 'auto' }));
+  const relative = relativeFormats.get(current);
+  if (magnitude < 60) return t('time.justNow');
+  if (magnitude < 3600) return relative.format(Math.trunc(seconds / 60), 'minute');
+  if (magnitude < 86400) return relative.format(Math.trunc(seconds / 3600), 'hour');
+  if (magnitude < 30 * 86400) return relative.format(Math.trunc(seconds / 86400), 'day');
+  const sameYear = new Date(time).getFullYear() === new Date(now).getFullYear();
+  return formatDate(time, sameYear ? { month: 'short', day: 'numeric' } : { dateStyle: 'medium' });
+}
+
+/** A list in the page's language ("Ana, Bo and Chen"; "Ana، وBo وChen"). */
+export function formatList(items, type = 'conjunction') {
+  return new Intl.ListFormat(current, { style: 'long', type }).format(items.map(String));
+}
+
 /** Called with the new tag after every change of language (after the page is translated). */
 export function onLanguageChange(callback) {
   listeners.add(callback);
@@ -300,6 +342,7 @@ async function apply(tag) {
   const html = document.documentElement;
   html.lang = tag;
   html.dir = isRTL(tag) ? 'rtl' : 'ltr';
+  formatNumberIn(tag, 0); // Intl's data for the language loads now, not at the map's first draw
   translateDocument(document);
   reveal();
   for (const listener of listeners) {

@@ -1,6 +1,6 @@
 // Small DOM helpers shared by the scenes. User data only ever reaches the page
 // through textContent and vetted href attributes, never through innerHTML.
-import { t } from './i18n.js';
+import { t, formatNumber, formatRelativeTime } from './i18n.js';
 
 /** Creates an element: el('a', { class: 'x', text: 'hi', href: '...' }, [children]). */
 export function el(tag, props = {}, children = []) {
@@ -19,10 +19,10 @@ export function el(tag, props = {}, children = []) {
   return node;
 }
 
-/** 12345 → "12,345", as the app's English text writes it. (Not toLocaleString: the first call
- *  loads the locale's data, 25 ms the map's first draw had to wait for.) */
+/** 12345 → "12,345" in English, "12.345" in German (Intl.NumberFormat; its data is loaded
+ *  with the catalogue, before the map's first draw). */
 export function formatCount(count) {
-  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return formatNumber(count);
 }
 
 /** The http(s) URL a stored link points to, or null when it must not be clickable.
@@ -51,34 +51,27 @@ export function linkHost(href) {
   }
 }
 
-/** "just now", "5 min ago", "2 h ago", "3 d ago", then a date. */
+/** "just now", "5 minutes ago", "hace 2 horas", then a date (Intl.RelativeTimeFormat). */
 export function timeAgo(value, now = Date.now()) {
-  const time = typeof value === 'string' ? Date.parse(value) : Number(value);
-  if (!Number.isFinite(time)) return '';
-  const seconds = Math.max(0, Math.round((now - time) / 1000));
-  if (seconds < 60) return 'just now';
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours} h ago`;
-  const days = Math.floor(hours / 24);
-  if (days < 30) return `${days} d ago`;
-  const date = new Date(time);
-  const sameYear = date.getFullYear() === new Date(now).getFullYear();
-  return 'on ' + date.toLocaleDateString(undefined, sameYear ? { month: 'short', day: 'numeric' } : { month: 'short', day: 'numeric', year: 'numeric' });
+  return formatRelativeTime(value, now);
 }
 
-/** "48.8584° N, 2.2945° E". */
+/** "48.8584° N, 2.2945° E" (the letters and separator from the catalogue). */
 export function formatCoordinates(latitude, longitude) {
   const lat = Number(latitude);
   const lng = Number(longitude);
   if (!Number.isFinite(lat) || !Number.isFinite(lng)) return '';
-  return `${Math.abs(lat).toFixed(4)}° ${lat >= 0 ? 'N' : 'S'}, ${Math.abs(lng).toFixed(4)}° ${lng >= 0 ? 'E' : 'W'}`;
+  return t('coordinates.format', {
+    latitude: `${Math.abs(lat).toFixed(4)}°`,
+    latitudeSide: lat >= 0 ? 'north' : 'south',
+    longitude: `${Math.abs(lng).toFixed(4)}°`,
+    longitudeSide: lng >= 0 ? 'east' : 'west',
+  });
 }
 
 export function fullName(location) {
   const name = `${location.firstName || ''} ${location.lastName || ''}`.trim();
-  return name || 'Anonymous student';
+  return name || t('student.anonymous');
 }
 
 export function initials(location) {
@@ -112,15 +105,16 @@ export function setBusy(button, busy, busyLabel) {
   }
 }
 
-/** A title and message for a failed download or upload: network versus server. */
+/** A title and message for a failed download or upload: network versus server. `what` is
+ *  the failed action, already translated ("loading the album": t('failure.what.…')). */
 export function describeFailure(error, what) {
   if (error && error.kind === 'network') {
-    return { title: 'Network Error', message: `Cannot reach the server, so ${what} failed. Check your connection and try again.` };
+    return { title: t('failure.network.title'), message: t('failure.network.message', { what }) };
   }
   if (error && error.kind === 'server') {
-    return { title: 'Server Error', message: `The server had a problem, so ${what} failed (${error.status || 'error'}: ${error.message}). Try again in a moment.` };
+    return { title: t('failure.server.title'), message: t('failure.server.message', { what, status: String(error.status || ''), reason: error.message || '' }) };
   }
-  return { title: 'Something Went Wrong', message: `${capitalize(what)} failed: ${error && error.message ? error.message : 'unknown error'}.` };
+  return { title: t('failure.other.title'), message: t('failure.other.message', { what, reason: error && error.message ? error.message : t('failure.unknownReason') }) };
 }
 
 /** The line under a form when `error` stopped it: network and server trouble read the
@@ -138,10 +132,6 @@ export function showFormMessage(id, message) {
   box.hidden = !message;
 }
 
-function capitalize(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) : text;
-}
-
 // ---- alert and confirm -----------------------------------------------------
 
 const queue = [];
@@ -149,11 +139,11 @@ let showing = false;
 
 /** Shows a modal alert; resolves when dismissed. */
 export function showAlert(title, message) {
-  return enqueue({ title, message, ok: 'OK', cancel: null });
+  return enqueue({ title, message, ok: t('common.ok'), cancel: null });
 }
 
 /** Shows a confirmation; resolves to true when the user picks `ok`. */
-export function confirmAction(title, message, ok = 'OK', cancel = 'Cancel') {
+export function confirmAction(title, message, ok = t('common.ok'), cancel = t('common.cancel')) {
   return enqueue({ title, message, ok, cancel });
 }
 

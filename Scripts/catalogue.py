@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""The web app's message catalogues (Sources/WebApp/Public/locales/<tag>.json), edited safely.
+
+  python3 Scripts/catalogue.py add FILE      merge FILE's messages into every catalogue
+  python3 Scripts/catalogue.py missing       keys English has that a language lacks
+  python3 Scripts/catalogue.py unused        English keys no script or page names
+
+FILE is JSON: {"key": {"en": "…", "es": "…", …}, …}, every language of LANGUAGES given.
+A new key goes after the last key that shares its first segment ("account.…" beside the
+other account keys), or at the end; an existing key is replaced in place. The catalogues are
+written under a lock, so several people (or scripts) adding keys at once never lose one."""
+import fcntl
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLIC = ROOT / "Sources" / "WebApp" / "Public"
+LOCALES = PUBLIC / "locales"
+LANGUAGES = ["en", "es", "fr", "pt-BR", "de", "zh-Hans", "hi", "ar"]
+KEY = re.compile(r"[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+")
+
+
+def read(tag):
+    with open(LOCALES / f"{tag}.json", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def write(tag, catalogue):
+    text = json.dumps(catalogue, ensure_ascii=False, indent=2) + "\n"
+    temporary = LOCALES / f".{tag}.json.tmp"
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(LOCALES / f"{tag}.json")
+
+
+def placed(catalogue, key, message):
+    """The catalogue with `key` set: in place when it exists, else beside its group."""
+    if key in catalogue:
+        catalogue[key] = message
+        return catalogue
+    group = key.split(".")[0] + "."
+    items = list(catalogue.items())
+    at = max((index for index, (name, _) in enumerate(items) if name.startswith(group)), default=len(items) - 1)
+    items.insert(at + 1, (key, message))
+    return dict(items)
+
+
+def add(path):
+    entries = json.loads(Path(path).read_text(encoding="utf-8"))
+    problems = []
+    for key, messages in entries.items():
+        if not KEY.fullmatch(key):
+            problems.append(f"{key}: not a dotted camelCase key")
+        missing = [tag for tag in LANGUAGES if not isinstance(messages.get(tag), str) or not messages[tag].strip()]
+        if missing:
+            problems.append(f"{key}: no message for {', '.join(missing)}")
+    if problems:
+        sys.exit("nothing written:\n  " + "\n  ".join(problems))
+    with open(Path(tempfile.gettempdir()) / "onthemap-catalogue.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for tag in LANGUAGES:
+            catalogue = read(tag)
+            for key, messages in entries.items():
+                catalogue = placed(catalogue, key, messages[tag])
+            write(tag, catalogue)
+    print(f"{len(entries)} keys written to {len(LANGUAGES)} catalogues")
+
+
+def missing():
+    english = read("en")
+    gaps = 0
+    for tag in LANGUAGES[1:]:
+        absent = [key for key in english if key not in read(tag)]
+        gaps += len(absent)
+        for key in absent:
+            print(f"{tag}: {key}")
+    return 1 if gaps else 0
+
+
+def used_keys():
+    """Every key a script or page names: t('key'), data-i18n="key", data-i18n-attr="a:key"."""
+    keys = set()
+    for path in list(PUBLIC.glob("js/*.js")) + list(PUBLIC.glob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        keys.update(re.findall(r"""\bt\(\s*['"]([a-z][A-Za-z0-9]*(?:\.[A-Za-z0-9]+)+)['"]""", text))
+        keys.update(key for key in re.findall(r'data-i18n="([^"]+)"', text) if KEY.fullmatch(key))
+        for attributes in re.findall(r'data-i18n-attr="([^"]+)"', text):
+            keys.update(pair.split(":", 1)[1].strip() for pair in attributes.split(";") if ":" in pair and KEY.fullmatch(pair.split(":", 1)[1].strip()))
+    return keys
+
+
+def unused():
+    english = read("en")
+    for key in sorted(set(english) - used_keys()):
+        print(key)
+    return 0
+
+
+if __name__ == "__main__":
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if command == "add" and len(sys.argv) == 3:
+        add(sys.argv[2])
+    elif command == "missing":
+        sys.exit(missing())
+    elif command == "unused":
+        sys.exit(unused())
+    else:
+        sys.exit(__doc__)
