@@ -187,7 +187,7 @@ LATIN_ALLOWED = {
     "On", "the", "Map", "OnTheMap", "GitHub", "LinkedIn", "Google", "Facebook", "Apple", "Flickr",
     "Wikimedia", "Commons", "Moodle", "Canvas", "LTI", "CSV", "JSON", "URL", "https", "http",
     "OpenStreetMap", "ID", "PWA", "iOS", "Android", "QR", "Travel", "example", "com", "www", "you",
-    "Lagos", "Nigeria",
+    "Lagos", "Nigeria", "Ctrl",
 }
 
 
