@@ -8,31 +8,58 @@ import { request, fetchAccountIn } from './api.js';
 import { state } from './state.js';
 import { classPath, currentClass } from './currentClass.js';
 import { noteAccount } from './approval.js';
-import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure } from './ui.js';
+import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure, formatCount } from './ui.js';
+import { t, onLanguageChange } from './i18n.js';
 import { $ } from './dom.js';
 
-const NOTICE_WORDS = { hide: 'hid', delete: 'deleted', unhide: 'showed again', approve: 'approved', reject: 'rejected' };
-const VIEWS = [['waiting', 'Waiting'], ['reported', 'Reported'], ['newest', 'Newest'], ['accounts', 'Accounts']];
-const EMPTY = { waiting: 'No posts are waiting for approval.', reported: 'No reported posts.', newest: 'No posts yet.' };
+// Each list's tab label and, for the posts' lists, what it says when empty (catalogue keys).
+const VIEWS = [['waiting', 'moderation.tab.waiting'], ['reported', 'moderation.tab.reported'], ['newest', 'moderation.tab.newest'], ['accounts', 'moderation.tab.accounts']];
+const EMPTY = { waiting: 'moderation.empty.waiting', reported: 'moderation.empty.reported', newest: 'moderation.empty.newest' };
+/** A moderator's notice per action (`…Post`: the same without the place). */
+const NOTICES = {
+  approve: ['notices.approved', 'notices.approvedPost'],
+  reject: ['notices.rejected', 'notices.rejectedPost'],
+  hide: ['notices.hidden', 'notices.hiddenPost'],
+  delete: ['notices.deleted', 'notices.deletedPost'],
+  unhide: ['notices.shownAgain', 'notices.shownAgainPost'],
+};
 /** The most posts a Waiting list (and its count) shows at once. */
 const WAITING_LIMIT = 100;
 const SVG = 'http://www.w3.org/2000/svg';
 const FLAG = 'M5 2h2v1.2c1.6-.8 3.3-1 5-.2 1.9.9 3.8.8 6.3-.3L20 2v11.4l-.6.3c-2.9 1.3-5.4 1.5-7.8.4-1.5-.7-3-.5-4.6.4V22H5V2Z';
 
-/** Asks for a reason in a small dialog; resolves to the text, or null when cancelled. */
-function askReason(title, placeholder) {
+/** A message whose `userFields` params are text people typed (names, places, reasons): each
+ *  comes back in its own <bdi>, so a right-to-left name reads right in a left-to-right
+ *  sentence and the other way round. Returns the nodes to append. */
+function isolated(key, params, userFields) {
+  const marked = { ...params };
+  userFields.forEach((name, index) => { marked[name] = `\uE000${index}\uE001`; });
+  return t(key, marked).split(/\uE000(\d+)\uE001/).map((part, index) =>
+    (index % 2 ? el('bdi', { text: String(params[userFields[Number(part)]] ?? '') }) : part)).filter((part) => part !== '');
+}
+
+/** An element whose text is catalogue key `key` (translateDocument keeps it in the page's
+ *  language). */
+function translated(tag, key, props = {}) {
+  return el(tag, { ...props, text: t(key), 'data-i18n': key });
+}
+
+/** Asks for a reason in a small dialog (`titleKey`, `placeholderKey`: catalogue keys);
+ *  resolves to the text, or null when cancelled. */
+function askReason(titleKey, placeholderKey) {
   return new Promise((resolve) => {
-    const input = el('input', { id: 'reason-input', type: 'text', maxlength: '500', placeholder, required: true, autocomplete: 'off' });
+    const input = el('input', { id: 'reason-input', type: 'text', maxlength: '500', placeholder: t(placeholderKey), required: true, autocomplete: 'off',
+      dir: 'auto', 'data-i18n-attr': `placeholder:${placeholderKey}` });
     const error = el('p', { class: 'form-error', role: 'alert', hidden: true });
-    const cancel = el('button', { class: 'button secondary', type: 'button', text: 'Cancel' });
-    const ok = el('button', { id: 'reason-ok', class: 'button primary', type: 'submit', text: 'OK' });
+    const cancel = translated('button', 'common.cancel', { class: 'button secondary', type: 'button' });
+    const ok = translated('button', 'common.ok', { id: 'reason-ok', class: 'button primary', type: 'submit' });
     const form = el('form', { class: 'reason-form', method: 'dialog', novalidate: true }, [
-      el('h2', { class: 'sheet-title', text: title }),
-      el('label', { class: 'field' }, [el('span', { class: 'field-label', text: 'Reason' }), input]),
+      translated('h2', titleKey, { class: 'sheet-title' }),
+      el('label', { class: 'field' }, [translated('span', 'moderation.reason.label', { class: 'field-label' }), input]),
       error,
       el('div', { class: 'reason-actions' }, [cancel, ok]),
     ]);
-    const dialog = el('dialog', { class: 'alert reason-dialog', 'aria-label': title }, [form]);
+    const dialog = el('dialog', { class: 'alert reason-dialog', 'aria-label': t(titleKey), 'data-i18n-attr': `aria-label:${titleKey}` }, [form]);
     document.body.append(dialog);
     const finish = (value) => { dialog.close(); dialog.remove(); resolve(value); };
     cancel.addEventListener('click', () => finish(null));
@@ -41,7 +68,7 @@ function askReason(title, placeholder) {
       event.preventDefault();
       const text = input.value.trim();
       if (!text) {
-        error.textContent = 'Say why, in a few words.';
+        error.textContent = t('moderation.reason.missing');
         error.hidden = false;
         input.focus();
         return;
@@ -54,29 +81,23 @@ function askReason(title, placeholder) {
 }
 
 async function report(objectId) {
-  const reason = await askReason('Report this post', 'Spam, offensive, not a student…');
+  const reason = await askReason('report.title', 'report.placeholder');
   if (!reason) return;
   try {
     const answer = await request(classPath(`/api/locations/${encodeURIComponent(objectId)}/report`), { method: 'POST', body: { reason } });
-    showAlert('Reported', answer.already_reported ? 'You had already reported this post.' : 'Thank you: a moderator will look at it.');
+    showAlert(t('report.done.title'), answer.already_reported ? t('report.done.already') : t('report.done.message'));
   } catch (error) {
-    showAlert('Reporting Failed', error.message);
+    showAlert(t('report.failed.title'), error.message);
   }
 }
 
 /** One notice as a sentence: "A moderator approved your post at Lagos: classmates see it
  *  on the map now." (an approval's reason is the server's stock words, so it is not repeated). */
 export function noticeText(notice) {
-  const post = `your post${notice.map_string ? ` at ${notice.map_string}` : ''}`;
+  const place = String(notice.map_string || '').trim();
   const reason = String(notice.reason || '').trim();
-  switch (notice.action) {
-    case 'approve':
-      return `A moderator approved ${post}: classmates see it on the map now.`;
-    case 'reject':
-      return `A moderator rejected ${post}${reason ? `: ${reason}` : ''}. It was removed; you can post your location again.`;
-    default:
-      return `A moderator ${NOTICE_WORDS[notice.action] || notice.action} ${post}${reason ? `: ${reason}` : ''}`;
-  }
+  const [withPlace, withoutPlace] = NOTICES[notice.action] || ['notices.changed', 'notices.changedPost'];
+  return t(place ? withPlace : withoutPlace, { place, reason });
 }
 
 /** Tells the author, once each, what moderators did to their posts. */
@@ -86,31 +107,41 @@ function showNewNotices(account, notices) {
   const fresh = notices.filter((notice) => notice.created_at > seen && notice.action !== 'unhide');
   if (fresh.length === 0) return;
   localStorage.setItem(key, notices[0].created_at);
-  showAlert('From the Moderators', fresh.map(noticeText).join('\n'));
+  showAlert(t('notices.title'), fresh.map(noticeText).join('\n'));
 }
 
-/** "2" for a count badge ("99+" past what one list shows), with words for screen readers. */
-function countBadge(className, count, words) {
-  const shown = count >= WAITING_LIMIT ? `${WAITING_LIMIT - 1}+` : String(count);
+/** `count` as a badge shows it: "2", "٢", or "99+" past what one list shows. */
+function shownCount(count) {
+  return count >= WAITING_LIMIT ? t('moderation.countOver', { count: WAITING_LIMIT - 1 }) : formatCount(count);
+}
+
+/** "2" for a count badge, with words for screen readers (`wordsKey`: a message of `count`
+ *  and `shown`, "2 posts waiting"). */
+function countBadge(className, count, wordsKey) {
+  const shown = shownCount(count);
   return el('span', { class: className }, [
     el('span', { class: 'visually-hidden', text: ', ' }),
-    shown,
-    el('span', { class: 'visually-hidden', text: ` ${words}` }),
+    el('span', { 'aria-hidden': 'true', text: shown }),
+    el('span', { class: 'visually-hidden', text: t(wordsKey, { count, shown }) }),
   ]);
 }
 
+/** The posts waiting last counted (the badges are drawn again in a new language). */
+let waitingCount = 0;
+
 /** Puts the number of posts waiting on the Moderate button and the Waiting tab. */
 function showWaitingCount(count) {
+  waitingCount = count;
   const button = $('moderation-button');
   if (button) {
     button.querySelector('.moderation-count')?.remove();
-    if (count > 0) button.append(countBadge('moderation-count', count, count === 1 ? 'post waiting' : 'posts waiting'));
-    button.title = count > 0 ? `Moderate (${count >= WAITING_LIMIT ? `${WAITING_LIMIT - 1}+` : count} waiting for approval)` : 'Moderate';
+    if (count > 0) button.append(countBadge('moderation-count', count, 'moderation.waitingCount'));
+    button.title = count > 0 ? t('moderation.buttonTitleWaiting', { count, shown: shownCount(count) }) : t('moderation.button');
   }
   const tab = dialog && dialog.tabs.querySelector('[data-view="waiting"]');
   if (tab) {
     tab.querySelector('.tab-count')?.remove();
-    if (count > 0) tab.append(countBadge('tab-count', count, 'waiting'));
+    if (count > 0) tab.append(countBadge('tab-count', count, 'moderation.tabWaitingCount'));
   }
 }
 
@@ -139,13 +170,13 @@ class ModerationDialog {
     this.status = el('p', { id: 'moderation-status', class: 'moderation-status', role: 'status' });
     // What an action did ("Approved …"), said once it is done.
     this.done = el('p', { id: 'moderation-done', class: 'moderation-done', role: 'status' });
-    const close = el('button', { id: 'moderation-close', class: 'text-button', type: 'button', text: 'Close' });
-    this.tabs = el('div', { class: 'moderation-tabs', role: 'tablist', 'aria-label': 'Moderation lists' },
-      VIEWS.map(([view, label]) =>
+    const close = translated('button', 'common.close', { id: 'moderation-close', class: 'text-button', type: 'button' });
+    this.tabs = el('div', { class: 'moderation-tabs', role: 'tablist', 'aria-label': t('moderation.tabs.label'), 'data-i18n-attr': 'aria-label:moderation.tabs.label' },
+      VIEWS.map(([view, labelKey]) =>
         el('button', { class: 'moderation-tab', type: 'button', role: 'tab', dataset: { view }, id: `moderation-tab-${view}`, 'aria-controls': 'moderation-list' },
-          [el('span', { class: 'tab-label', text: label })])));
+          [translated('span', labelKey, { class: 'tab-label' })])));
     this.dialog = el('dialog', { id: 'moderation', class: 'sheet moderation-sheet', 'aria-labelledby': 'moderation-title' }, [
-      el('header', { class: 'sheet-bar' }, [close, el('h2', { id: 'moderation-title', class: 'sheet-title', text: 'Moderation' }), el('span')]),
+      el('header', { class: 'sheet-bar' }, [close, translated('h2', 'moderation.title', { id: 'moderation-title', class: 'sheet-title' }), el('span')]),
       this.tabs, this.status, this.done, this.rows,
     ]);
     document.body.append(this.dialog);
@@ -183,7 +214,7 @@ class ModerationDialog {
     this.dialog.showModal();
     const attempt = ++this.attempt;
     this.selectTab(this.view);
-    this.status.textContent = 'Loading…';
+    this.status.textContent = t('moderation.loading');
     let waiting = null;
     try {
       waiting = await fetchWaiting();
@@ -209,13 +240,13 @@ class ModerationDialog {
     const attempt = ++this.attempt;
     this.view = view;
     this.selectTab(view);
-    this.status.textContent = 'Loading…';
+    this.status.textContent = t('moderation.loading');
     try {
       if (view === 'accounts') {
         const { users } = await request('/api/admin/users');
         if (attempt !== this.attempt) return false;
         this.rows.replaceChildren(...users.map((user) => this.userRow(user)));
-        this.status.textContent = `${users.length} account${users.length === 1 ? '' : 's'}`;
+        this.status.textContent = t('moderation.accountCount', { count: users.length });
         return true;
       }
       const locations = view === 'waiting'
@@ -224,12 +255,12 @@ class ModerationDialog {
       if (attempt !== this.attempt) return false;
       if (view === 'waiting') showWaitingCount(locations.length);
       this.rows.replaceChildren(...locations.map((item) => this.postRow(item)));
-      this.status.textContent = locations.length ? '' : EMPTY[view] || '';
+      this.status.textContent = locations.length || !EMPTY[view] ? '' : t(EMPTY[view]);
       return true;
     } catch (error) {
       if (attempt !== this.attempt) return false;
       this.rows.replaceChildren();
-      this.status.textContent = describeFailure(error, 'loading the moderation list').message;
+      this.status.textContent = describeFailure(error, t('moderation.failure.loading')).message;
       return false;
     }
   }
@@ -239,12 +270,18 @@ class ModerationDialog {
     const href = safeURL(post.mediaURL);
     const whoId = `moderation-who-${post.objectId}`;
     const badges = [];
-    if (item.waiting) badges.push(el('span', { class: 'badge waiting-badge', text: 'Waiting for approval' }));
-    if (item.hidden) badges.push(el('span', { class: 'badge hidden-badge', text: `Hidden: ${item.hidden_reason || ''}` }));
-    if (item.owner_disabled) badges.push(el('span', { class: 'badge', text: 'Author disabled' }));
+    if (item.waiting) badges.push(el('span', { class: 'badge waiting-badge', text: t('moderation.badge.waiting') }));
+    if (item.hidden) {
+      badges.push(el('span', { class: 'badge hidden-badge' },
+        isolated('moderation.badge.hidden', { reason: item.hidden_reason || '' }, ['reason'])));
+    }
+    if (item.owner_disabled) badges.push(el('span', { class: 'badge', text: t('moderation.badge.authorDisabled') }));
     if (item.report_count) {
-      badges.push(el('span', { class: 'badge report-badge',
-        text: `${item.report_count} report${item.report_count === 1 ? '' : 's'}: ${item.report_reasons.join('; ')}` }));
+      // The reasons are the reporters' own words, each isolated.
+      const reasons = el('span', {}, (item.report_reasons || []).flatMap((reason, index) =>
+        [index ? '; ' : null, el('bdi', { text: reason })]).filter(Boolean));
+      const [before, after] = t('moderation.badge.reports', { count: item.report_count, reasons: '\uE000' }).split('\uE000');
+      badges.push(el('span', { class: 'badge report-badge' }, [before, reasons, after].filter((part) => part)));
     }
     // Each button is described by the row's first line (whose post, where).
     const button = (label, action, extra = '') =>
@@ -252,19 +289,25 @@ class ModerationDialog {
     const actions = el('div', { class: 'moderation-actions' }, [
       // A waiting post is approved or rejected (rejecting removes it); the others hidden or deleted.
       ...(item.waiting
-        ? [button('Approve', 'approve', 'primary'), button('Reject', 'reject', 'danger')]
-        : [item.hidden ? button('Show', 'unhide') : button('Hide', 'hide'), button('Delete', 'delete', 'danger')]),
-      item.owner_key ? (item.owner_disabled ? button('Enable author', 'enable') : button('Disable author', 'disable', 'danger')) : null,
+        ? [button(t('moderation.action.approve'), 'approve', 'primary'), button(t('moderation.action.reject'), 'reject', 'danger')]
+        : [item.hidden ? button(t('moderation.action.unhide'), 'unhide') : button(t('moderation.action.hide'), 'hide'),
+          button(t('moderation.action.delete'), 'delete', 'danger')]),
+      item.owner_key
+        ? (item.owner_disabled ? button(t('moderation.action.enableAuthor'), 'enable') : button(t('moderation.action.disableAuthor'), 'disable', 'danger'))
+        : null,
     ]);
     // A waiting post was sent (or moved) when it was last updated.
-    const when = item.waiting ? `sent ${timeAgo(post.updatedAt || post.createdAt)}` : `posted ${timeAgo(post.createdAt)}`;
+    const when = item.waiting
+      ? t('moderation.sent', { time: timeAgo(post.updatedAt || post.createdAt) })
+      : t('moderation.posted', { time: timeAgo(post.createdAt) });
     const link = href
-      ? el('a', { href, target: '_blank', rel: 'noopener noreferrer' }, [linkHost(href), el('span', { class: 'visually-hidden', text: ' (opens in a new tab)' })])
-      : 'no link';
+      ? el('a', { href, target: '_blank', rel: 'noopener noreferrer' },
+        [el('bdi', { text: linkHost(href) }), el('span', { class: 'visually-hidden', text: ` ${t('moderation.newTab')}` })])
+      : t('moderation.noLink');
     const row = el('li', { class: 'moderation-row', dataset: { objectId: post.objectId } }, [
       el('div', { class: 'moderation-who', id: whoId }, [
-        el('strong', { text: fullName(post) }),
-        el('span', {}, [` · ${post.mapString} · `, link, ` · ${when}`]),
+        el('strong', { dir: 'auto', text: fullName(post) }),
+        el('span', {}, [' · ', el('bdi', { text: post.mapString }), ' · ', link, ` · ${when}`]),
       ]),
       badges.length ? el('div', { class: 'moderation-badges' }, badges) : null,
       actions,
@@ -288,17 +331,17 @@ class ModerationDialog {
     const me = user.key === state.account?.key;
     const actions = el('div', { class: 'moderation-actions' }, [
       me ? null : el('button', { class: `button small ${user.disabled ? '' : 'danger'}`, type: 'button',
-        text: user.disabled ? 'Enable' : 'Disable', dataset: { action: user.disabled ? 'enable' : 'disable' } }),
-      el('button', { class: 'button small', type: 'button', text: 'Reset link', dataset: { action: 'reset' } }),
+        text: user.disabled ? t('moderation.action.enable') : t('moderation.action.disable'), dataset: { action: user.disabled ? 'enable' : 'disable' } }),
+      el('button', { class: 'button small', type: 'button', text: t('moderation.resetLink.button'), dataset: { action: 'reset' } }),
     ]);
     const row = el('li', { class: 'moderation-row', dataset: { key: user.key } }, [
       el('div', { class: 'moderation-who' }, [
-        el('strong', { text: `${user.first_name} ${user.last_name}` }),
-        el('span', { text: ` · ${user.email} · ${user.location_count} post${user.location_count === 1 ? '' : 's'}` }),
+        el('strong', { dir: 'auto', text: `${user.first_name} ${user.last_name}` }),
+        el('span', {}, [' · ', el('bdi', { text: user.email }), ` · ${t('moderation.account.posts', { count: user.location_count })}`]),
       ]),
       el('div', { class: 'moderation-badges' }, [
-        user.is_admin ? el('span', { class: 'badge', text: 'Administrator' }) : null,
-        user.disabled ? el('span', { class: 'badge hidden-badge', text: 'Disabled' }) : null,
+        user.is_admin ? el('span', { class: 'badge', text: t('moderation.badge.administrator') }) : null,
+        user.disabled ? el('span', { class: 'badge hidden-badge', text: t('moderation.badge.disabled') }) : null,
       ]),
       actions,
     ]);
@@ -313,44 +356,41 @@ class ModerationDialog {
     const id = encodeURIComponent(item.location.objectId);
     const name = fullName(item.location);
     const index = [...this.rows.children].findIndex((row) => row.dataset.objectId === item.location.objectId);
-    let done = '';
+    let done = null;
     try {
       if (action === 'hide' || action === 'delete' || action === 'reject') {
-        const title = { hide: 'Hide this post', delete: 'Delete this post', reject: 'Reject this post' }[action];
-        const reason = await askReason(title, 'The author will see this reason');
+        const title = { hide: 'moderation.hide.title', delete: 'moderation.delete.title', reject: 'moderation.reject.title' }[action];
+        const reason = await askReason(title, 'moderation.reason.placeholder');
         if (!reason) return;
         if (action === 'hide') await request(classPath(`/api/admin/locations/${id}/hide`), { method: 'POST', body: { reason } });
         else if (action === 'reject') await request(classPath(`/api/admin/locations/${id}/reject`), { method: 'POST', body: { reason } });
         else await request(classPath(`/api/admin/locations/${id}`), { method: 'DELETE', body: { reason } });
-        done = {
-          hide: `Hid ${name}’s post.`,
-          delete: `Deleted ${name}’s post.`,
-          reject: `Rejected ${name}’s post: it was removed, and they will read your reason.`,
-        }[action];
+        done = { hide: 'moderation.done.hide', delete: 'moderation.done.delete', reject: 'moderation.done.reject' }[action];
       } else if (action === 'approve') {
         await request(classPath(`/api/admin/locations/${id}/approve`), { method: 'POST' });
-        done = `Approved ${name}’s post: the class sees it on the map now.`;
+        done = 'moderation.done.approve';
       } else if (action === 'unhide') {
         await request(classPath(`/api/admin/locations/${id}/unhide`), { method: 'POST' });
-        done = `${name}’s post shows again.`;
+        done = 'moderation.done.unhide';
       } else {
         await this.setDisabled(item.owner_key, action === 'disable');
       }
     } catch (error) {
       // Another moderator decided first: the list shows what is left.
       const gone = error.status === 404 && (action === 'approve' || action === 'reject');
-      await showAlert('Moderation Failed', gone ? 'This post is no longer waiting: another moderator approved or rejected it, or its author changed or removed it.' : error.message);
+      await showAlert(t('moderation.failed.title'), gone ? t('moderation.failed.gone') : error.message);
       if (!gone) return;
     }
     if (!(await this.show(this.view))) return;
-    this.say(done);
+    this.say(done ? isolated(done, { name }, ['name']) : null);
     this.focusAfter(index);
   }
 
-  /** Says what an action did, in its own live region (read even when the same words come twice). */
-  say(message) {
+  /** Says what an action did (nodes: text and isolated names), in its own live region (read
+   *  even when the same words come twice). */
+  say(nodes) {
     this.done.textContent = '';
-    if (message) requestAnimationFrame(() => { this.done.textContent = message; });
+    if (nodes) requestAnimationFrame(() => { this.done.replaceChildren(...nodes); });
   }
 
   /** After an action the list is drawn again: the focus goes to the row that took the acted
@@ -367,7 +407,8 @@ class ModerationDialog {
     try {
       if (action === 'reset') {
         const link = await request(`/api/admin/users/${encodeURIComponent(user.key)}/reset-link`, { method: 'POST' });
-        const field = el('input', { class: 'reset-link', type: 'text', readonly: true, value: link.url, 'aria-label': 'Reset link' });
+        const field = el('input', { class: 'reset-link', type: 'text', readonly: true, value: link.url, dir: 'ltr',
+          'aria-label': t('moderation.resetLink.label'), 'data-i18n-attr': 'aria-label:moderation.resetLink.label' });
         row.querySelector('.reset-link')?.remove();
         row.append(field);
         field.select();
@@ -376,14 +417,13 @@ class ModerationDialog {
       await this.setDisabled(user.key, action === 'disable');
       await this.show(this.view);
     } catch (error) {
-      showAlert('Moderation Failed', error.message);
+      showAlert(t('moderation.failed.title'), error.message);
     }
   }
 
   async setDisabled(key, disable) {
     if (disable) {
-      const sure = await confirmAction('Disable This Account?',
-        'Its sessions end now, it cannot log in, and its posts are hidden until you enable it again.', 'Disable');
+      const sure = await confirmAction(t('moderation.disable.title'), t('moderation.disable.message'), t('moderation.action.disable'));
       if (!sure) return;
     }
     await request(`/api/admin/users/${encodeURIComponent(key)}/${disable ? 'disable' : 'enable'}`, { method: 'POST' });
@@ -392,6 +432,16 @@ class ModerationDialog {
 
 let checkedFor = null;
 let dialog = null;
+
+// A new language: the elements made with translated() follow by themselves; the counts'
+// words, the Moderate button's title and the list shown are drawn again.
+onLanguageChange(() => {
+  if ($('moderation-button')) showWaitingCount(waitingCount);
+  if (dialog && dialog.dialog.open) {
+    dialog.done.textContent = '';
+    dialog.show(dialog.view);
+  }
+});
 
 /** Call whenever the signed-in scene shows: once per account and class, learns the role in
  *  the shown class (the Moderate button is for its moderators) and the notices. */
@@ -416,8 +466,8 @@ export async function moderationSignedIn() {
     const path = document.createElementNS(SVG, 'path');
     path.setAttribute('d', FLAG);
     flag.append(path);
-    const button = el('button', { id: 'moderation-button', class: 'bar-button text-button moderation-button', type: 'button', title: 'Moderate', 'aria-haspopup': 'dialog' },
-      [flag, el('span', { class: 'moderation-label', text: 'Moderate' })]);
+    const button = el('button', { id: 'moderation-button', class: 'bar-button text-button moderation-button', type: 'button', title: t('moderation.button'), 'aria-haspopup': 'dialog' },
+      [flag, translated('span', 'moderation.button', { class: 'moderation-label' })]);
     button.addEventListener('click', () => {
       dialog ??= new ModerationDialog();
       dialog.open({ isAdmin });
