@@ -12,10 +12,11 @@ import { addBaseLayers, mapOptions, pinIcon } from './map.js';
 import { state, loadWorld } from './state.js';
 import { refreshAll } from './students.js';
 import { refuseWhileOffline } from './connection.js';
-import { shownPrecision, shownApproval, shownArchived, checkArchived, ARCHIVED_MESSAGE } from './classes.js';
+import { shownPrecision, shownApproval, shownArchived, checkArchived } from './classes.js';
 import { isWaiting, canModerate, noteOwnPost } from './approval.js';
 import { checkAccount } from './moderation.js';
 import { $ } from './dom.js';
+import { t, onLanguageChange } from './i18n.js';
 
 const L = window.L;
 /** How much around a placed pin the preview shows, by the class's precision (degrees). */
@@ -26,16 +27,42 @@ const PLACED_SPAN = {
 };
 
 let sheet = null;
-const ARCHIVED_TITLE = 'This Class Is Archived';
+/** A geocoder result's kind (city, region, country) as the page's language names it. */
+const KIND_NAMES = {
+  city: () => t('add.placeKind.city'),
+  region: () => t('add.placeKind.region'),
+  country: () => t('add.placeKind.country'),
+};
+
+function kindName(kind) {
+  return Object.hasOwn(KIND_NAMES, kind) ? KIND_NAMES[kind]() : String(kind);
+}
+
+/** The sheet's question from its message: a new line where the message has one, and the
+ *  words between asterisks in bold ("Where are you\n*studying* today?"). */
+function renderQuestion(heading, message) {
+  const nodes = [];
+  message.split('\n').forEach((line, index) => {
+    if (index > 0) nodes.push(el('br'));
+    line.split('*').forEach((part, inner) => {
+      if (!part) return;
+      nodes.push(inner % 2 === 1 ? el('strong', { text: part }) : document.createTextNode(part));
+    });
+  });
+  heading.replaceChildren(...nodes);
+}
+
+// The sheet's texts that depend on what it shows are said again in the new language.
+onLanguageChange(() => { if (sheet) sheet.retranslate(); });
 
 /** The pin button: asks before replacing a posted location, opens the sheet, then shows
  *  the saved location on the map. */
 export async function addLocation() {
   const button = $('add-location-button');
   if (button.disabled) return;
-  if (await refuseWhileOffline('Posting your location')) return;
+  if (await refuseWhileOffline(t('add.offline.posting'))) return;
   if (shownArchived()) {
-    await showAlert(ARCHIVED_TITLE, ARCHIVED_MESSAGE);
+    await showAlert(t('add.archived.title'), t('add.archived.message'));
     return;
   }
   button.disabled = true;
@@ -44,21 +71,17 @@ export async function addLocation() {
     existing = await fetchOwnLocation(state.account.key);
   } catch (error) {
     button.disabled = false;
-    const { title, message } = describeFailure(error, 'checking for your existing location');
+    const { title, message } = describeFailure(error, t('add.failure.checking'));
     await showAlert(title, message);
     return;
   }
   button.disabled = false;
   if (existing) {
-    const place = existing.mapString ? ` (“${existing.mapString}”)` : '';
-    const overwrite = await confirmAction(
-      'Replace Your Location?',
-      isWaiting()
-        ? `Your location${place} is waiting for a moderator’s approval. Would you like to overwrite it with a new one? The new one waits for approval too.`
-        : `You have already posted a location${place}. Would you like to overwrite it with a new one?`,
-      'Overwrite',
-      'Cancel',
-    );
+    const place = existing.mapString;
+    const message = isWaiting()
+      ? (place ? t('add.replace.waiting', { place }) : t('add.replace.waitingUnnamed'))
+      : (place ? t('add.replace.message', { place }) : t('add.replace.messageUnnamed'));
+    const overwrite = await confirmAction(t('add.replace.title'), message, t('add.replace.overwrite'), t('common.cancel'));
     if (!overwrite) return;
   }
   if (!sheet) sheet = new AddLocationSheet({ config: await state.configPromise, loadWorld });
@@ -69,8 +92,7 @@ export async function addLocation() {
   // student's role, an earlier approved post): asked while the map loads again.
   const [me] = await Promise.all([checkAccount().catch(() => null), refreshAll()]);
   if (me && me.has_waiting_post) {
-    await showAlert('Waiting for Approval',
-      'Your location is saved and waiting for a moderator’s approval. Classmates will see it on the map once it is approved.');
+    await showAlert(t('add.waiting.title'), t('add.waiting.message'));
     return;
   }
   if (state.tab === 'map' && state.map && saved.objectId) state.map.reveal(saved.objectId);
@@ -81,13 +103,9 @@ export async function addLocation() {
 function approvalNote(existing) {
   if (canModerate() !== false) return '';
   const approval = shownApproval();
-  if (existing && isWaiting()) return 'It is still waiting for a moderator’s approval, and the new one will wait too.';
-  if (approval === 'all') {
-    return existing
-      ? 'In this class a moderator approves every move: until then, classmates do not see your location.'
-      : 'In this class a moderator approves each post before classmates see it.';
-  }
-  if (approval === 'new-members' && !existing) return 'In this class a moderator approves your first post before classmates see it.';
+  if (existing && isWaiting()) return t('add.note.stillWaiting');
+  if (approval === 'all') return existing ? t('add.note.allMove') : t('add.note.allPost');
+  if (approval === 'new-members' && !existing) return t('add.note.firstPost');
   return '';
 }
 
@@ -134,18 +152,36 @@ class AddLocationSheet {
     this.placed = null;
     this.place.value = existing ? existing.mapString || '' : '';
     this.link.value = existing ? existing.mediaURL || '' : '';
-    const replacing = existing ? `Finishing will replace your current location${existing.mapString ? ` (“${existing.mapString}”)` : ''}.` : '';
-    const note = [replacing, approvalNote(existing)].filter(Boolean).join(' ');
-    this.replaceNote.textContent = note;
-    this.replaceNote.hidden = !note;
-    $('add-title').textContent = existing ? 'Update Location' : 'Add Location';
-    this.finishButton.querySelector('.button-label').textContent = existing ? 'Replace Location' : 'Finish';
     this.setWorking(false);
+    this.retranslate();
     setBusy(this.finishButton, false);
     this.showStep('form');
     this.dialog.showModal();
     this.place.focus();
     return new Promise((resolve) => { this.resolve = resolve; });
+  }
+
+  /** The texts that depend on what the sheet shows, in the page's language: the first
+   *  note, the title, the question and the finish button (again on a change of language). */
+  retranslate() {
+    const existing = this.existing;
+    const place = existing && existing.mapString;
+    const replacing = !existing ? '' : place ? t('add.note.replacing', { place }) : t('add.note.replacingUnnamed');
+    const approval = approvalNote(existing);
+    const note = replacing && approval ? t('add.note.both', { replacing, approval }) : replacing || approval;
+    this.replaceNote.textContent = note;
+    this.replaceNote.hidden = !note;
+    $('add-title').textContent = existing ? t('add.title.update') : t('add.title.add');
+    renderQuestion($('add-form').querySelector('.add-question'), t('add.question'));
+    const finish = existing ? t('add.finish.replace') : t('add.finish');
+    const label = this.finishButton.querySelector('.button-label');
+    // While busy the button says what it does; its idle label comes back in the new language.
+    if (this.finishButton.dataset.idleLabel) this.finishButton.dataset.idleLabel = finish;
+    else label.textContent = finish;
+    if (!this.preview.hidden && this.result) {
+      this.sayPlacement(this.placed ? t('add.placement', { place: this.placed.name }) : '');
+      this.describePreview();
+    }
   }
 
   close(value) {
@@ -172,15 +208,15 @@ class AddLocationSheet {
     this.place.disabled = working;
     this.link.disabled = working;
     $('add-open-link').disabled = working;
-    setBusy(this.findButton, working, 'Finding…');
+    setBusy(this.findButton, working, t('add.finding'));
   }
 
   openLink() {
     const href = safeURL(this.link.value);
     if (!href) {
-      showAlert('Invalid Link', this.link.value.trim()
-        ? `“${this.link.value.trim()}” is not a web address. Links start with https://`
-        : 'Type the link you want to share first, for example https://www.linkedin.com/in/you');
+      showAlert(t('add.invalidLink.title'), this.link.value.trim()
+        ? t('add.invalidLink.message', { link: this.link.value.trim() })
+        : t('add.linkFirst.message'));
       return;
     }
     window.open(href, '_blank', 'noopener,noreferrer');
@@ -190,18 +226,18 @@ class AddLocationSheet {
     const placeText = this.place.value.trim();
     const linkText = this.link.value.trim();
     if (!placeText) {
-      await showAlert('Location Needed', 'Type where you are studying today, for example “Lagos, Nigeria”.');
+      await showAlert(t('add.placeNeeded.title'), t('add.placeNeeded.message'));
       this.place.focus();
       return;
     }
     if (!linkText) {
-      await showAlert('Link Needed', 'Add a link to share with other students, for example your LinkedIn or GitHub page.');
+      await showAlert(t('add.linkNeeded.title'), t('add.linkNeeded.message'));
       this.link.focus();
       return;
     }
     const href = safeURL(linkText);
     if (!href) {
-      await showAlert('Invalid Link', `“${linkText}” is not a web address. Links start with https://`);
+      await showAlert(t('add.invalidLink.title'), t('add.invalidLink.message', { link: linkText }));
       this.link.focus();
       return;
     }
@@ -217,9 +253,9 @@ class AddLocationSheet {
       this.setWorking(false);
       this.abort = null;
       if (error.kind === 'notFound') {
-        await showAlert('Geocoding Unavailable', 'This server cannot look up places yet, so your location cannot be found. Please try again later.');
+        await showAlert(t('add.geocodingUnavailable.title'), t('add.geocodingUnavailable.message'));
       } else {
-        const { title, message } = describeFailure(error, 'finding the location');
+        const { title, message } = describeFailure(error, t('add.failure.finding'));
         await showAlert(title, message);
       }
       return;
@@ -229,7 +265,7 @@ class AddLocationSheet {
     if (results.length === 0) {
       this.abort = null;
       this.setWorking(false);
-      await showAlert('Location Not Found', `Could not find “${placeText}”. Try a city and country, for example “Lagos, Nigeria”.`);
+      await showAlert(t('add.notFound.title'), t('add.notFound.message', { place: placeText }));
       this.place.focus();
       return;
     }
@@ -287,9 +323,9 @@ class AddLocationSheet {
   /** Says why the place cannot be posted in this class (nothing is posted). */
   async placementFailed(error) {
     if (error.code === 'no_place_nearby') {
-      await showAlert('No Town Nearby', error.message);
+      await showAlert(t('add.noTown.title'), error.message);
     } else {
-      const { title, message } = describeFailure(error, 'finding where you will appear');
+      const { title, message } = describeFailure(error, t('add.failure.placing'));
       await showAlert(title, message);
     }
   }
@@ -299,7 +335,7 @@ class AddLocationSheet {
     if (this.choosing) return;
     // The chip keeps the focus (a disabled one would drop it); clicks wait for this one.
     this.choosing = true;
-    setBusy(this.finishButton, true, 'Finding…');
+    setBusy(this.finishButton, true, t('add.finding'));
     let placed;
     try {
       placed = await this.placementOf(result);
@@ -321,36 +357,11 @@ class AddLocationSheet {
     if (!result) return;
     const name = result.name || this.mapString;
     $('preview-name').textContent = name;
-    const parts = [result.region, result.country].filter((part) => part && !name.includes(part));
-    $('preview-detail').textContent = parts.length ? `, ${parts.join(', ')}` : result.kind ? ` · ${result.kind}` : '';
     $('preview-link').textContent = this.mediaURL;
     // Before the map is sized: the sentence takes its room in the card.
     const placed = this.placed;
-    this.sayPlacement(placed ? `You will appear at ${placed.name}.` : '');
-
-    const alternatives = $('preview-alternatives');
-    const others = this.results.filter((r) => r !== result);
-    if (others.length > 0) {
-      const extras = (r, text) => [r.region, r.country].filter((part) => part && !text.includes(part)).join(', ');
-      const label = (r) => {
-        const text = r.name || [r.region, r.country].filter(Boolean).join(', ');
-        const twins = this.results.filter((o) => o !== r && o.name === r.name);
-        if (twins.length === 0) return text;
-        const extra = extras(r, text);
-        if (extra && twins.every((o) => extras(o, text) !== extra)) return `${text}, ${extra}`;
-        return r.kind ? `${text} (${r.kind})` : text;
-      };
-      const buttons = others.map((other) => {
-        const button = el('button', { class: 'chip', type: 'button', text: label(other) });
-        button.addEventListener('click', () => this.choose(other));
-        return button;
-      });
-      alternatives.replaceChildren(el('span', { class: 'alternatives-label', text: 'Not it? Try' }), ...buttons);
-      alternatives.hidden = false;
-    } else {
-      alternatives.replaceChildren();
-      alternatives.hidden = true;
-    }
+    this.sayPlacement(placed ? t('add.placement', { place: placed.name }) : '');
+    this.describePreview();
 
     // The pin goes where the class will show the student, not where the place was found.
     const lat = placed ? placed.latitude : Number(result.latitude);
@@ -371,8 +382,42 @@ class AddLocationSheet {
     const container = $('preview-map');
     container.dataset.zoom = String(this.previewMap.getZoom());
     container.dataset.center = `${lat},${lng}`;
-    container.setAttribute('aria-label', placed ? `Map preview of where you will appear: ${placed.name}` : 'Map preview of the place found');
     this.finishButton.focus();
+  }
+
+  /** The preview's words (the place's detail, the other places found, the map's name), in
+   *  the page's language; the map and the focus stay as they are. */
+  describePreview() {
+    const result = this.result;
+    const placed = this.placed;
+    const name = result.name || this.mapString;
+    const parts = [result.region, result.country].filter((part) => part && !name.includes(part));
+    $('preview-detail').textContent = parts.length ? `, ${parts.join(', ')}` : result.kind ? ` · ${kindName(result.kind)}` : '';
+    $('preview-map').setAttribute('aria-label', placed ? t('add.previewMap.placed', { place: placed.name }) : t('add.previewMap'));
+
+    const alternatives = $('preview-alternatives');
+    const others = this.results.filter((r) => r !== result);
+    if (others.length > 0) {
+      const extras = (r, text) => [r.region, r.country].filter((part) => part && !text.includes(part)).join(', ');
+      const label = (r) => {
+        const text = r.name || [r.region, r.country].filter(Boolean).join(', ');
+        const twins = this.results.filter((o) => o !== r && o.name === r.name);
+        if (twins.length === 0) return text;
+        const extra = extras(r, text);
+        if (extra && twins.every((o) => extras(o, text) !== extra)) return `${text}, ${extra}`;
+        return r.kind ? t('add.alternative.withKind', { name: text, kind: kindName(r.kind) }) : text;
+      };
+      const buttons = others.map((other) => {
+        const button = el('button', { class: 'chip', type: 'button', dir: 'auto', text: label(other) });
+        button.addEventListener('click', () => this.choose(other));
+        return button;
+      });
+      alternatives.replaceChildren(el('span', { class: 'alternatives-label', text: t('add.alternatives') }), ...buttons);
+      alternatives.hidden = false;
+    } else {
+      alternatives.replaceChildren();
+      alternatives.hidden = true;
+    }
   }
 
   /** The preview's live region says where the student will appear. The sentence is there
@@ -397,8 +442,8 @@ class AddLocationSheet {
       latitude: Number(result.latitude),
       longitude: Number(result.longitude),
     };
-    if (await refuseWhileOffline('Posting your location')) return;
-    setBusy(this.finishButton, true, 'Saving…');
+    if (await refuseWhileOffline(t('add.offline.posting'))) return;
+    setBusy(this.finishButton, true, t('add.saving'));
     try {
       let objectId;
       if (this.existing && this.existing.objectId) {
@@ -415,13 +460,13 @@ class AddLocationSheet {
       if (error.status === 403 && await checkArchived()) {
         // Archived since the map was loaded: nothing here can be saved.
         this.close(null);
-        await showAlert(ARCHIVED_TITLE, `Your location was not saved. ${ARCHIVED_MESSAGE}`);
+        await showAlert(t('add.archived.title'), t('add.archived.notSaved'));
       } else if (error.status === 403) {
-        await showAlert('Not Allowed', `Your location was not saved: ${error.message}`);
+        await showAlert(t('add.notAllowed.title'), t('add.notAllowed.message', { reason: error.message }));
       } else if (error.kind === 'auth') {
-        await showAlert('Please Log In Again', `Your location was not saved: ${error.message} Log out and log in again, then retry.`);
+        await showAlert(t('add.logInAgain.title'), t('add.logInAgain.message', { reason: error.message }));
       } else {
-        const { title, message } = describeFailure(error, 'saving your location');
+        const { title, message } = describeFailure(error, t('add.failure.saving'));
         await showAlert(title, message);
       }
     }

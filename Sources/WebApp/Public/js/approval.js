@@ -12,10 +12,8 @@ import { state } from './state.js';
 import { fetchOwnLocation } from './api.js';
 import { el } from './ui.js';
 import { $ } from './dom.js';
+import { t, onLanguageChange } from './i18n.js';
 
-export const WAITING_MESSAGE = 'Your post is waiting for a moderator’s approval; classmates will see it once it is approved.';
-const ADD_LABEL = 'Add your location';
-const ADD_LABEL_WAITING = 'Add your location (yours is waiting for a moderator’s approval)';
 /** While a post waits (and the page is in view), how often the answer is asked again. */
 const CHECK_EVERY_MS = 60 * 1000;
 /** A refresh asks again only when the last answer is older than this. */
@@ -47,7 +45,7 @@ export function isOwn(location) {
 
 /** The badge an own list row carries while its post waits. */
 export function waitingBadge() {
-  return el('span', { class: 'row-waiting', text: 'Waiting for approval' });
+  return el('span', { class: 'row-waiting', text: t('approval.badge') });
 }
 
 /** Takes an `/api/account` answer for the shown class (null: another class, or signed out). */
@@ -59,15 +57,30 @@ export function noteAccount(me) {
   if (!waiting) waitingId = null;
   showBanner(waiting, was);
   markOwnRows(waiting);
-  const button = $('add-location-button');
-  const label = waiting ? ADD_LABEL_WAITING : ADD_LABEL;
-  button.setAttribute('aria-label', label);
-  button.title = label;
-  button.classList.toggle('has-waiting', waiting);
+  nameAddButton(waiting);
+  $('add-location-button').classList.toggle('has-waiting', waiting);
   clearInterval(timer);
   timer = waiting ? setInterval(poll, CHECK_EVERY_MS) : null;
   if (waiting && !waitingId) learnWaitingId();
 }
+
+/** The pin button's name (and tooltip): it says so while the student's post waits. */
+function nameAddButton(waiting) {
+  const button = $('add-location-button');
+  const label = waiting ? t('approval.addLabelWaiting') : t('approval.addLabel');
+  button.setAttribute('aria-label', label);
+  button.title = label;
+}
+
+// A new language: the banner, the pin button's name and the badges say it again in it (after
+// translateDocument, which gave the pin button its plain name).
+onLanguageChange(() => {
+  const waiting = isWaiting();
+  nameAddButton(waiting);
+  const text = $('waiting-text');
+  if (waiting && text.textContent) text.textContent = t('approval.banner');
+  for (const badge of document.querySelectorAll('.row-waiting')) badge.textContent = t('approval.badge');
+});
 
 /** The post just saved (its objectId) is the one that may wait. */
 export function noteOwnPost(objectId) {
@@ -85,7 +98,7 @@ function showBanner(waiting, was) {
   if (was && text.textContent) return;
   // Put in once the banner shows: a live region says nothing about what it held while hidden.
   text.textContent = '';
-  requestAnimationFrame(() => { if (isWaiting()) text.textContent = WAITING_MESSAGE; });
+  requestAnimationFrame(() => { if (isWaiting()) text.textContent = t('approval.banner'); });
 }
 
 /** Adds (or takes off) the badge on the student's own rows in the List and Search tabs. */
