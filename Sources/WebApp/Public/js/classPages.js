@@ -9,30 +9,56 @@ import { classChanged, classMembershipChanged, loadClasses } from './classes.js'
 import { showingSignedIn } from './connection.js';
 import { setBusy, formFailureMessage, showFormMessage } from './ui.js';
 import { $ } from './dom.js';
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
 
 const VIEWS = ['join-view', 'settings-view', 'create-view'];
-const VISIBILITY_WORDS = {
-  members: 'Only its members see its map.',
-  server: 'Everyone with an account on this server sees its map.',
-  public: 'Anyone sees its map, even without an account.',
-};
 
-/** Shows the class scene with page `view`; `back` is the address its back link goes to.
- *  The focus goes to `focus` (the page's heading unless said), as on a new page. */
-export function showClassScene(view, { back = 'map', backLabel = 'Map', title, focus } = {}) {
+/** A name a student typed, set apart inside a sentence (Unicode isolates), so that a name in
+ *  another script keeps its own direction in an Arabic sentence and the reverse. */
+export function isolated(text) {
+  return `\u2068${text}\u2069`;
+}
+
+/** The shown page's back label and title, each a function of the page's language. */
+let sceneWords = null;
+
+function asWords(value, fallback) {
+  if (typeof value === 'function') return value;
+  return value ? () => value : fallback;
+}
+
+function paintScene() {
+  if (!sceneWords) return;
+  $('class-back-label').textContent = sceneWords.backLabel();
+  document.title = t('app.pageTitle', { page: sceneWords.title() });
+}
+
+/** Shows the class scene with page `view`; `back` is the address its back link goes to,
+ *  `backLabel` its words (the map's by default) and `title` the page's name for the page
+ *  title; either may be a function, called again when the language changes. The focus goes
+ *  to `focus` (the page's heading unless said), as on a new page. */
+export function showClassScene(view, { back = 'map', backLabel, title, focus } = {}) {
   showingSignedIn(true);
   $('login-scene').hidden = true;
   $('main-scene').hidden = true;
   $('class-scene').hidden = false;
   for (const id of VIEWS) $(id).hidden = id !== view;
   $('class-back').setAttribute('href', `#/${back}`);
-  $('class-back-label').textContent = backLabel;
-  document.title = `${title} · On the Map`;
+  sceneWords = { backLabel: asWords(backLabel, () => t('classPage.back')), title: asWords(title, () => t('app.title')) };
+  paintScene();
   const target = focus || $(view).querySelector('.class-page-title');
   if (target) target.focus({ preventScroll: true });
   $('class-scene').querySelector('.class-body').scrollTop = 0;
 }
+
+// What the scene's scripts wrote is written again in a new language (translateDocument has
+// done the page's fixed words by then).
+onLanguageChange(() => {
+  if ($('class-scene').hidden) return;
+  paintScene();
+  if (!$('join-view').hidden) paintJoin();
+  if (!$('create-view').hidden) paintCreate();
+});
 
 // ---- sign in first ---------------------------------------------------------------------
 
@@ -66,54 +92,76 @@ export function takeAfterSignIn() {
 // ---- #/join/<slug>/<code> ------------------------------------------------------------------
 
 let joining = 0;
+/** What the invitation page shows: the class (once known), whether it was looked up, and the
+ *  failure said under it (a function of the language), so that a new language rewrites it. */
+const joinPage = { view: null, looking: false, failure: null };
+
+/** Writes the invitation page's words from joinPage, in the page's language. */
+function paintJoin() {
+  const { view, looking } = joinPage;
+  $('join-title').textContent = !view ? t('join.title') : view.role ? view.name : t('join.heading', { class: view.name });
+  $('join-text').textContent = looking ? t('join.lookingUp')
+    : !view ? ''
+      : view.role ? t('join.already', { class: isolated(view.name) })
+        : t('join.invited', { class: isolated(view.name), visibility: view.visibility });
+  showFormMessage('join-error', joinPage.failure ? joinPage.failure() : '');
+  const button = $('join-button');
+  if (view && !button.classList.contains('busy')) {
+    button.querySelector('.button-label').textContent = t('join.button', { class: view.name });
+  }
+}
+
+function showJoinFailure(make) {
+  joinPage.failure = make;
+  showFormMessage('join-error', make ? make() : '');
+}
 
 /** The invitation page: which class, and a Join button that takes the code. */
 export async function showJoin(slug, code) {
   const attempt = ++joining;
   const button = $('join-button');
-  const text = $('join-text');
   button.hidden = true;
   $('join-open').hidden = true;
   $('join-cancel').hidden = false;
-  showFormMessage('join-error', '');
-  $('join-title').textContent = 'Join a class';
-  text.textContent = 'Looking up the class…';
-  showClassScene('join-view', { title: 'Join a Class' });
+  Object.assign(joinPage, { view: null, looking: true, failure: null });
+  paintJoin();
+  showClassScene('join-view', {
+    title: () => (joinPage.view ? t('join.heading', { class: joinPage.view.name }) : t('join.pageTitle')),
+  });
   let view;
   try {
     view = await api.fetchClass(slug, code);
   } catch (error) {
     if (attempt !== joining) return;
-    text.textContent = '';
-    showFormMessage('join-error', joinFailure(error, slug));
+    joinPage.looking = false;
+    joinPage.failure = () => joinFailure(error, slug);
+    paintJoin();
     return;
   }
   if (attempt !== joining) return;
-  $('join-title').textContent = view.role ? view.name : `Join ${view.name}`;
-  document.title = `Join ${view.name} · On the Map`;
+  Object.assign(joinPage, { view, looking: false });
+  paintJoin();
+  paintScene();
   const open = $('join-open');
   open.setAttribute('href', `#/${linkTo('map', view.slug)}`);
   if (view.role) {
-    text.textContent = `You are already in ${view.name}.`;
     open.hidden = false;
     return;
   }
-  text.textContent = `You are invited to join ${view.name}. ${VISIBILITY_WORDS[view.visibility] || ''}`.trim();
   // The server shows a closed (or archived) class to the holder of its link, so that this
   // page can say so.
   if (view.archived || view.join === 'closed') {
-    showFormMessage('join-error', joinFailure({ code: view.archived ? 'class_archived' : 'join_closed' }, view.slug));
+    showJoinFailure(() => joinFailure({ code: view.archived ? 'class_archived' : 'join_closed' }, view.slug));
     return;
   }
-  button.querySelector('.button-label').textContent = `Join ${view.name}`;
   button.hidden = false;
   button.onclick = () => join(view, code, attempt);
 }
 
 async function join(view, code, attempt) {
   const button = $('join-button');
-  showFormMessage('join-error', '');
-  setBusy(button, true, 'Joining…');
+  showJoinFailure(null);
+  setBusy(button, true, t('join.busy'));
   try {
     const joined = await api.joinClass(view.slug, code);
     if (attempt !== joining) return;
@@ -125,23 +173,23 @@ async function join(view, code, attempt) {
     setBusy(button, false);
     if (attempt !== joining) return;
     button.hidden = error.kind !== 'network' && error.kind !== 'server';
-    showFormMessage('join-error', joinFailure(error, view.slug));
+    showJoinFailure(() => joinFailure(error, view.slug));
   }
 }
 
 function joinFailure(error, slug) {
   switch (error.code) {
     case 'unknown_class':
-      return `This server has no class “${slug}”. Check the link your teacher gave you.`;
+      return t('join.error.unknownClass', { class: slug });
     case 'join_closed':
-      return 'This class takes no new members now: its teacher closed the class. Ask them to add you.';
+      return t('join.error.closed');
     case 'class_archived':
-      return 'This class is archived: its teacher ended the term, so it takes no new members.';
+      return t('join.error.archived');
     case 'invalid_invite':
     case 'not_a_member':
-      return 'This invite link does not work any more: the teacher made a new one, revoked it, or closed the class to new members. Ask your teacher for the current link.';
+      return t('join.error.invalidInvite');
     default:
-      return formFailureMessage(error, 'Joining the class failed.');
+      return formFailureMessage(error, t('join.failed'));
   }
 }
 
@@ -154,16 +202,37 @@ export function slugFrom(name) {
 }
 
 let createReady = false;
+/** The new-class page's failure line, a function of the language (null: none). */
+let createFailure = null;
+
+function showCreateFailure(make) {
+  createFailure = make;
+  showFormMessage('create-error', make ? make() : '');
+}
+
+/** The address hint: its sentence in the page's language around the address being typed
+ *  (its own element, which the typing updates). */
+function paintSlugHint() {
+  const hint = $('create-slug-hint');
+  const preview = $('create-slug-preview');
+  const marker = '\u0000';
+  const [before, after = ''] = t('create.slugHint', { address: marker }).split(marker);
+  hint.replaceChildren(before, preview, after);
+}
+
+function paintCreate() {
+  paintSlugHint();
+  showFormMessage('create-error', createFailure ? createFailure() : '');
+}
 
 /** The new-class page (the server says whether this account may create one). */
 export function showCreate() {
   if (!createReady) setUpCreate();
-  showFormMessage('create-error', '');
-  showClassScene('create-view', { title: 'Create a Class', focus: $('create-name') });
+  showCreateFailure(null);
+  paintSlugHint();
+  showClassScene('create-view', { title: () => t('create.pageTitle'), focus: $('create-name') });
   loadClasses().then((answer) => {
-    if (answer && !answer.can_create) {
-      showFormMessage('create-error', 'Only this server’s administrators can create classes here. Ask one to make your class, or to make you its teacher.');
-    }
+    if (answer && !answer.can_create) showCreateFailure(() => t('create.error.notAllowed'));
   }, () => {});
 }
 
@@ -191,13 +260,13 @@ function setUpCreate() {
       approval: $('create-form').elements.approval.value || 'off',
     };
     if (!form.name || !form.slug) {
-      showFormMessage('create-error', 'Give the class a name and a short address.');
+      showCreateFailure(() => t('create.error.missing'));
       (form.name ? slug : name).focus();
       return;
     }
-    showFormMessage('create-error', '');
+    showCreateFailure(null);
     const button = $('create-button');
-    setBusy(button, true, 'Creating…');
+    setBusy(button, true, t('create.busy'));
     try {
       const view = await api.createClass(form);
       classMembershipChanged(view.slug);
@@ -210,7 +279,7 @@ function setUpCreate() {
       preview();
       go(`c/${view.slug}/settings`);
     } catch (error) {
-      showFormMessage('create-error', formFailureMessage(error, 'Creating the class failed.'));
+      showCreateFailure(() => formFailureMessage(error, t('create.failed')));
       if (error.code === 'invalid_slug' || error.code === 'slug_taken') slug.select();
       else if (error.code === 'invalid_name') name.select();
     } finally {

@@ -12,18 +12,32 @@ import { clearStudents } from './students.js';
 import { moderationClassChanged } from './moderation.js';
 import { el, setBusy, showAlert, formFailureMessage, showFormMessage } from './ui.js';
 import { $ } from './dom.js';
+import { t, onLanguageChange } from './i18n.js';
 
-export const ROLE_NAMES = { teacher: 'Teacher', moderator: 'Moderator', student: 'Student' };
+/** Each role's name in the page's language (read when used: the getters follow the language). */
+export const ROLE_NAMES = {
+  get teacher() { return t('classOptions.role.teacher'); },
+  get moderator() { return t('classOptions.role.moderator'); },
+  get student() { return t('classOptions.role.student'); },
+};
 
 /** Whether posts in a class wait for a moderator's approval: never, a member's first, every one. */
 export const APPROVALS = ['off', 'new-members', 'all'];
 /** Each as a short label (the Classes sheet); `off` says nothing. */
-export const APPROVAL_LABELS = { 'new-members': 'First posts approved', all: 'Posts approved' };
+export const APPROVAL_LABELS = {
+  get 'new-members'() { return t('classOptions.approval.newMembers.short'); },
+  get all() { return t('classOptions.approval.all.short'); },
+};
 
 /** A class's location precision, finest first: where its students appear on its map. */
 export const PRECISIONS = ['exact', 'city', 'region', 'country'];
 /** Each level as a short label (the Classes sheet, the settings' introduction). */
-export const PRECISION_LABELS = { exact: 'Exact points', city: 'By town', region: 'By region', country: 'By country' };
+export const PRECISION_LABELS = {
+  get exact() { return t('classOptions.precision.exact.short'); },
+  get city() { return t('classOptions.precision.city.short'); },
+  get region() { return t('classOptions.precision.region.short'); },
+  get country() { return t('classOptions.precision.country.short'); },
+};
 /** Where everyone already on the map goes when a class changes to this level. */
 export const PRECISION_PLACES = { city: 'their town', region: 'their region', country: 'their country' };
 
@@ -44,7 +58,12 @@ export function shownApproval() {
   return view && APPROVALS.includes(view.approval) ? view.approval : null;
 }
 
-/** What an archived class (read-only since the end of term) says to whoever tries to post. */
+/** What an archived class (read-only since the end of term) says to whoever tries to post,
+ *  in the page's language. */
+export function archivedMessage() {
+  return t('classes.archivedMessage');
+}
+/** The same in English (kept for callers not yet translated; use archivedMessage()). */
 export const ARCHIVED_MESSAGE = 'Its teacher archived it at the end of term: its map is read-only. Everything on it stays to be seen, but nobody can post, move or delete a location in it any more.';
 
 /** Whether the shown class is archived, as far as known (false until a class answer said it). */
@@ -123,16 +142,17 @@ function showClassName({ announce = false } = {}) {
   const slug = currentClass() || defaultClass();
   const view = knownClass(slug);
   if (view) setCurrentClassName(view.name);
-  const name = currentClassName() || (currentClass() ? currentClass() : 'Classes');
+  const name = currentClassName() || (currentClass() ? currentClass() : t('classes.title'));
   $('class-name').textContent = name;
-  const about = [view && view.role ? ROLE_NAMES[view.role] || view.role : null, view && view.archived ? 'archived' : null].filter(Boolean);
-  $('class-button').title = about.length ? `${name} (${about.join(', ')})` : name;
+  const role = view && view.role ? ROLE_NAMES[view.role] || view.role : null;
+  const archived = Boolean(view && view.archived);
+  const about = role && archived ? 'both' : role ? 'role' : archived ? 'archived' : 'none';
+  $('class-button').title = t('classes.buttonTitle', { about, class: name, role });
   if (!$('main-scene').hidden) {
-    const tab = state.tab;
-    document.title = pageTitle(`${tab[0].toUpperCase()}${tab.slice(1)}`);
+    document.title = pageTitle(t(`tabs.${state.tab}`));
   }
   if (announce && currentClassName()) {
-    $('class-status').textContent = `Showing the map of ${currentClassName()}.${view && view.archived ? ' It is archived: its map is read-only.' : ''}`;
+    $('class-status').textContent = t(archived ? 'classes.showingArchived' : 'classes.showing', { class: currentClassName() });
   }
 }
 
@@ -172,8 +192,8 @@ function askToOpen(slug, key) {
     if (currentClass() !== slug || !state.account) return false;
     if (error.status === 401) return false; // the session ended: session.js shows the login
     const [title, message] = error.status === 404
-      ? ['No Such Class', `This server has no class “${slug}”. Check the address your teacher gave you.`]
-      : ['Not a Member', `Only members of the class “${slug}” can see its map. Open the invite link your teacher gave you to join it.`];
+      ? [t('classes.noSuchClass.title'), t('classes.noSuchClass.message', { class: slug })]
+      : [t('classes.notMember.title'), t('classes.notMember.message', { class: slug })];
     go(classAddress(state.tab, null));
     await showAlert(title, message);
     return false;
@@ -223,18 +243,37 @@ class ClassesSheet {
       const button = event.target.closest('[data-join]');
       if (button) this.join(button.dataset.join, button);
     });
+    // The sheet's lists are built here: a new language builds them again.
+    this.status = null;
+    this.failure = null;
+    onLanguageChange(() => {
+      if (!this.dialog.open) return;
+      if (listed && listedFor === (state.account && state.account.key)) this.render(listed);
+      else if (this.status) $('classes-status').textContent = this.status();
+      if (this.failure) showFormMessage('classes-error', this.failure());
+    });
+  }
+
+  /** The sheet's error line (a function of the language, so that a new language rewrites it). */
+  showFailure(make) {
+    this.failure = make;
+    showFormMessage('classes-error', make ? make() : '');
   }
 
   open() {
-    showFormMessage('classes-error', '');
+    this.showFailure(null);
     if (listed && listedFor === state.account.key) this.render(listed);
-    else $('classes-status').textContent = 'Loading your classes…';
+    else {
+      this.status = () => t('classes.loading');
+      $('classes-status').textContent = this.status();
+    }
     this.dialog.showModal();
     loadClasses({ fresh: true }).then((answer) => {
       if (answer && this.dialog.open) this.render(answer);
     }, (error) => {
+      this.status = null;
       $('classes-status').textContent = '';
-      if (!listed) showFormMessage('classes-error', formFailureMessage(error, 'Loading your classes failed.'));
+      if (!listed) this.showFailure(() => formFailureMessage(error, t('classes.loadFailed')));
     });
   }
 
@@ -250,37 +289,38 @@ class ClassesSheet {
     $('joinable-classes').replaceChildren(...joinable.map((item) => this.joinableRow(item)));
     $('joinable-section').hidden = joinable.length === 0;
     $('create-class-link').hidden = !answer.can_create;
-    $('classes-status').textContent = mine.length === 0 && joinable.length === 0
-      ? 'You are in no class yet: open the invite link your teacher gave you.'
-      : `${mine.length === 1 ? '1 class' : `${mine.length} classes`} of yours.`;
+    this.status = () => (mine.length === 0 && joinable.length === 0
+      ? t('classes.none')
+      : t('classes.count', { count: mine.length }));
+    $('classes-status').textContent = this.status();
   }
 
   classRow(item, current) {
     const precision = PRECISION_LABELS[item.precision];
-    const role = [ROLE_NAMES[item.role], item.archived ? 'Archived' : null, precision, APPROVAL_LABELS[item.approval]]
-      .filter(Boolean).join(' · ');
+    const about = [ROLE_NAMES[item.role], item.archived ? t('classes.archived') : null, precision, APPROVAL_LABELS[item.approval],
+      current ? t('classes.shownNow') : null].filter(Boolean).join(' · ');
     const link = el('a', {
       class: 'class-row', href: `#/${linkTo('map', item.slug)}`, 'aria-current': current ? 'true' : null,
       dataset: { slug: item.slug },
     }, [
-      el('span', { class: 'class-row-name', text: item.name }),
-      el('span', { class: 'class-row-role', text: current ? `${role} · shown now` : role }),
+      el('span', { class: 'class-row-name', dir: 'auto', text: item.name }),
+      el('span', { class: 'class-row-role', text: about }),
     ]);
     const settings = el('a', {
       class: 'text-button class-row-settings', href: `#/c/${item.slug}/settings`,
-      'aria-label': `Settings of ${item.name}`, text: 'Settings',
+      'aria-label': t('classes.settingsOf', { class: item.name }), text: t('classes.settings'),
     });
     return el('li', { class: 'class-item' }, [link, settings]);
   }
 
   joinableRow(item) {
     const button = el('button', {
-      class: 'button secondary small', type: 'button', dataset: { join: item.slug }, 'aria-label': `Join ${item.name}`,
-    }, [el('span', { class: 'spinner', 'aria-hidden': 'true' }), el('span', { class: 'button-label', text: 'Join' })]);
+      class: 'button secondary small', type: 'button', dataset: { join: item.slug }, 'aria-label': t('join.button', { class: item.name }),
+    }, [el('span', { class: 'spinner', 'aria-hidden': 'true' }), el('span', { class: 'button-label', text: t('join.join') })]);
     const about = [PRECISION_LABELS[item.precision], APPROVAL_LABELS[item.approval]].filter(Boolean).join(' · ');
     return el('li', { class: 'class-item' }, [
       el('span', { class: 'class-row' }, [
-        el('span', { class: 'class-row-name', text: item.name }),
+        el('span', { class: 'class-row-name', dir: 'auto', text: item.name }),
         about ? el('span', { class: 'class-row-role', text: about }) : null,
       ]),
       button,
@@ -288,8 +328,8 @@ class ClassesSheet {
   }
 
   async join(slug, button) {
-    showFormMessage('classes-error', '');
-    setBusy(button, true, 'Joining…');
+    this.showFailure(null);
+    setBusy(button, true, t('join.busy'));
     try {
       const view = await api.joinClass(slug);
       classMembershipChanged(slug);
@@ -298,7 +338,7 @@ class ClassesSheet {
       go(linkTo('map', slug));
     } catch (error) {
       setBusy(button, false);
-      showFormMessage('classes-error', formFailureMessage(error, 'Joining the class failed.'));
+      this.showFailure(() => formFailureMessage(error, t('join.failed')));
     }
   }
 }
@@ -320,4 +360,6 @@ export function setUpClasses() {
   };
   document.addEventListener('onthemap:markers-ready', list);
   setTimeout(list, LIST_LATEST_MS);
+  // The class button's name (when no class is known yet) and its title follow the language.
+  onLanguageChange(() => showClassName());
 }

@@ -1,8 +1,9 @@
 // Which class's map the page shows. The address names it (`#/c/<slug>/map`); plain addresses
 // (`#/map`, `#/list`) mean the server's default class. Every request about the class's map
 // (locations, snapshot, change stream, reports, moderation, /api/account) goes under its
-// `/c/<slug>` prefix; the default class's go to the plain routes. No imports, so that every
-// module may ask.
+// `/c/<slug>` prefix; the default class's go to the plain routes. Only i18n.js (which imports
+// nothing) is imported, so that every module may ask.
+import { t } from './i18n.js';
 
 /** A slug as the server accepts one in an address (it checks the rest). */
 const SLUG = /^[a-z0-9-]{1,40}$/;
@@ -87,7 +88,10 @@ export function linkTo(view, of) {
   return classAddress(view, isDefaultClass(of) ? null : of);
 }
 
-/** "Map · Biology 101 · On the Map" (the default class's pages keep "Map · On the Map"). */
+/** "Map · Biology 101 · On the Map" (the default class's pages keep "Map · On the Map");
+ *  `what`, the page's name, is given in the page's language. */
 export function pageTitle(what) {
-  return slug && name && slug !== defaultSlug ? `${what} · ${name} · On the Map` : `${what} · On the Map`;
+  return slug && name && slug !== defaultSlug
+    ? t('app.pageTitleInClass', { page: what, class: name })
+    : t('app.pageTitle', { page: what });
 }
