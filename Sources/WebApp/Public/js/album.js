@@ -3,10 +3,11 @@
 // downloaded is shown from GET .../photos alone; one still arriving also listens to its
 // live changes (albumStream.js). albumView.js draws it.
 import * as api from './api.js';
-import { setBusy, showAlert, confirmAction, describeFailure, formatCoordinates } from './ui.js';
-import { AlbumView, plural } from './albumView.js';
+import { setBusy, showAlert, confirmAction, describeFailure } from './ui.js';
+import { AlbumView, placeOf } from './albumView.js';
 import { listenToAlbum } from './albumStream.js';
 import { $ } from './dom.js';
+import { t, onLanguageChange } from './i18n.js';
 
 export class AlbumPanel {
   /** onPinDeleted(id) is called when the pin is deleted here or elsewhere; onClose(pinId,
@@ -24,7 +25,8 @@ export class AlbumPanel {
     this.source = null;
     this.generation = 0;
     this.busy = false;
-    this.failure = null;
+    /** Why the album could not be loaded (an ApiError), shown in the page's language. */
+    this.loadError = null;
     this.retryTimer = null;
 
     $('album-close').addEventListener('click', () => this.close());
@@ -46,6 +48,12 @@ export class AlbumPanel {
       event.stopPropagation();
       this.close();
     });
+    onLanguageChange(() => { if (this.isOpen) this.render(); });
+  }
+
+  /** The sentence saying why the album could not be loaded, or null. */
+  get failure() {
+    return this.loadError ? describeFailure(this.loadError, t('album.failure.loading')).message : null;
   }
 
   get isOpen() { return !this.panel.hidden; }
@@ -60,7 +68,7 @@ export class AlbumPanel {
     this.stopStream();
     const samePin = this.pin && this.pin.id === pin.id;
     this.pin = pin;
-    this.failure = null;
+    this.loadError = null;
     if (!samePin) this.clearPhotos();
     this.panel.hidden = false;
     this.panel.dataset.pinId = pin.id;
@@ -73,11 +81,11 @@ export class AlbumPanel {
     } catch (error) {
       if (generation !== this.generation) return;
       if (error.kind === 'notFound') {
-        this.pinGone(pin.id, 'This pin no longer exists.');
+        this.pinGone(pin.id, t('travel.toast.gone'));
         return;
       }
       this.panel.dataset.state = 'error';
-      this.failure = describeFailure(error, 'loading the album').message;
+      this.loadError = error;
       this.render();
       return;
     }
@@ -154,7 +162,7 @@ export class AlbumPanel {
       },
       pinDeleted: () => {
         this.stopStream();
-        this.pinGone(pinId, 'This pin was deleted.');
+        this.pinGone(pinId, t('album.toast.deletedElsewhere'));
       },
       lost: () => {
         // Refused (signed out, pin gone) or unreadable: ask again with a plain GET.
@@ -244,7 +252,7 @@ export class AlbumPanel {
       if (error.kind !== 'notFound') {
         tile.classList.remove('removing');
         tile.firstElementChild.setAttribute('aria-disabled', 'false');
-        const { title, message } = describeFailure(error, 'removing the photo');
+        const { title, message } = describeFailure(error, t('album.failure.removing'));
         await showAlert(title, message);
         return;
       }
@@ -267,7 +275,7 @@ export class AlbumPanel {
       this.render();
       if (!this.source) this.startStream();
     } catch (error) {
-      const { title, message } = describeFailure(error, 'downloading the photo again');
+      const { title, message } = describeFailure(error, t('album.failure.retrying'));
       await showAlert(title, message);
     }
   }
@@ -277,7 +285,7 @@ export class AlbumPanel {
     const pin = this.pin;
     const generation = this.generation;
     this.busy = true;
-    setBusy(this.newButton, true, 'Finding Photos…');
+    setBusy(this.newButton, true, t('album.new.busy'));
     this.render();
     let body = null;
     let failure = null;
@@ -291,21 +299,21 @@ export class AlbumPanel {
     if (generation !== this.generation || !this.pin || this.pin.id !== pin.id) return;
     if (failure) {
       if (failure.kind === 'notFound') {
-        this.pinGone(pin.id, 'This pin no longer exists.');
+        this.pinGone(pin.id, t('travel.toast.gone'));
         return;
       }
       // The server keeps the album as it was; say why nothing changed.
       if (this.album) this.album = { ...this.album, status: 'failed', error: { code: failure.code || 'failed', message: failure.message } };
       this.render();
-      const title = failure.status === 409 ? 'No Other Photos'
-        : failure.kind === 'network' ? 'Network Error' : 'Photos Unavailable';
+      const title = failure.status === 409 ? t('album.newFailed.noOtherTitle')
+        : failure.kind === 'network' ? t('failure.network.title') : t('album.newFailed.unavailableTitle');
       const message = failure.kind === 'network'
-        ? 'Cannot reach the server, so no new collection was fetched. Your photos are kept.'
-        : `${failure.message} Your photos are kept.`;
+        ? t('album.newFailed.network')
+        : t('album.newFailed.message', { reason: failure.message });
       await showAlert(title, message);
       return;
     }
-    this.failure = null;
+    this.loadError = null;
     this.apply(body);
     if (!this.album.settled) this.startStream();
   }
@@ -315,10 +323,10 @@ export class AlbumPanel {
     if (!pin) return;
     const count = this.photos.length;
     const ok = await confirmAction(
-      'Delete This Pin?',
-      `The pin at ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}${count ? ` and its ${plural(count, 'photo')}` : ''} will be deleted.`,
-      'Delete',
-      'Cancel',
+      t('album.delete.title'),
+      t('album.delete.message', { place: placeOf(pin), count }),
+      t('album.delete.confirm'),
+      t('common.cancel'),
     );
     if (!ok || !this.pin || this.pin.id !== pin.id) return;
     const button = $('album-delete-pin');
@@ -328,12 +336,12 @@ export class AlbumPanel {
     } catch (error) {
       button.disabled = false;
       if (error.kind !== 'notFound') {
-        const { title, message } = describeFailure(error, 'deleting the pin');
+        const { title, message } = describeFailure(error, t('album.failure.deleting'));
         await showAlert(title, message);
         return;
       }
     }
     button.disabled = false;
-    this.pinGone(pin.id, 'Pin deleted.');
+    this.pinGone(pin.id, t('album.toast.deleted'));
   }
 }

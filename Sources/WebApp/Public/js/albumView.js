@@ -1,8 +1,9 @@
 // How an album looks: the header's progress, the photo grid (placeholders until each image
 // is kept on the server), the empty and error states, and the credits. It draws what the
 // AlbumPanel (album.js) holds and changes nothing itself.
-import { el, safeURL, linkHost, formatCoordinates, formatCount } from './ui.js';
+import { el, safeURL, linkHost, formatCoordinates } from './ui.js';
 import { $ } from './dom.js';
+import { t, language } from './i18n.js';
 
 const PROVIDERS = { wikimedia: 'Wikimedia Commons', flickr: 'Flickr' };
 const SVG = 'http://www.w3.org/2000/svg';
@@ -24,8 +25,14 @@ const RETRY = 'M12 4a8 8 0 0 1 7.4 5H17v2h6V5h-2v2.5A10 10 0 1 0 22 13h-2a8 8 0 
 const LANDSCAPE = 'M5 4h14a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2Zm0 2v9.6l3.3-3.3a1 1 0 0 1 1.4 0l2.3 2.3 4.3-4.3a1 1 0 0 1 1.4 0L19 11.6V6H5Zm3.5 1.5a1.75 1.75 0 1 1 0 3.5 1.75 1.75 0 0 1 0-3.5Z';
 const WARNING = 'M12 2 1 21h22L12 2Zm-1 7h2v6h-2V9Zm0 8h2v2h-2v-2Z';
 
-export function plural(count, one, many = `${one}s`) {
-  return `${formatCount(count)} ${count === 1 ? one : many}`;
+/** A pin's place: its name, else its coordinates (in the page's language). */
+export function placeOf(pin) {
+  return pin.placeName || formatCoordinates(pin.latitude, pin.longitude);
+}
+
+/** "by Ana · CC BY-SA 4.0": a photo's author and licence, without its title. */
+function byline(photo) {
+  return [photo.author ? t('album.photo.by', { author: photo.author }) : null, photo.license || null].filter(Boolean).join(' · ');
 }
 
 export class AlbumView {
@@ -51,7 +58,7 @@ export class AlbumView {
   render() {
     const pin = this.model.pin;
     const album = this.model.album;
-    $('album-title').textContent = pin ? pin.placeName || formatCoordinates(pin.latitude, pin.longitude) : '';
+    $('album-title').textContent = pin ? placeOf(pin) : '';
     $('album-title').title = pin ? formatCoordinates(pin.latitude, pin.longitude) : '';
     const settled = this.model.settled;
     this.panel.dataset.settled = String(settled);
@@ -67,19 +74,20 @@ export class AlbumView {
     let text;
     let fraction = null;
     if (!album) {
-      text = this.panel.dataset.state === 'error' ? 'Could not load the album' : 'Loading album…';
+      text = this.panel.dataset.state === 'error' ? t('album.progress.failed') : t('album.progress.loading');
     } else if (album.status === 'searching') {
-      text = `Looking for photos on ${PROVIDERS[album.provider] || 'the photo service'}…`;
+      const provider = PROVIDERS[album.provider];
+      text = provider ? t('album.progress.searching', { provider }) : t('album.progress.searchingService');
       fraction = -1;
     } else if (!settled && total > 0) {
-      text = `Downloading photos: ${ready} of ${total}`;
+      text = t('album.progress.downloading', { ready, total });
       fraction = total ? (ready + failed) / total : 0;
     } else if (total === 0) {
-      text = album.status === 'failed' ? 'No photos yet' : 'No photos';
+      text = album.status === 'failed' ? t('album.progress.noPhotosYet') : t('album.progress.noPhotos');
     } else {
-      text = plural(ready, 'photo') + (failed ? ` · ${failed} could not be downloaded` : '');
+      text = failed ? t('album.progress.readyFailed', { ready, failed }) : t('album.progress.ready', { ready });
     }
-    if (this.panel.dataset.live === 'reconnecting') text += ' · reconnecting…';
+    if (this.panel.dataset.live === 'reconnecting') text = t('album.progress.reconnecting', { progress: text });
     progress.textContent = text;
     meter.hidden = fraction === null;
     meter.classList.toggle('indeterminate', fraction === -1);
@@ -87,7 +95,7 @@ export class AlbumView {
 
     // The failure of the last search (the kept photos stay).
     const banner = $('album-banner');
-    const problem = this.model.failure || (album && album.error && total > 0 ? `Could not get a new collection: ${album.error.message}` : null);
+    const problem = this.model.failure || (album && album.error && total > 0 ? t('album.banner.newFailed', { reason: album.error.message }) : null);
     banner.textContent = problem || '';
     banner.hidden = !problem;
 
@@ -100,13 +108,13 @@ export class AlbumView {
     if (!this.model.busy) {
       this.newButton.disabled = !canReplace;
       this.newButton.querySelector('.button-label').textContent =
-        album && total === 0 && album.status === 'failed' ? 'Try Again' : 'New Collection';
+        album && total === 0 && album.status === 'failed' ? t('album.new.retry') : t('album.new.label');
     }
     const hint = $('album-hint');
     if (!album) hint.textContent = '';
-    else if (this.model.busy) hint.textContent = 'Asking for a new set of photos…';
-    else if (!settled) hint.textContent = 'Photos can be removed once they have all arrived.';
-    else if (total > 0) hint.textContent = 'Tap a photo to remove it from the album.';
+    else if (this.model.busy) hint.textContent = t('album.hint.asking');
+    else if (!settled) hint.textContent = t('album.hint.wait');
+    else if (total > 0) hint.textContent = t('album.hint.remove');
     else hint.textContent = '';
   }
 
@@ -134,28 +142,34 @@ export class AlbumView {
   buildTile(photo) {
     const button = el('button', { class: 'photo-button', type: 'button' }, [
       el('span', { class: 'photo-placeholder' }, [icon(CAMERA)]),
-      el('span', { class: 'photo-caption' }),
+      el('span', { class: 'photo-caption', dir: 'auto' }),
     ]);
     return el('li', { class: 'photo', dataset: { id: photo.id } }, [button]);
   }
 
   updateTile(tile, photo, settled) {
     const button = tile.firstElementChild;
-    const credit = [photo.title, photo.author && `by ${photo.author}`, photo.license].filter(Boolean).join(' · ');
-    button.title = settled ? `${credit}\nClick to remove this photo` : credit;
-    button.setAttribute('aria-label', settled ? `Remove photo: ${photo.title || 'untitled'}` : `Photo: ${photo.title || 'untitled'}`);
+    const credit = [photo.title, byline(photo)].filter(Boolean).join(' · ');
+    button.title = settled ? t('album.photo.removeTitle', { credit }) : credit;
+    const title = photo.title || t('album.photo.untitled');
+    button.setAttribute('aria-label', settled ? t('album.photo.removeLabel', { title }) : t('album.photo.label', { title }));
     button.setAttribute('aria-disabled', String(!settled || tile.classList.contains('removing')));
     tile.querySelector('.photo-caption').textContent = photo.author || '';
     tile.dataset.photoState = photo.state;
 
     if (photo.state === 'ready' && photo.imageURL) {
       const src = photo.imageURL;
-      if (tile.dataset.src === src) return;
+      if (tile.dataset.src === src) {
+        const image = button.querySelector('.photo-image');
+        if (image && !photo.title) image.alt = t('album.photo.alt');
+        if (tile.dataset.state === 'broken') this.showFailed(tile, t('album.photo.unavailable'));
+        return;
+      }
       tile.dataset.src = src;
       // The image replaces the placeholder only once it is decoded, so it appears whole.
       const image = new Image();
       image.className = 'photo-image';
-      image.alt = photo.title || 'Photo';
+      image.alt = photo.title || t('album.photo.alt');
       image.decoding = 'async';
       image.src = src;
       const show = () => {
@@ -169,14 +183,14 @@ export class AlbumView {
       image.decode().then(show, () => {
         if (tile.dataset.src !== src) return;
         tile.dataset.state = 'broken';
-        this.showFailed(tile, 'Image unavailable');
+        this.showFailed(tile, t('album.photo.unavailable'));
       });
       return;
     }
     delete tile.dataset.src;
     if (photo.state === 'failed') {
       tile.dataset.state = 'failed';
-      this.showFailed(tile, 'Not downloaded');
+      this.showFailed(tile, t('album.photo.notDownloaded'));
       this.retryButton(tile, true, photo.failureReason);
     } else {
       tile.dataset.state = 'pending';
@@ -188,6 +202,8 @@ export class AlbumView {
 
   showFailed(tile, label) {
     const button = tile.firstElementChild;
+    const shown = button.querySelector('.photo-failed');
+    if (shown && shown.textContent === label) return;
     const failed = el('span', { class: 'photo-failed' }, [icon(BROKEN), el('span', { text: label })]);
     const old = button.querySelector('.photo-image, .photo-placeholder, .photo-failed');
     if (old) old.replaceWith(failed);
@@ -201,10 +217,11 @@ export class AlbumView {
       return;
     }
     if (!retry) {
-      retry = el('button', { class: 'photo-retry', type: 'button', 'aria-label': 'Download this photo again' }, [icon(RETRY)]);
+      retry = el('button', { class: 'photo-retry', type: 'button' }, [icon(RETRY)]);
       tile.append(retry);
     }
-    retry.title = reason ? `Try again (${reason})` : 'Try again';
+    retry.setAttribute('aria-label', t('album.retry.label'));
+    retry.title = reason ? t('album.retry.titleWithReason', { reason }) : t('album.retry.title');
   }
 
   renderEmpty(album, total) {
@@ -213,24 +230,25 @@ export class AlbumView {
     let text = '';
     let kind = 'photos';
     if (this.panel.dataset.state === 'error') {
-      title = 'Could not load this album';
+      title = t('album.empty.loadFailed');
       text = this.model.failure || '';
       kind = 'error';
     } else if (album && total === 0) {
       if (album.status === 'searching') {
-        title = 'Looking for photos…';
-        text = 'Photos taken near this place appear here as they arrive.';
+        title = t('album.empty.searching');
+        text = t('album.empty.searchingText');
         kind = 'searching';
       } else if (album.status === 'failed' && album.error) {
-        title = 'Photos could not be found';
+        title = t('album.empty.notFound');
         text = album.error.message;
         kind = 'error';
       } else if (album.settled) {
-        title = 'No photos here';
-        text = `${PROVIDERS[album.provider] || 'The photo service'} has no photos taken near this place. Try New Collection, or drop a pin somewhere else.`;
+        const provider = PROVIDERS[album.provider];
+        title = t('album.empty.none');
+        text = provider ? t('album.empty.noneText', { provider }) : t('album.empty.noneTextService');
       }
     } else if (!album && this.panel.dataset.state === 'loading' && total === 0) {
-      title = 'Loading…';
+      title = t('album.empty.loading');
       kind = 'searching';
     }
     box.hidden = !title;
@@ -248,7 +266,8 @@ export class AlbumView {
     const seen = new Set();
     for (const photo of this.model.photos) {
       seen.add(photo.id);
-      const key = `${photo.id}|${photo.title}|${photo.author}|${photo.license}|${photo.attributionURL}`;
+      // The language is part of the key: a credit's "by" and link title are written in it.
+      const key = `${photo.id}|${photo.title}|${photo.author}|${photo.license}|${photo.attributionURL}|${language()}`;
       let entry = this.credits.get(photo.id);
       if (!entry || entry.key !== key) {
         entry = { key, node: this.buildCredit(photo) };
@@ -263,16 +282,16 @@ export class AlbumView {
     }
     section.hidden = items.length === 0;
     const provider = this.model.album && PROVIDERS[this.model.album.provider];
-    $('album-credits-title').textContent = provider ? `Photo credits · ${provider}` : 'Photo credits';
+    $('album-credits-title').textContent = provider ? t('album.credits.titleProvider', { provider }) : t('album.credits.title');
   }
 
   buildCredit(photo) {
     const href = safeURL(photo.attributionURL);
-    const title = photo.title || 'Untitled';
+    const title = photo.title || t('album.credit.untitled');
     const name = href
-      ? el('a', { class: 'credit-title', href, target: '_blank', rel: 'noopener noreferrer', title: `${title} on ${linkHost(href)}` , text: title })
-      : el('span', { class: 'credit-title', text: title });
-    const details = [photo.author ? `by ${photo.author}` : null, photo.license || null].filter(Boolean).join(' · ');
+      ? el('a', { class: 'credit-title', href, target: '_blank', rel: 'noopener noreferrer', dir: 'auto', title: t('album.credit.linkTitle', { title, host: linkHost(href) }), text: title })
+      : el('span', { class: 'credit-title', dir: 'auto', text: title });
+    const details = byline(photo);
     return el('li', { class: 'credit', dataset: { id: photo.id } }, [
       name,
       details ? el('span', { class: 'credit-details', text: details }) : null,

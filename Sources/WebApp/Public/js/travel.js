@@ -2,12 +2,14 @@
 // drop, move); clicking a pin opens its photo album (album.js). The gestures that drop and
 // move pins are travelGestures.js.
 import * as api from './api.js';
-import { showAlert, describeFailure, formatCoordinates } from './ui.js';
+import { showAlert, describeFailure } from './ui.js';
 import { PinGestures, travelIcon } from './travelGestures.js';
 import { addBaseLayers, mapOptions, nameMarker, clickMarkersWithKeys } from './map.js';
 import { AlbumPanel } from './album.js';
+import { placeOf } from './albumView.js';
 import { refuseWhileOffline } from './connection.js';
 import { $ } from './dom.js';
+import { t, onLanguageChange } from './i18n.js';
 
 const L = window.L;
 
@@ -37,6 +39,26 @@ export class TravelTab {
         }
       },
     });
+    onLanguageChange(() => this.retranslate());
+  }
+
+  /** A new language: the status line and every pin's name again (a place without a name
+   *  is its coordinates, which read differently per language). */
+  retranslate() {
+    const state = $('travel-status').dataset.state;
+    if (state === 'ready') this.setStatus(this.statusText(), 'ready');
+    else if (state === 'loading') this.setStatus(this.loaded ? this.statusText() : t('travel.status.loading'), 'loading');
+    else if (state === 'error') this.setStatus(t('travel.status.failed'), 'error');
+    for (const marker of this.markers.values()) {
+      const pin = this.pins.get(marker.pinId);
+      const element = marker.getElement();
+      if (pin && element) {
+        const title = placeOf(pin);
+        element.title = title;
+        element.alt = title;
+      }
+      this.tagMarker(marker);
+    }
   }
 
   // ---- showing the tab ----
@@ -103,7 +125,7 @@ export class TravelTab {
   reload({ fit = false } = {}) {
     if (this.loading) return this.loading;
     const generation = this.generation || 0;
-    this.setStatus(this.loaded ? this.statusText() : 'Loading pins…', 'loading');
+    this.setStatus(this.loaded ? this.statusText() : t('travel.status.loading'), 'loading');
     this.loading = (async () => {
       let pins;
       try {
@@ -111,8 +133,8 @@ export class TravelTab {
       } catch (error) {
         if (generation !== (this.generation || 0)) return;
         this.loading = null;
-        this.setStatus(this.loaded ? this.statusText() : 'Could not load your pins', this.loaded ? 'ready' : 'error');
-        const { title, message } = describeFailure(error, 'downloading your pins');
+        this.setStatus(this.loaded ? this.statusText() : t('travel.status.failed'), this.loaded ? 'ready' : 'error');
+        const { title, message } = describeFailure(error, t('travel.failure.loading'));
         await showAlert(title, message);
         return;
       }
@@ -146,7 +168,7 @@ export class TravelTab {
   placePin(pin) {
     this.pins.set(pin.id, pin);
     let marker = this.markers.get(pin.id);
-    const title = pin.placeName || formatCoordinates(pin.latitude, pin.longitude);
+    const title = placeOf(pin);
     if (!marker) {
       marker = L.marker([pin.latitude, pin.longitude], { icon: travelIcon(), keyboard: true, title, alt: title, riseOnHover: true });
       marker.pinId = pin.id;
@@ -175,7 +197,7 @@ export class TravelTab {
     if (!element) return;
     element.dataset.pinId = marker.pinId || '';
     const pin = this.pins.get(marker.pinId);
-    nameMarker(element, pin ? `Open the album of ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}` : 'New pin');
+    nameMarker(element, pin ? t('travel.pin.openAlbum', { place: placeOf(pin) }) : t('travel.pin.new'));
     element.classList.toggle('selected', Boolean(marker.pinId) && marker.pinId === this.album.pinId && this.album.isOpen);
   }
 
@@ -226,7 +248,7 @@ export class TravelTab {
 
   statusText() {
     const count = this.pins.size;
-    return count === 0 ? '' : `${count === 1 ? '1 pin' : `${count} pins`} · press and hold to add one`;
+    return count === 0 ? '' : t('travel.status.count', { count });
   }
 
   updateCount() {
@@ -275,11 +297,11 @@ export class TravelTab {
       if (element) element.classList.remove('saving');
       if (generation !== (this.generation || 0)) return;
       if (error.kind === 'notFound') {
-        this.forgetPin(pinId, 'This pin no longer exists.');
+        this.forgetPin(pinId, t('travel.toast.gone'));
         return;
       }
       marker.setLatLng(from);
-      const { title, message } = describeFailure(error, 'moving the pin');
+      const { title, message } = describeFailure(error, t('travel.failure.moving'));
       await showAlert(title, message);
       return;
     }
@@ -287,7 +309,7 @@ export class TravelTab {
     if (generation !== (this.generation || 0)) return;
     this.placePin(pin);
     marker.setLatLng([pin.latitude, to.lng + (pin.longitude - wrapped.lng)]);
-    this.toast(`Pin moved to ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}. Its photos are downloading again.`);
+    this.toast(t('travel.toast.moved', { place: placeOf(pin) }));
     this.album.moved(pin);
   }
 
@@ -300,7 +322,7 @@ export class TravelTab {
     const at = marker.getLatLng();
     const wrapped = at.wrap();
     const generation = this.generation || 0;
-    if (await refuseWhileOffline('Dropping a pin')) {
+    if (await refuseWhileOffline(t('travel.offline.dropping'))) {
       marker.remove();
       return;
     }
@@ -311,8 +333,8 @@ export class TravelTab {
       marker.remove();
       if (generation !== (this.generation || 0)) return;
       const { title, message } = error.status === 409
-        ? { title: 'Too Many Pins', message: error.message }
-        : describeFailure(error, 'dropping the pin');
+        ? { title: t('travel.tooMany.title'), message: error.message }
+        : describeFailure(error, t('travel.failure.dropping'));
       await showAlert(title, message);
       return;
     }
@@ -322,6 +344,6 @@ export class TravelTab {
     // Keep it on the world copy where it was dropped.
     placed.setLatLng([pin.latitude, at.lng + (pin.longitude - wrapped.lng)]);
     this.updateCount();
-    this.toast(`Pin dropped at ${pin.placeName || formatCoordinates(pin.latitude, pin.longitude)}. Its photos are downloading: tap the pin to see them.`);
+    this.toast(t('travel.toast.dropped', { place: placeOf(pin) }));
   }
 }
