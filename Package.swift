@@ -66,6 +66,7 @@ let package = Package(
         .target(name: "PhotoAlbums", dependencies: ["OutboundHTTP"]),
         // The browser app: HTML, CSS and ES modules as resources, no Swift logic.
         .target(name: "WebApp", resources: [.copy("Public")]),
+        .target(name: "Localization", resources: [.copy("Catalogues")]),
         // The Hummingbird application: one folder per feature.
         .target(
             name: "OnTheMapServer",
@@ -77,6 +78,7 @@ let package = Package(
                 "PhotoAlbums",
                 "ObjectStorage",
                 "WebApp",
+                "Localization",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -99,6 +101,7 @@ let package = Package(
             dependencies: [
                 "OnTheMapServer",
                 "OnTheMapKit",
+                "Localization",
                 "Storage",
                 "ObjectStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -127,6 +130,7 @@ let package = Package(
                 resources: [.copy("Resources")]),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "GeocoderAccuracySuite"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"]),
+        .testTarget(name: "LocalizationTests", dependencies: ["Localization"]),
         .testTarget(
             name: "OnTheMapKitTests",
             dependencies: [

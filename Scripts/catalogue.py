@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The web app's message catalogues (Sources/WebApp/Public/locales/<tag>.json), edited safely.
+"""The message catalogues, edited safely: the web app's (Sources/WebApp/Public/locales/<tag>.json)
+or, with --server, the server's and command line's (Sources/Localization/Catalogues/<tag>.json).
 
-  python3 Scripts/catalogue.py add FILE      merge FILE's messages into every catalogue
-  python3 Scripts/catalogue.py missing       keys English has that a language lacks
-  python3 Scripts/catalogue.py unused        English keys no script or page names
+  python3 Scripts/catalogue.py add FILE [--server]   merge FILE's messages into every catalogue
+  python3 Scripts/catalogue.py missing [--server]    keys English has that a language lacks
+  python3 Scripts/catalogue.py unused                web app English keys no script or page names
 
 FILE is JSON: {"key": {"en": "…", "es": "…", …}, …}, every language of LANGUAGES given.
 A new key goes after the last key that shares its first segment ("account.…" beside the
@@ -19,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT / "Sources" / "WebApp" / "Public"
 LOCALES = PUBLIC / "locales"
+SERVER_CATALOGUES = ROOT / "Sources" / "Localization" / "Catalogues"
 LANGUAGES = ["en", "es", "fr", "pt-BR", "de", "zh-Hans", "hi", "ar"]
 KEY = re.compile(r"[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+")
 
@@ -99,9 +101,12 @@ def unused():
 
 
 if __name__ == "__main__":
-    command = sys.argv[1] if len(sys.argv) > 1 else ""
-    if command == "add" and len(sys.argv) == 3:
-        add(sys.argv[2])
+    arguments = [argument for argument in sys.argv[1:] if argument != "--server"]
+    if "--server" in sys.argv:
+        LOCALES = SERVER_CATALOGUES
+    command = arguments[0] if arguments else ""
+    if command == "add" and len(arguments) == 2:
+        add(arguments[1])
     elif command == "missing":
         sys.exit(missing())
     elif command == "unused":

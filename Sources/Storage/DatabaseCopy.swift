@@ -14,7 +14,7 @@ public enum DatabaseCopy {
     static let tables: [(name: String, key: String, columns: [(String, Kind)])] = [
         ("accounts", "key", [("key", .text), ("email", .text), ("password_hash", .text), ("first_name", .text),
                              ("last_name", .text), ("created_at", .text), ("is_admin", .int), ("disabled_at", .optionalText),
-                             ("email_verified", .int)]),
+                             ("email_verified", .int), ("language", .optionalText)]),
         ("classes", "id", [("id", .text), ("slug", .text), ("name", .text), ("visibility", .text), ("join_rule", .text), ("precision", .text), ("approval", .text), ("archived_at", .optionalText),
                            ("invite_code", .optionalText), ("created_at", .text)]),
         ("class_members", "class_id,account_key", [("class_id", .text), ("account_key", .text), ("role", .text), ("joined_at", .text)]),

@@ -417,6 +417,11 @@ enum Migrations {
             )
             """,
         ]),
+        // The language an account chose for the web app (a tag such as "de"; NULL: the
+        // browser's), so it follows the student to every device.
+        (17, [
+            "ALTER TABLE accounts ADD COLUMN language TEXT",
+        ]),
     ]
 
     /// The default class of migration 11, created `public` when the database already holds

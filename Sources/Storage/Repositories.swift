@@ -18,6 +18,10 @@ public protocol AccountRepository: Sendable {
     /// become the provider's, the email counts as proven and the vouching identity is linked.
     /// False (and nothing changed) when the account's email was proven meanwhile or it is gone.
     func claimAccount(_ claim: AccountClaim, now: Date) async throws -> Bool
+    /// The language the account chose for the web app (a tag), or nil for the browser's.
+    func accountLanguage(accountKey: String) async throws -> String?
+    /// Keeps (or, with nil, forgets) the account's language; returns whether the account exists.
+    @discardableResult func setAccountLanguage(_ language: String?, accountKey: String) async throws -> Bool
 }
 
 /// Sessions are looked up by the token a client holds, but only a SHA-256 digest of it is

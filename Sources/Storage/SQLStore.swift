@@ -281,6 +281,20 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         }
     }
 
+    public func accountLanguage(accountKey: String) async throws -> String? {
+        try await withDatabase { db in
+            try await db.raw("SELECT language FROM accounts WHERE key = \(bind: accountKey)").first()?
+                .decode(column: "language", as: String?.self)
+        }
+    }
+
+    @discardableResult
+    public func setAccountLanguage(_ language: String?, accountKey: String) async throws -> Bool {
+        try await withDatabase { db in
+            try await !db.raw("UPDATE accounts SET language = \(bind: language) WHERE key = \(bind: accountKey) RETURNING key").all().isEmpty
+        }
+    }
+
     public func markEmailVerified(accountKey: String) async throws {
         try await withDatabase { db in
             try await db.raw("UPDATE accounts SET email_verified = 1 WHERE key = \(bind: accountKey)").run()

@@ -19,6 +19,7 @@ struct AccountController: Sendable {
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("users", use: signUp)
         group.post("account/password", use: changePassword)
+        group.put("account/language", use: setLanguage)
     }
 
     @Sendable func signUp(_ request: Request, context: AppRequestContext) async throws -> Response {

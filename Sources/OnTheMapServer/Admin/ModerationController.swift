@@ -48,7 +48,8 @@ struct ModerationController: Sendable {
         let notices = try await store.moderationNotices(accountKey: me.key, limit: 20)
         let access = context.classAccess
         return try JSONResponse.make(AccountView(
-            account: .init(key: me.key, email: me.email, firstName: me.firstName, lastName: me.lastName, isAdmin: me.isAdmin),
+            account: .init(key: me.key, email: me.email, firstName: me.firstName, lastName: me.lastName, isAdmin: me.isAdmin,
+                           language: try await store.accountLanguage(accountKey: me.key)),
             notices: notices.map(NoticeView.init),
             classRole: access.role?.rawValue, canModerate: access.canModerate, canManageClass: access.canManage,
             hasWaitingPost: context.caller.signedIn?.hasWaitingPost ?? false
@@ -230,8 +231,19 @@ struct AccountView: Encodable {
     struct Me: Encodable {
         let key, email, firstName, lastName: String
         let isAdmin: Bool
+        /// The web app's language the account chose (a tag), or nil for the browser's.
+        let language: String?
         enum CodingKeys: String, CodingKey {
-            case key, email, firstName = "first_name", lastName = "last_name", isAdmin = "is_admin"
+            case key, email, firstName = "first_name", lastName = "last_name", isAdmin = "is_admin", language
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(key, forKey: .key)
+            try container.encode(email, forKey: .email)
+            try container.encode(firstName, forKey: .firstName)
+            try container.encode(lastName, forKey: .lastName)
+            try container.encode(isAdmin, forKey: .isAdmin)
+            try container.encode(language, forKey: .language) // null, not absent
         }
     }
     let account: Me

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Localization
 import OnTheMapModels
 
 /// An error on a Udacity-compatible route: `{"status":N,"parameter"?,"error":"..."}` behind
@@ -69,8 +70,24 @@ struct APIError: HTTPResponseError {
 
     static let tooLarge = APIError(.contentTooLarge, "body_too_large", "The request body is too large.")
 
+    /// The message in the request's language (`Accept-Language`): English as written here;
+    /// another language's catalogue message for the code (`api.error.<code>`) when it has
+    /// one, else English. The code, which programs read, never changes.
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        try JSONResponse.make(APIErrorBody(code: code, message: message), status: status)
+        let language = Language.preferred(acceptLanguage: request.headers[.acceptLanguage])
+        let key = "api.error." + Self.camelCase(code)
+        guard language != .english, Catalogue.shared.has(key, in: language) else {
+            return try JSONResponse.make(APIErrorBody(code: code, message: message), status: status)
+        }
+        var response = try JSONResponse.make(APIErrorBody(code: code, message: Catalogue.shared.message(key, in: language)), status: status)
+        response.headers[.contentLanguage] = language.tag
+        return response
+    }
+
+    /// "not_a_member" → "notAMember", a catalogue key's last segment.
+    static func camelCase(_ code: String) -> String {
+        let words = code.split(separator: "_")
+        return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined()
     }
 }
 
