@@ -12,8 +12,10 @@ const DATA = 'onthemap-data-v1';
 /** Files the page does not name in index.html but needs offline. */
 const EXTRA_SHELL = ['/', '/config.json', '/world.geojson', '/places.json', '/manifest.webmanifest',
   '/img/icon.svg', '/img/icon-192.png', '/img/icon-512.png',
-  // Every language's catalogue (js/i18n.js): a student may choose another one offline.
-  ...['en', 'es', 'fr', 'pt-BR', 'de', 'zh-Hans', 'hi', 'ar'].map((tag) => `/locales/${tag}.json`)];
+  // Every language's catalogue (js/i18n.js): a student may choose another one offline; and
+  // the web app manifest in each (main.js names the page's).
+  ...['en', 'es', 'fr', 'pt-BR', 'de', 'zh-Hans', 'hi', 'ar'].map((tag) => `/locales/${tag}.json`),
+  ...['es', 'fr', 'pt-BR', 'de', 'zh-Hans', 'hi', 'ar'].map((tag) => `/manifest.${tag}.webmanifest`)];
 /** Marks an answer that came from this cache (its value: when it was kept), so the page can
  *  say it is offline and as of when. */
 const FROM_CACHE = 'X-OnTheMap-Offline';

@@ -5,7 +5,7 @@ import { FROM_CACHE_HEADER, noteAnswer, noteNoAnswer } from './connection.js';
 import { readCookie } from './cookies.js';
 import { sessionEpoch, sessionRefused } from './sessionEvents.js';
 import { classPath } from './currentClass.js';
-import { language } from './i18n.js';
+import { language, t } from './i18n.js';
 
 /** The shown class's StudentLocation class (currentClass.js). */
 const locations = () => classPath('/parse/classes/StudentLocation');
@@ -61,7 +61,7 @@ export async function request(path, { method = 'GET', body, headers = {}, udacit
   } catch (error) {
     if (error && error.name === 'AbortError') throw error;
     noteNoAnswer();
-    throw new ApiError('network', 'Cannot reach the server. Check your connection and try again.');
+    throw new ApiError('network', t('error.network'));
   }
   noteAnswer(response.headers.get(FROM_CACHE_HEADER));
   let text;
@@ -69,7 +69,7 @@ export async function request(path, { method = 'GET', body, headers = {}, udacit
     text = await response.text();
   } catch (error) {
     if (error && error.name === 'AbortError') throw error;
-    throw new ApiError('network', 'The connection to the server was lost. Try again.');
+    throw new ApiError('network', t('api.error.connectionLost'));
   }
   if (udacity && text.startsWith(UDACITY_PREFIX)) text = text.slice(5);
   let json = null;
@@ -82,10 +82,10 @@ export async function request(path, { method = 'GET', body, headers = {}, udacit
     // never started): whatever this device kept for the account must go (session.js).
     if (status === 401) sessionRefused(epoch);
     const kind = status >= 500 ? 'server' : status === 401 || status === 403 ? 'auth' : status === 404 ? 'notFound' : 'client';
-    const message = messageFrom(json) || `The server answered ${status} ${response.statusText || ''}`.trim();
+    const message = messageFrom(json) || t('api.error.status', { status: `${status} ${response.statusText || ''}`.trim() });
     throw new ApiError(kind, message, status, codeFrom(json));
   }
-  if (json === null && text) throw new ApiError('server', 'The server sent a response this page cannot read.', response.status);
+  if (json === null && text) throw new ApiError('server', t('api.error.unreadable'), response.status);
   return json;
 }
 
@@ -96,7 +96,7 @@ export async function request(path, { method = 'GET', body, headers = {}, udacit
 export async function logIn(email, password) {
   const body = await request('/api/session', { method: 'POST', udacity: true, body: { udacity: { username: email, password } } });
   const key = body && body.account && body.account.key;
-  if (!key) throw new ApiError('server', 'The server did not return an account.');
+  if (!key) throw new ApiError('server', t('api.error.noAccount'));
   const expiration = body.session && typeof body.session.expiration === 'string' ? new Date(body.session.expiration) : null;
   return { key: String(key), expiresAt: expiration && !Number.isNaN(expiration.getTime()) ? expiration.toISOString() : null };
 }
@@ -153,7 +153,7 @@ export async function fetchLocations({ limit = 100, skip = 0, where = null, coun
   if (count) params.set('count', '1');
   if (keys) params.set('keys', keys.join(','));
   const body = await request(`${locations()}?${params}`, { headers: await parseHeaders(), signal });
-  if (!body || !Array.isArray(body.results)) throw new ApiError('server', 'The server sent an unexpected list of locations.');
+  if (!body || !Array.isArray(body.results)) throw new ApiError('server', t('api.error.unexpectedLocations'));
   return { results: body.results, count: typeof body.count === 'number' ? body.count : null };
 }
 
@@ -339,7 +339,7 @@ async function parseHeaders() {
 /** The signed-in account's pins. */
 export async function fetchPins({ signal } = {}) {
   const body = await request('/api/pins', { signal });
-  if (!body || !Array.isArray(body.results)) throw new ApiError('server', 'The server sent an unexpected list of pins.');
+  if (!body || !Array.isArray(body.results)) throw new ApiError('server', t('api.error.unexpectedPins'));
   return body.results;
 }
 

@@ -114,6 +114,15 @@ export class ClusterLayer {
     return marker;
   }
 
+  /** Draws the clusters' icons again (their names in another language). */
+  relabel() {
+    for (const layer of this.drawn.values()) {
+      if (!layer.cluster) continue;
+      const { level, c } = layer.cluster;
+      layer.setIcon(this.options.clusterIcon(level.count[c]));
+    }
+  }
+
   /** Zooms to a cluster's points, or fans them out when zooming cannot part them. */
   clusterClicked(cluster) {
     const { level, c, version } = cluster;

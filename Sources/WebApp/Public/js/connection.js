@@ -2,7 +2,7 @@
 // worker (sw.js) answers from the copies it kept and marks them; api.js reports each answer
 // here. Writes are refused while offline, never queued (see refuseWhileOffline).
 import { showAlert } from './ui.js';
-import { t, onLanguageChange } from './i18n.js';
+import { t, onLanguageChange, formatDate } from './i18n.js';
 
 export const FROM_CACHE_HEADER = 'X-OnTheMap-Offline';
 
@@ -66,19 +66,18 @@ function render() {
     document.getElementById('offline-text').textContent = t('offline.loggedOut');
     return;
   }
-  const when = connection.keptAt
-    ? ` as of ${connection.keptAt.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`
-    : '';
-  document.getElementById('offline-text').textContent =
-    `You are offline. Showing what this device saved${when}. Posting needs a connection.`;
+  document.getElementById('offline-text').textContent = connection.keptAt
+    ? t('offline.keptAsOf', { date: formatDate(connection.keptAt, { dateStyle: 'medium', timeStyle: 'short' }) })
+    : t('offline.kept');
 }
 
 /** Before a write: when the device has no network, says plainly that it cannot be done
- *  now and returns true. (A server that did not answer is tried again: that may pass.) */
+ *  now and returns true. (A server that did not answer is tried again: that may pass.)
+ *  `what` is the action, from the catalogue and capitalised ("Posting your location",
+ *  "Publicar tu ubicación"): the message begins with it. */
 export async function refuseWhileOffline(what) {
   if (navigator.onLine) return false;
-  await showAlert('You Are Offline',
-    `${what} needs a connection to the server, so nothing was sent. Try again when you are back online.`);
+  await showAlert(t('offline.refused.title'), t('offline.refused.message', { what }));
   return true;
 }
 

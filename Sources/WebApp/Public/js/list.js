@@ -3,6 +3,7 @@
 import { fetchLocations } from './api.js';
 import { isOwn, isWaiting, waitingBadge } from './approval.js';
 import { el, fullName, initials, hueFor, safeURL, linkHost, timeAgo, describeFailure, showAlert } from './ui.js';
+import { t, onLanguageChange } from './i18n.js';
 
 export const PAGE_SIZE = 100;
 
@@ -12,26 +13,37 @@ export function studentRow(location, now = Date.now()) {
   const avatar = el('span', { class: 'avatar', 'aria-hidden': 'true', text: initials(location) });
   avatar.style.setProperty('--hue', String(hueFor(location.uniqueKey || fullName(location))));
   const metaParts = [];
-  if (location.mapString) metaParts.push(el('span', { class: 'row-place', text: location.mapString }));
-  metaParts.push(el('span', { class: href ? 'row-host' : 'row-host muted', text: href ? linkHost(href) : 'no link' }));
+  if (location.mapString) metaParts.push(el('span', { class: 'row-place', dir: 'auto', text: location.mapString }));
+  metaParts.push(href
+    ? el('span', { class: 'row-host', dir: 'ltr', text: linkHost(href) })
+    : el('span', { class: 'row-host muted', text: t('list.noLink') }));
   const updated = location.updatedAt || location.createdAt;
-  const time = el('time', { class: 'row-time', datetime: updated || null, text: updated ? `updated ${timeAgo(updated, now)}` : '' });
+  const time = el('time', { class: 'row-time', datetime: updated || null, text: updated ? t('list.updated', { time: timeAgo(updated, now) }) : '' });
   const main = el('span', { class: 'row-main' }, [
-    el('span', { class: 'row-top' }, [el('span', { class: 'row-name', text: fullName(location) }), time]),
+    el('span', { class: 'row-top' }, [el('span', { class: 'row-name', dir: 'auto', text: fullName(location) }), time]),
     el('span', { class: 'row-meta' }, metaParts),
     // The student's own post, while it waits for a moderator (approval.js keeps it up to date).
     own && isWaiting() ? waitingBadge() : null,
-    href ? el('span', { class: 'visually-hidden', text: '(opens in a new tab)' }) : null,
+    href ? el('span', { class: 'visually-hidden', text: t('list.opensInNewTab') }) : null,
   ]);
   const body = href
-    ? el('a', { class: 'row', href, target: '_blank', rel: 'noopener noreferrer', title: `Open ${href}` }, [avatar, main])
+    ? el('a', { class: 'row', href, target: '_blank', rel: 'noopener noreferrer', title: t('list.openLink', { url: href }) }, [avatar, main])
     : el('div', { class: 'row no-link' }, [avatar, main]);
   // Handled by moderation.js; outside the link so it does not open it.
   const report = location.objectId
-    ? el('button', { class: 'report-button text-button', type: 'button', title: 'Report this post', dataset: { reportId: location.objectId }, text: 'Report' })
+    ? el('button', { class: 'report-button text-button', type: 'button', title: t('list.reportTitle'), dataset: { reportId: location.objectId }, text: t('list.report') })
     : null;
-  return el('li', { class: 'student', dataset: own ? { objectId: location.objectId || '', own: 'true' } : { objectId: location.objectId || '' } }, [body, report]);
+  const row = el('li', { class: 'student', dataset: own ? { objectId: location.objectId || '', own: 'true' } : { objectId: location.objectId || '' } }, [body, report]);
+  // Kept for drawing the row again in another language.
+  row.studentLocation = location;
+  return row;
 }
+
+/** Every LocationList shown, for a change of language. */
+const lists = new Set();
+onLanguageChange(() => {
+  for (const list of lists) list.translate();
+});
 
 export class LocationList {
   /**
@@ -39,11 +51,15 @@ export class LocationList {
    * @param {HTMLElement} footer        status line after the rows; also the infinite-scroll sentinel
    * @param {HTMLElement} scroller      the element that scrolls
    */
-  constructor(listElement, footer, scroller, { emptyText = 'No students yet. Be the first to add your location!' } = {}) {
+  /** `emptyText`: what the footer says with no rows (a function, so that it follows the language). */
+  constructor(listElement, footer, scroller, { emptyText = () => t('list.empty') } = {}) {
     this.listElement = listElement;
     this.footer = footer;
     this.scroller = scroller;
     this.emptyText = emptyText;
+    /** What the footer shows: a function drawing it, called again in another language. */
+    this.footerContent = null;
+    lists.add(this);
     this.where = null;
     this.loaded = 0;
     this.seen = new Set();
@@ -72,7 +88,7 @@ export class LocationList {
   async reload(where = this.where, { alertOnFailure = true } = {}) {
     const generation = ++this.generation;
     this.lastError = null;
-    if (this.rowCount === 0) this.setFooter('Loading…', 'loading');
+    if (this.rowCount === 0) this.setFooter(() => t('list.loading'), 'loading');
     try {
       const { results } = await fetchLocations({ limit: PAGE_SIZE, skip: 0, where });
       if (generation !== this.generation) return false;
@@ -91,17 +107,18 @@ export class LocationList {
     } catch (error) {
       if (generation !== this.generation) return false;
       this.lastError = error;
-      if (this.rowCount === 0) this.setFooter('Could not load students. Use the refresh button to try again.', 'error');
+      if (this.rowCount === 0) this.setFooter(() => t('list.error.loading'), 'error');
       else this.updateFooter();
       if (alertOnFailure) {
-        const { title, message } = describeFailure(error, 'downloading student locations');
+        const { title, message } = describeFailure(error, t('list.failure.loading'));
         await showAlert(title, message);
       }
       return false;
     }
   }
 
-  /** Clears the rows without asking the server (search with an empty query). */
+  /** Clears the rows without asking the server (search with an empty query); `text` (a
+   *  function giving it, to follow the language) is the footer's. */
   clear(text = '') {
     this.generation += 1;
     this.where = null;
@@ -122,7 +139,7 @@ export class LocationList {
   loadMore() {
     if (!this.active || this.done || this.loading || this.failedMore || this.loaded === 0) return this.loading;
     const generation = this.generation;
-    this.setFooter('Loading more…', 'loading');
+    this.setFooter(() => t('list.loadingMore'), 'loading');
     this.loading = (async () => {
       try {
         const { results } = await fetchLocations({ limit: PAGE_SIZE, skip: this.loaded, where: this.where });
@@ -134,13 +151,13 @@ export class LocationList {
       } catch (error) {
         if (generation !== this.generation) return;
         this.failedMore = true;
-        const { title, message } = describeFailure(error, 'downloading more student locations');
-        this.setFooter('', 'error');
-        this.footer.replaceChildren(
-          el('span', { text: error.kind === 'network' ? 'Cannot reach the server.' : 'The server had a problem.' }),
+        const { title, message } = describeFailure(error, t('list.failure.loadingMore'));
+        const network = error.kind === 'network';
+        this.setFooter(() => [
+          el('span', { text: network ? t('list.error.network') : t('list.error.server') }),
           ' ',
-          el('button', { class: 'retry text-button', type: 'button', text: 'Try again' }),
-        );
+          el('button', { class: 'retry text-button', type: 'button', text: t('list.retry') }),
+        ], 'error');
         showAlert(title, message);
       } finally {
         if (generation === this.generation) this.loading = null;
@@ -205,12 +222,38 @@ export class LocationList {
 
   updateFooter() {
     if (this.rowCount === 0) this.setFooter(this.emptyText, 'empty');
-    else if (this.done) this.setFooter(this.rowCount === 1 ? '1 student' : `${this.rowCount} students`, 'end');
+    else if (this.done) this.setFooter(() => t('students.count', { count: this.rowCount }), 'end');
     else this.setFooter('', 'more');
   }
 
-  setFooter(text, state) {
-    this.footer.textContent = text;
+  /** The footer's words: a text, or a function giving the text (or nodes) in the page's
+   *  language, which draws them again when the language changes. */
+  setFooter(content, state) {
+    this.footerContent = typeof content === 'function' ? content : null;
+    this.drawFooter(content);
     this.footer.dataset.state = state;
+  }
+
+  drawFooter(content) {
+    const drawn = typeof content === 'function' ? content() : content;
+    if (Array.isArray(drawn)) this.footer.replaceChildren(...drawn);
+    else this.footer.textContent = drawn || '';
+  }
+
+  /** Another language: the rows and the footer again, in it (what has the focus keeps it). */
+  translate() {
+    if (this.footerContent) {
+      const retryFocused = this.footer.contains(document.activeElement);
+      this.drawFooter(this.footerContent);
+      if (retryFocused) this.footer.querySelector('button')?.focus();
+    }
+    const now = Date.now();
+    for (const row of [...this.listElement.children]) {
+      if (!row.studentLocation) continue;
+      const focused = row.contains(document.activeElement) ? (document.activeElement.closest('.report-button') ? '.report-button' : '.row') : null;
+      const fresh = studentRow(row.studentLocation, now);
+      row.replaceWith(fresh);
+      if (focused) fresh.querySelector(focused)?.focus();
+    }
   }
 }

@@ -4,6 +4,7 @@
 // The stream is the shown class's (currentClass.js); a switch stops it, and the new class's
 // snapshot starts the next.
 import { classPath } from './currentClass.js';
+import { t, onLanguageChange } from './i18n.js';
 
 const CHANGES = '/api/locations/changes';
 /** After the stream fails for good (an HTTP error), try again this much later, doubling. */
@@ -27,6 +28,8 @@ export class LiveUpdates {
     this.retryDelay = FIRST_RETRY_MS;
     this.retryTimer = null;
     this.setState('off');
+    // Another language: the indicator's name says the same in it.
+    onLanguageChange(() => this.setState(this.state));
     // A page being left closes its stream at once. Otherwise the browser keeps the page (and
     // its connection) for going back, and after six reloads every one of the six connections
     // a browser opens to one server is such a stream: the next load waits about a minute.
@@ -119,12 +122,13 @@ export class LiveUpdates {
   setState(name) {
     const indicator = this.hooks.indicator;
     if (!indicator) return;
+    this.state = name;
     const label = {
-      off: 'Live updates off',
-      connecting: 'Live updates: connecting…',
-      live: 'Live updates on',
-      offline: 'Live updates: offline, retrying',
-    }[name];
+      off: () => t('live.state.off'),
+      connecting: () => t('live.state.connecting'),
+      live: () => t('live.state.live'),
+      offline: () => t('live.state.offline'),
+    }[name]();
     indicator.dataset.state = name;
     indicator.setAttribute('aria-label', label);
     indicator.title = label;

@@ -3,7 +3,7 @@
 import { state } from './state.js';
 import { startRouting, go } from './router.js';
 import { showLogin, setUpAuthForms } from './auth.js';
-import { loadStudentsOnce, refreshAll, showOnMap } from './students.js';
+import { loadStudentsOnce, refreshAll, showOnMap, showMarkerCount } from './students.js';
 import { TABS, selectTab, setUpTabs, refresh } from './tabs.js';
 import { addLocation } from './addLocation.js';
 import { AccountDialog } from './account.js';
@@ -12,7 +12,7 @@ import { watchSession } from './sessionWatch.js';
 import { showProviderButtons, completeProviderSignIn } from './providers.js';
 import { onConnectionChange, showingSignedIn } from './connection.js';
 import { LiveUpdates } from './live.js';
-import { formatCount, showFormMessage } from './ui.js';
+import { showFormMessage } from './ui.js';
 import { moderationSignedIn, setUpReporting, checkAccount } from './moderation.js';
 import { setUpApproval } from './approval.js';
 import { currentClass, isSlug } from './currentClass.js';
@@ -20,7 +20,7 @@ import { setUpClasses, switchClass, openClass, loadClasses } from './classes.js'
 import { showJoin, showCreate, keepForAfterSignIn, takeAfterSignIn } from './classPages.js';
 import { showSettings } from './classSettings.js';
 import { $ } from './dom.js';
-import { ready as languageReady } from './i18n.js';
+import { ready as languageReady, language, onLanguageChange } from './i18n.js';
 
 function decoded(text) {
   try { return decodeURIComponent(text); } catch { return text; }
@@ -107,15 +107,22 @@ function setUpLive() {
     reload: () => refreshAll(),
     counted: (count) => {
       $('map').dataset.markerCount = String(count);
-      const status = $('map-status');
-      if (status.dataset.state === 'ready') status.textContent = count === 1 ? '1 student' : `${formatCount(count)} students`;
+      showMarkerCount(count);
     },
   });
   document.addEventListener('onthemap:markers-ready', (event) => live.follow(event.detail.version));
   document.addEventListener('onthemap:students-cleared', () => live.stop());
 }
 
+/** The web app manifest in the page's language (its description; the name is the brand). */
+function showManifest(tag) {
+  const link = document.querySelector('link[rel="manifest"]');
+  if (link) link.setAttribute('href', tag === 'en' ? '/manifest.webmanifest' : `/manifest.${tag}.webmanifest`);
+}
+onLanguageChange(showManifest);
+
 function start() {
+  showManifest(language());
   setUpAuthForms();
   showProviderButtons();
   setUpTabs();

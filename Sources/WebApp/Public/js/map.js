@@ -1,9 +1,10 @@
 // The map tab: an offline vector basemap (Natural Earth countries), an optional
 // OSM-style tile layer, and the students' pins, clustered (clusterLayer.js) where they crowd.
-import { el, fullName, safeURL, formatCount } from './ui.js';
+import { el, fullName, safeURL } from './ui.js';
 import { placeLabels } from './placeLabels.js';
 import { ClusterLayer } from './clusterLayer.js';
 import { mercatorX, mercatorY } from './clusterIndex.js';
+import { t, language, onLanguageChange } from './i18n.js';
 
 const L = window.L;
 
@@ -25,10 +26,9 @@ export function pinIcon(extraClass = '') {
 /** Adds the world basemap (and tiles when configured) to a Leaflet map. */
 export function addBaseLayers(map, config, world) {
   if (config.tileURL) {
-    L.tileLayer(config.tileURL, {
-      maxZoom: TILES_MAX_ZOOM,
-      attribution: config.tileAttribution || '&copy; OpenStreetMap contributors',
-    }).addTo(map);
+    L.tileLayer(config.tileURL, { maxZoom: TILES_MAX_ZOOM }).addTo(map);
+    // The host's own words as they are; ours in the page's language.
+    attribute(map, () => config.tileAttribution || t('map.attribution.tiles'));
   } else if (world) {
     L.geoJSON(world, {
       renderer: L.canvas({ padding: 0.5 }),
@@ -36,8 +36,20 @@ export function addBaseLayers(map, config, world) {
       style: { color: '#b9c7b0', weight: 0.8, fillColor: '#eef2e6', fillOpacity: 1 },
     }).addTo(map);
     placeLabels().addTo(map);
-    map.attributionControl.addAttribution('Basemap: Natural Earth; place names: GeoNames');
+    attribute(map, () => t('map.attribution.basemap', { naturalEarth: 'Natural Earth', geoNames: 'GeoNames' }));
   }
+}
+
+/** An attribution in the map's corner, said again whenever the language changes. */
+function attribute(map, text) {
+  let shown = text();
+  map.attributionControl.addAttribution(shown);
+  onLanguageChange(() => {
+    const next = text();
+    if (next === shown) return;
+    map.attributionControl.removeAttribution(shown).addAttribution(next);
+    shown = next;
+  });
 }
 
 export function mapOptions(config) {
@@ -56,18 +68,18 @@ export function mapOptions(config) {
 /** Popup body: the whole card is a link (new tab, no opener) when the link is http(s). */
 export function popupContent(location) {
   const href = safeURL(location.mediaURL);
-  const name = el('strong', { class: 'popup-name', text: fullName(location) });
-  const place = location.mapString ? el('span', { class: 'popup-place', text: location.mapString }) : null;
+  const name = el('strong', { class: 'popup-name', dir: 'auto', text: fullName(location) });
+  const place = location.mapString ? el('span', { class: 'popup-place', dir: 'auto', text: location.mapString }) : null;
   if (href) {
     return el('a', { class: 'popup-card', href, target: '_blank', rel: 'noopener noreferrer' }, [
       name,
-      el('span', { class: 'popup-link', text: href }),
+      el('span', { class: 'popup-link', dir: 'ltr', text: href }),
       place,
     ]);
   }
   return el('div', { class: 'popup-card no-link' }, [
     name,
-    el('span', { class: 'popup-link muted', text: location.mediaURL ? 'Link not shown: not a web address' : 'No link shared' }),
+    el('span', { class: 'popup-link muted', text: location.mediaURL ? t('map.popup.linkNotShown') : t('map.popup.noLink') }),
     place,
   ]);
 }
@@ -142,6 +154,13 @@ export class StudentMap {
     showZoom();
     clickMarkersWithKeys(container);
     this.popup = L.popup({ maxWidth: 280, minWidth: 180, autoPanPadding: [24, 24] });
+    /** The location whose popup was opened last. */
+    this.popupLocation = null;
+    // Another language: the open popup and the clusters' names say it.
+    onLanguageChange(() => {
+      if (this.popup.isOpen() && this.popupLocation) this.popup.setContent(popupContent(this.popupLocation));
+      this.clusters.relabel();
+    });
   }
 
   get markerCount() {
@@ -267,6 +286,7 @@ export class StudentMap {
 
   openPopup(marker) {
     if (!marker || !marker.location) return;
+    this.popupLocation = marker.location;
     this.popup.setLatLng(marker.getLatLng()).setContent(popupContent(marker.location)).openOn(this.map);
   }
 
@@ -332,15 +352,31 @@ function initialZoom(container) {
   return Math.min(3, Math.max(1, Math.floor(Math.log2(side / 256) * 2) / 2));
 }
 
+const clusterNumbers = new Map();
+
+/** A cluster's number, short: "1234", "12k" ("١٢٣٤", "1万" in other languages). */
+function clusterNumber(count) {
+  const tag = language();
+  if (tag === 'en') return count < 10000 ? String(count) : `${Math.round(count / 1000)}k`;
+  const style = count < 10000 ? 'plain' : 'compact';
+  const key = `${tag}|${style}`;
+  if (!clusterNumbers.has(key)) {
+    clusterNumbers.set(key, new Intl.NumberFormat(tag, style === 'plain'
+      ? { useGrouping: false }
+      : { notation: 'compact', maximumFractionDigits: 0 }));
+  }
+  return clusterNumbers.get(key).format(count);
+}
+
 function clusterIcon(count) {
   const size = count < 10 ? 'small' : count < 100 ? 'medium' : count < 1000 ? 'large' : 'huge';
-  const label = count < 10000 ? String(count) : `${Math.round(count / 1000)}k`;
+  const label = clusterNumber(count);
   const dimension = { small: 34, medium: 40, large: 46, huge: 54 }[size];
   const ClusterIcon = clusterIconClass();
   return new ClusterIcon({
     html: `<span aria-hidden="true">${label}</span>`,
     className: `cluster cluster-${size}`,
     iconSize: [dimension, dimension],
-    label: `${formatCount(count)} students here; zoom in`,
+    label: t('map.cluster', { count }),
   });
 }

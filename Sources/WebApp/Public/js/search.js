@@ -2,6 +2,7 @@
 // `where` of case-insensitive `$regex` clauses joined by `$or`.
 import { LocationList } from './list.js';
 import { debounce } from './ui.js';
+import { t } from './i18n.js';
 
 const SEARCH_DELAY_MS = 300;
 
@@ -31,9 +32,9 @@ export function searchWhere(text) {
 export class SearchTab {
   constructor({ input, list, footer, scroller }) {
     this.input = input;
-    this.results = new LocationList(list, footer, scroller, { emptyText: 'No students match your search.' });
+    this.results = new LocationList(list, footer, scroller, { emptyText: () => t('search.empty') });
     this.lastQuery = null;
-    this.results.clear('Type a name or a place, for example “Lagos” or “Maria”.');
+    this.showHint();
     const run = debounce(() => this.run(), SEARCH_DELAY_MS);
     input.addEventListener('input', run);
     input.addEventListener('keydown', (event) => {
@@ -55,12 +56,17 @@ export class SearchTab {
     if (!force && key === this.lastQuery) return;
     this.lastQuery = key;
     if (!where) {
-      this.results.clear('Type a name or a place, for example “Lagos” or “Maria”.');
+      this.showHint();
       return;
     }
-    this.results.setFooter('Searching…', 'loading');
+    this.results.setFooter(() => t('search.searching'), 'loading');
     const ok = await this.results.reload(where);
     if (!ok) this.lastQuery = null;
+  }
+
+  /** No query: no rows, and the footer says what to type. */
+  showHint() {
+    this.results.clear(() => t('search.hint'));
   }
 
   /** Re-runs the current search (the refresh button). */

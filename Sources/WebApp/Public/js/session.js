@@ -30,19 +30,19 @@ export async function logOut() {
 /** Signed in through a provider: say what happened there, and offer to sign out of it too
  *  when it lets us (OpenID Connect RP-initiated logout). */
 async function afterProviderLogout(result) {
-  const name = result.provider_name || 'your other account';
+  const provider = result.provider_name || t('session.otherAccount');
   if (result.provider_logout_url) {
     const leave = await confirmAction(
-      'Logged Out of On the Map',
-      `You are still signed in to ${name} in this browser. Sign out of ${name} too? It sends you back here afterwards.`,
-      `Sign Out of ${name}`,
-      'Stay Signed In',
+      t('session.loggedOutOfApp'),
+      t('session.stillSignedIn', { provider }),
+      t('session.signOutOf', { provider }),
+      t('session.staySignedIn'),
     );
     if (leave) window.location.assign(result.provider_logout_url);
   } else if (result.provider_token_revoked === true) {
-    await showAlert('Logged Out', `You are logged out of On the Map, and it no longer holds your ${name} sign-in.`);
+    await showAlert(t('session.loggedOut'), t('session.tokenRevoked', { provider }));
   } else if (result.provider_token_revoked === false) {
-    await showAlert('Logged Out', `You are logged out of On the Map. ${name} could not be reached to forget the sign-in; you can remove On the Map in your ${name} settings.`);
+    await showAlert(t('session.loggedOut'), t('session.tokenKept', { provider }));
   }
 }
 

@@ -3,10 +3,11 @@
 import { state, loadWorld } from './state.js';
 import { fetchAllLocations, snapshotVersion } from './mapData.js';
 import { StudentMap } from './map.js';
-import { showAlert, describeFailure, formatCount } from './ui.js';
+import { showAlert, describeFailure } from './ui.js';
 import { ApiError } from './api.js';
 import { isOffline } from './connection.js';
 import { $ } from './dom.js';
+import { t, onLanguageChange } from './i18n.js';
 
 /** Whether the locations were loaded since the last login. */
 let loaded = false;
@@ -41,7 +42,7 @@ function leftMapTab() {
 async function ensureMap() {
   if (!mapPromise) {
     mapPromise = (async () => {
-      if (!window.L) throw new Error('this server has no copy of the map library (Leaflet), so no map can be drawn; the list and search work');
+      if (!window.L) throw new Error(t('map.error.noLibrary', { library: 'Leaflet' }));
       const config = await state.configPromise;
       const map = new StudentMap($('map'), config);
       state.map = map;
@@ -62,15 +63,38 @@ export async function showOnMap(latitude, longitude, zoom) {
   map.map.setView([latitude, longitude], zoom, { animate: false });
 }
 
-function setMapStatus(text, stateName) {
+/** The map's status line: `stateName` is loading, error or ready (with the count shown). */
+function setMapStatus(stateName, count = 0) {
   const status = $('map-status');
-  status.textContent = text;
   status.dataset.state = stateName;
+  if (stateName === 'ready') status.dataset.count = String(count);
+  else delete status.dataset.count;
+  status.textContent = mapStatusText(status);
 }
 
-function statusText(count) {
-  return count === 1 ? '1 student' : `${formatCount(count)} students`;
+function mapStatusText(status) {
+  if (status.dataset.state === 'loading') return t('map.loading');
+  if (status.dataset.state === 'error') return t('map.error.loading');
+  if (status.dataset.state === 'ready') return statusText(Number(status.dataset.count) || 0);
+  return status.textContent;
 }
+
+/** "1 student", "1,234 students", "1.234 Studierende" (main.js's live count says it too). */
+export function statusText(count) {
+  return t('students.count', { count });
+}
+
+/** The live count changed (main.js): the status line says it, when it says a count. */
+export function showMarkerCount(count) {
+  const status = $('map-status');
+  if (status.dataset.state === 'ready') setMapStatus('ready', count);
+}
+
+// Another language: the status line says the same in it.
+onLanguageChange(() => {
+  const status = $('map-status');
+  if (status && status.dataset.state) status.textContent = mapStatusText(status);
+});
 
 /** Loads the map's markers; on failure keeps the markers already shown. */
 async function reloadMap() {
@@ -80,7 +104,7 @@ async function reloadMap() {
   // With nothing on the map yet, markers are built page by page while the rest download;
   // a refresh builds them after, then swaps all at once, so a failed one keeps what is shown.
   const progressive = !mapElement.dataset.markerCount;
-  if (progressive) setMapStatus('Loading students…', 'loading');
+  if (progressive) setMapStatus('loading');
   const mapReady = ensureMap();
   let liveMap = null;
   let early = [];
@@ -104,8 +128,8 @@ async function reloadMap() {
   } catch (error) {
     markFirstMarkers();
     if (generation === mapGeneration) {
-      if (mapElement.dataset.markerCount) setMapStatus(statusText(Number(mapElement.dataset.markerCount)), 'ready');
-      else setMapStatus('Could not load students', 'error');
+      if (mapElement.dataset.markerCount) setMapStatus('ready', Number(mapElement.dataset.markerCount));
+      else setMapStatus('error');
     }
     throw error;
   }
@@ -115,7 +139,7 @@ async function reloadMap() {
   markFirstMarkers();
   mapElement.dataset.markerCount = String(count);
   mapElement.dataset.state = 'ready';
-  setMapStatus(statusText(count), 'ready');
+  setMapStatus('ready', count);
   performance.mark('onthemap:markers-ready');
   document.dispatchEvent(new CustomEvent('onthemap:markers-ready', { detail: { count, version: snapshotVersion() } }));
 }
@@ -145,7 +169,7 @@ export function refreshAll({ initial = false } = {}) {
       if (!error && outcomes[index + 1].value === false && list.lastError) error = list.lastError;
     });
     // Offline the service worker answered with what it kept: nothing new was downloaded.
-    if (!error && !initial && isOffline()) error = new ApiError('network', 'Offline: showing what this device kept.');
+    if (!error && !initial && isOffline()) error = new ApiError('network', t('offline.keptOnly'));
     if (state.refreshing === job) state.refreshing = null;
     if (!state.refreshing) {
       button.classList.remove('spinning');
@@ -154,7 +178,7 @@ export function refreshAll({ initial = false } = {}) {
     }
     // The student left meanwhile: what failed is no longer shown.
     if (error && clearing === clearings) {
-      const { title, message } = describeFailure(error, 'downloading student locations');
+      const { title, message } = describeFailure(error, t('list.failure.loading'));
       await showAlert(title, message);
     }
   })();
@@ -176,6 +200,6 @@ export function clearStudents() {
   // Through the list, so that a download still under way does not fill it again.
   state.list.clear();
   $('search-input').value = '';
-  state.search.results.clear('Type a name or a place, for example “Lagos” or “Maria”.');
+  state.search.showHint();
   state.search.lastQuery = null;
 }

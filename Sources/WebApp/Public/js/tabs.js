@@ -2,14 +2,17 @@
 // behaviour, and the refresh button, which reloads what the current tab shows.
 import { state, loadWorld } from './state.js';
 import { go } from './router.js';
-import { classAddress, pageTitle } from './currentClass.js';
+import { classAddress, currentClass, currentClassName, defaultClass } from './currentClass.js';
 import { mapTabLeft, refreshAll } from './students.js';
 import { LocationList } from './list.js';
 import { SearchTab } from './search.js';
 import { TravelTab } from './travel.js';
 import { $ } from './dom.js';
+import { t, onLanguageChange } from './i18n.js';
 
 export const TABS = ['map', 'list', 'search', 'travel'];
+/** Each tab's name, as its button and the page title say it. */
+const TAB_NAMES = { map: () => t('tabs.map'), list: () => t('tabs.list'), search: () => t('tabs.search'), travel: () => t('tabs.travel') };
 /** A pointer chose the Search tab: its field takes the focus. From the keyboard the focus
  *  stays on the tabs, so the arrow keys keep moving between them. */
 let focusSearchField = true;
@@ -24,7 +27,7 @@ export function selectTab(tab) {
     button.setAttribute('aria-selected', String(active));
     button.tabIndex = active ? 0 : -1;
   }
-  document.title = pageTitle(`${tab[0].toUpperCase()}${tab.slice(1)}`);
+  document.title = tabPageTitle(tab);
   if (state.list) state.list.active = tab === 'list';
   if (state.search) state.search.active = tab === 'search';
   if (tab === 'map' && state.map) state.map.invalidateSize();
@@ -34,6 +37,18 @@ export function selectTab(tab) {
   $('main-scene').dataset.tab = tab;
   if (tab === 'travel') ensureTravel().show();
   else if (state.travel) state.travel.hide();
+}
+
+/** "Map · On the Map", "Karte · Biologie 101 · On the Map": the tab's name in the page's
+ *  language, and the class shown when it is not the default one (as currentClass.js's
+ *  pageTitle, whose words are English). */
+export function tabPageTitle(tab) {
+  const page = (TAB_NAMES[tab] || TAB_NAMES.map)();
+  const slug = currentClass();
+  const name = currentClassName();
+  return slug && name && slug !== defaultClass()
+    ? t('app.pageTitleInClass', { page, class: name })
+    : t('app.pageTitle', { page });
 }
 
 function ensureTravel() {
@@ -72,6 +87,10 @@ export function setUpTabs() {
     focusSearchField = false;
     go(classAddress(next));
     $(`tab-${next}`).focus();
+  });
+  // Another language: the title says the tab in it (the tab buttons are data-i18n).
+  onLanguageChange(() => {
+    if (!$('main-scene').hidden) document.title = tabPageTitle(state.tab);
   });
   state.list = new LocationList($('student-list'), $('list-footer'), $('list-view'));
   state.search = new SearchTab({
