@@ -1,23 +1,25 @@
-// The account dialog (the person button): who is signed in, a password change that logs
-// every other device out, "Log out of all devices" for a lost or stolen one, and the
-// student's own data: a download of all of it, and deleting the account (a second step of
-// the dialog, confirmed with the password).
+// The account dialog (the person button): who is signed in, the language kept with the
+// account, a password change that logs every other device out, "Log out of all devices" for
+// a lost or stolen one, and the student's own data: a download of all of it, and deleting
+// the account (a second step of the dialog, confirmed with the password).
 import * as api from './api.js';
 import { state } from './state.js';
 import { leaveSession } from './session.js';
 import { LinkedAccounts } from './providers.js';
-import { el, initials, hueFor, setBusy, showAlert, confirmAction, formFailureMessage, showFormMessage } from './ui.js';
+import { el, initials, hueFor, setBusy, showAlert, confirmAction, formFailureMessage } from './ui.js';
 import { $ } from './dom.js';
+import { t, LANGUAGES, isRTL, language, setLanguage, onLanguageChange, translateDocument } from './i18n.js';
+import { showTranslatedMessage } from './formMessages.js';
+import { followAccountLanguage, saveAccountLanguage } from './accountLanguage.js';
 
 /** The file "Download My Data" saves (the server's Content-Disposition names it the same). */
 export const MY_DATA_FILE = 'onthemap-my-data.json';
 
-/** Shown on the login screen once the account is gone. */
-const DELETED_NOTE = 'Your account was deleted, and everything this server held about you with it.';
-
-function passwordChangedMessage(ended) {
-  if (ended === 0) return 'Password changed. No other device was signed in.';
-  return `Password changed. ${ended} other ${ended === 1 ? 'device was' : 'devices were'} signed out.`;
+/** A button back from its busy state, its label in the page's language (which may have
+ *  changed meanwhile). */
+function idle(button) {
+  setBusy(button, false);
+  translateDocument(button);
 }
 
 export class AccountDialog {
@@ -29,6 +31,10 @@ export class AccountDialog {
     this.everywhereButton = $('logout-everywhere');
     this.linked = new LinkedAccounts();
     this.hasPassword = true;
+    this.setUpLanguage();
+    onLanguageChange(() => this.showPasswordTexts());
+    // A page opened signed in: the account's language may have been chosen on another device.
+    if (state.account) followAccountLanguage();
 
     $('account-close').addEventListener('click', () => this.dialog.close());
     $('password-form').addEventListener('submit', (event) => {
@@ -68,7 +74,8 @@ export class AccountDialog {
     this.next.value = '';
     $('delete-username').value = email;
     for (const id of ['password-error', 'password-done', 'logout-everywhere-error', 'identities-done',
-      'download-data-error', 'download-data-done']) showFormMessage(id, '');
+      'download-data-error', 'download-data-done', 'account-language-error']) showTranslatedMessage(id, '');
+    $('account-language').value = language();
     this.showDeleteStep(false, { focus: false });
     this.showPasswordForm(true);
     this.dialog.showModal();
@@ -77,21 +84,57 @@ export class AccountDialog {
     });
   }
 
+  /** The language choice: each language by its own name (as on the login card). A choice
+   *  applies at once on this device and is kept with the account; should keeping it fail,
+   *  the dialog says so and the device keeps the choice. */
+  setUpLanguage() {
+    const select = $('account-language');
+    select.replaceChildren(...LANGUAGES.map(({ tag, name }) => {
+      const option = new Option(name, tag);
+      option.lang = tag;
+      if (isRTL(tag)) option.dir = 'rtl';
+      return option;
+    }));
+    select.value = language();
+    select.addEventListener('change', () => this.chooseLanguage(select.value));
+    onLanguageChange((tag) => { select.value = tag; });
+  }
+
+  async chooseLanguage(tag) {
+    showTranslatedMessage('account-language-error', '');
+    const saving = saveAccountLanguage(tag);
+    saving.catch(() => {}); // said below, once the page is in the new language
+    await setLanguage(tag);
+    try {
+      await saving;
+    } catch (error) {
+      // A 401 has ended the session already (session.js); nothing more to say here.
+      if (error.status !== 401) showTranslatedMessage('account-language-error', () => t('account.language.error.notSaved'));
+    }
+  }
+
   /** An account made by signing in with a provider has no password yet: it sets one
    *  without a current password. */
   showPasswordForm(hasPassword) {
     this.hasPassword = hasPassword;
     $('current-password-field').hidden = !hasPassword;
     this.current.required = hasPassword;
-    $('password-title').textContent = hasPassword ? 'Change password' : 'Set a password';
-    const label = this.passwordButton.querySelector('.button-label');
-    if (label && !this.passwordButton.classList.contains('busy')) label.textContent = hasPassword ? 'Change Password' : 'Set Password';
     delete this.passwordButton.dataset.idleLabel;
+    this.showPasswordTexts();
     // Deleting an account without a password is confirmed by a recent sign-in instead.
     $('delete-password-field').hidden = !hasPassword;
     this.deletePassword.required = hasPassword;
     $('delete-no-password').hidden = hasPassword;
     this.showDeletePassword();
+  }
+
+  /** The password form's title and button: changing a password, or setting a first one. */
+  showPasswordTexts() {
+    $('password-title').textContent = this.hasPassword ? t('account.password.changeTitle') : t('account.password.setTitle');
+    const label = this.passwordButton.querySelector('.button-label');
+    if (label && !this.passwordButton.classList.contains('busy')) {
+      label.textContent = this.hasPassword ? t('account.password.changeButton') : t('account.password.setButton');
+    }
   }
 
   /** The delete step's password field is there only while the step shows and asks for it. */
@@ -102,55 +145,58 @@ export class AccountDialog {
   async changePassword() {
     const current = this.hasPassword ? this.current.value : '';
     const next = this.next.value;
-    showFormMessage('password-done', '');
+    showTranslatedMessage('password-done', '');
     if ((this.hasPassword && !current) || !next) {
-      showFormMessage('password-error', 'Enter your current password and a new one.');
+      showTranslatedMessage('password-error', () => t('account.password.error.missing'));
       (current ? this.next : this.current).focus();
       return;
     }
-    showFormMessage('password-error', '');
-    setBusy(this.passwordButton, true, 'Changing Password…');
+    showTranslatedMessage('password-error', '');
+    setBusy(this.passwordButton, true, t('account.password.busy'));
     try {
       const ended = await api.changePassword(current, next);
       this.current.value = '';
       this.next.value = '';
-      showFormMessage('password-done', this.hasPassword ? passwordChangedMessage(ended) : 'Password set. You can now log in with your email and this password too.');
+      showTranslatedMessage('password-done', this.hasPassword
+        ? () => t('account.password.changed', { count: ended })
+        : () => t('account.password.set'));
       if (!this.hasPassword) this.showPasswordForm(true);
     } catch (error) {
       if (error.status === 401) {
-        this.sessionEnded('so your password was not changed');
+        this.sessionEnded(t('account.sessionEnded.password'));
         return;
       }
       // The server words the rules (wrong current password, too short, too long).
-      showFormMessage('password-error', formFailureMessage(error, 'Changing your password failed.'));
+      showTranslatedMessage('password-error', () => formFailureMessage(error, t('account.password.error.failed')));
       if (error.code === 'wrong_password') this.current.select();
       else if (error.kind === 'client') this.next.select();
     } finally {
       setBusy(this.passwordButton, false);
+      this.showPasswordTexts();
     }
   }
 
   async logOutEverywhere() {
-    showFormMessage('logout-everywhere-error', '');
+    showTranslatedMessage('logout-everywhere-error', '');
     const sure = await confirmAction(
-      'Log Out of All Devices?',
-      'Every phone and computer signed in to this account will be logged out, this one included.',
-      'Log Out',
-      'Cancel',
+      t('account.devices.confirmTitle'),
+      t('account.devices.confirmMessage'),
+      t('account.devices.confirmButton'),
+      t('common.cancel'),
     );
     if (!sure) return;
-    setBusy(this.everywhereButton, true, 'Logging Out…');
+    setBusy(this.everywhereButton, true, t('account.devices.busy'));
     try {
       await api.logOut({ everywhere: true });
     } catch (error) {
       if (error.status === 401) {
-        this.sessionEnded('so other devices were not logged out');
+        this.sessionEnded(t('account.sessionEnded.devices'));
       } else {
-        showFormMessage('logout-everywhere-error', formFailureMessage(error, 'Logging out of all devices failed.'));
+        showTranslatedMessage('logout-everywhere-error', () => formFailureMessage(error, t('account.devices.error.failed')));
       }
       return;
     } finally {
-      setBusy(this.everywhereButton, false);
+      idle(this.everywhereButton);
     }
     this.dialog.close();
     leaveSession();
@@ -160,21 +206,21 @@ export class AccountDialog {
    *  api.request (not a plain link to the route) so that a failure is said here rather than
    *  saved as the file. */
   async downloadData() {
-    showFormMessage('download-data-error', '');
-    showFormMessage('download-data-done', '');
-    setBusy(this.downloadButton, true, 'Preparing Your Data…');
+    showTranslatedMessage('download-data-error', '');
+    showTranslatedMessage('download-data-done', '');
+    setBusy(this.downloadButton, true, t('myData.busy'));
     let data;
     try {
       data = await api.request('/api/account/data');
     } catch (error) {
       if (error.status === 401) {
-        this.sessionEnded('so your data was not downloaded');
+        this.sessionEnded(t('myData.sessionEnded.download'));
         return;
       }
-      showFormMessage('download-data-error', formFailureMessage(error, 'Downloading your data failed.'));
+      showTranslatedMessage('download-data-error', () => formFailureMessage(error, t('myData.error.failed')));
       return;
     } finally {
-      setBusy(this.downloadButton, false);
+      idle(this.downloadButton);
     }
     const blob = new Blob([JSON.stringify(data, null, 2) + '\n'], { type: 'application/json' });
     const url = URL.createObjectURL(blob);
@@ -184,7 +230,7 @@ export class AccountDialog {
     link.remove();
     // The browser has started saving it; the address is only needed until then.
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
-    showFormMessage('download-data-done', `Your data was downloaded as ${MY_DATA_FILE}.`);
+    showTranslatedMessage('download-data-done', () => t('myData.downloaded', { file: MY_DATA_FILE }));
   }
 
   /** Shows the dialog's delete step (true) or its first step again (false); the focus goes to
@@ -195,7 +241,7 @@ export class AccountDialog {
     this.deleteForm.hidden = !show;
     this.showDeletePassword();
     this.deletePassword.value = '';
-    showFormMessage('delete-error', '');
+    showTranslatedMessage('delete-error', '');
     $('delete-sign-in-again').hidden = true;
     this.confirmDeleteButton.hidden = false;
     if (!focus) return;
@@ -210,20 +256,20 @@ export class AccountDialog {
   async deleteAccount() {
     const password = this.hasPassword ? this.deletePassword.value : '';
     if (this.hasPassword && !password) {
-      showFormMessage('delete-error', 'Enter your password to delete your account.');
+      showTranslatedMessage('delete-error', () => t('myData.error.missingPassword'));
       this.deletePassword.focus();
       return;
     }
-    showFormMessage('delete-error', '');
-    setBusy(this.confirmDeleteButton, true, 'Deleting Your Account…');
+    showTranslatedMessage('delete-error', '');
+    setBusy(this.confirmDeleteButton, true, t('myData.confirm.busy'));
     try {
       await api.request('/api/account/delete', { method: 'POST', body: { password } });
     } catch (error) {
-      setBusy(this.confirmDeleteButton, false);
+      idle(this.confirmDeleteButton);
       this.deleteRefused(error);
       return;
     }
-    setBusy(this.confirmDeleteButton, false);
+    idle(this.confirmDeleteButton);
     // The server ended the session and cleared its cookies: this device forgets the account
     // and everything it kept for it, and the login screen says what happened.
     this.dialog.close();
@@ -231,37 +277,37 @@ export class AccountDialog {
     // Nothing on the login form names the account any more (after signing up it held its email).
     $('login-email').value = '';
     $('login-password').value = '';
-    showFormMessage('login-note', DELETED_NOTE);
+    showTranslatedMessage('login-note', () => t('myData.deleted'));
   }
 
   /** Says why the account was not deleted, and what to do. */
   deleteRefused(error) {
     if (error.status === 401) {
-      this.sessionEnded('so your account was not deleted');
+      this.sessionEnded(t('myData.sessionEnded.delete'));
       return;
     }
     let message;
     switch (error.code) {
       case 'wrong_password':
-        message = 'That password is not right. Nothing was deleted.';
+        message = () => t('myData.error.wrongPassword');
         break;
       case 'sign_in_again':
         // An account without a password: only a fresh sign-in confirms it is its owner.
-        message = 'For your safety, sign in again first, then delete your account within ten minutes. Nothing was deleted.';
+        message = () => t('myData.error.signInAgain');
         this.confirmDeleteButton.hidden = true;
         $('delete-sign-in-again').hidden = false;
         break;
       case 'last_administrator':
-        message = 'You are the last administrator of this server: make another account an administrator first. Nothing was deleted.';
+        message = () => t('myData.error.lastAdministrator');
         break;
       case 'rate_limited':
-        // Too many wrong passwords: the server says how long to wait.
-        message = `${error.message} Nothing was deleted.`;
+        // Too many wrong passwords: the server says how long to wait (in the page's language).
+        message = () => t('myData.error.rateLimited', { reason: error.message });
         break;
       default:
-        message = formFailureMessage(error, 'Deleting your account failed.');
+        message = () => formFailureMessage(error, t('myData.error.deleteFailed'));
     }
-    showFormMessage('delete-error', message);
+    showTranslatedMessage('delete-error', message);
     if (error.code === 'sign_in_again') $('delete-sign-in-again').focus();
     else if (error.code === 'wrong_password') this.deletePassword.select();
   }
@@ -277,14 +323,14 @@ export class AccountDialog {
     }
     this.dialog.close();
     leaveSession();
-    showFormMessage('login-note', 'Sign in again, then open Account and choose Delete My Account within ten minutes.');
+    showTranslatedMessage('login-note', () => t('myData.signInAgainNote'));
   }
 
   /** This device's session was over already (ended elsewhere, or expired): back to login,
-   *  saying what did not happen. */
-  sessionEnded(consequence) {
+   *  saying what did not happen (`message`). */
+  sessionEnded(message) {
     this.dialog.close();
     leaveSession();
-    showAlert('Session Ended', `You had been logged out on this device, ${consequence}. Log in and try again.`);
+    showAlert(t('account.sessionEnded.title'), message);
   }
 }

@@ -2,14 +2,16 @@
 import * as api from './api.js';
 import { state, saveAccount } from './state.js';
 import { go } from './router.js';
-import { setBusy, formFailureMessage, showFormMessage } from './ui.js';
+import { setBusy, formFailureMessage } from './ui.js';
 import { showingSignedIn } from './connection.js';
 import { startKeptData } from './keptSession.js';
 import { sessionBegan } from './sessionEvents.js';
 import { classAddress } from './currentClass.js';
 import { takeAfterSignIn } from './classPages.js';
 import { $ } from './dom.js';
-import { t, onLanguageChange, LANGUAGES, isRTL, language, setLanguage } from './i18n.js';
+import { t, onLanguageChange, LANGUAGES, isRTL, language, setLanguage, translateDocument } from './i18n.js';
+import { showTranslatedMessage } from './formMessages.js';
+import { followAccountLanguage } from './accountLanguage.js';
 
 export function showLogin(form) {
   showingSignedIn(false);
@@ -48,6 +50,14 @@ async function completeLogin(email, password) {
     // The names only label our own location; logging in still worked.
   }
   saveAccount({ key, firstName: user.firstName, lastName: user.lastName, email, provider: null, expiresAt });
+  // The account's language, when it has one, wins over this browser's (and the login card's).
+  await followAccountLanguage();
+}
+
+/** A button back from its busy state, its label in the page's language. */
+function idle(button) {
+  setBusy(button, false);
+  translateDocument(button);
 }
 
 function setUpLoginForm() {
@@ -56,11 +66,11 @@ function setUpLoginForm() {
     const email = $('login-email').value.trim();
     const password = $('login-password').value;
     if (!email || !password) {
-      showFormMessage('login-error', t('login.error.missing'));
+      showTranslatedMessage('login-error', () => t('login.error.missing'));
       (email ? $('login-password') : $('login-email')).focus();
       return;
     }
-    showFormMessage('login-error', '');
+    showTranslatedMessage('login-error', '');
     const button = $('login-button');
     setBusy(button, true, t('login.busy'));
     try {
@@ -71,10 +81,10 @@ function setUpLoginForm() {
       // before logging out: in the same class for the same student.
       go(takeAfterSignIn() || (state.account.key === before ? classAddress(state.tab) : state.tab));
     } catch (error) {
-      showFormMessage('login-error', loginFailureMessage(error));
+      showTranslatedMessage('login-error', () => loginFailureMessage(error));
       if (error.kind === 'auth') $('login-password').select();
     } finally {
-      setBusy(button, false);
+      idle(button);
     }
   });
 }
@@ -87,19 +97,19 @@ function setUpSignupForm() {
     const email = $('signup-email').value.trim();
     const password = $('signup-password').value;
     if (!firstName || !lastName || !email || !password) {
-      showFormMessage('signup-error', t('signup.error.missing'));
+      showTranslatedMessage('signup-error', () => t('signup.error.missing'));
       return;
     }
-    showFormMessage('signup-error', '');
+    showTranslatedMessage('signup-error', '');
     const button = $('signup-button');
     setBusy(button, true, t('signup.busy'));
     try {
       await api.signUp({ email, password, firstName, lastName });
     } catch (error) {
-      setBusy(button, false);
-      showFormMessage('signup-error', error.code === 'email_taken' || error.status === 409
+      idle(button);
+      showTranslatedMessage('signup-error', () => (error.code === 'email_taken' || error.status === 409
         ? t('signup.error.taken')
-        : formFailureMessage(error, t('signup.error.failed')));
+        : formFailureMessage(error, t('signup.error.failed'))));
       return;
     }
     try {
@@ -109,9 +119,9 @@ function setUpSignupForm() {
       $('login-email').value = email;
       go(takeAfterSignIn() || 'map');
     } catch (error) {
-      showFormMessage('signup-error', t('signup.error.loginAfter', { reason: loginFailureMessage(error) }));
+      showTranslatedMessage('signup-error', () => t('signup.error.loginAfter', { reason: loginFailureMessage(error) }));
     } finally {
-      setBusy(button, false);
+      idle(button);
     }
   });
 }
@@ -122,12 +132,12 @@ export function setUpAuthForms() {
   setUpLanguageChoice();
   $('show-signup').addEventListener('click', (event) => {
     event.preventDefault();
-    showFormMessage('signup-error', '');
+    showTranslatedMessage('signup-error', '');
     go('signup');
   });
   $('show-login').addEventListener('click', (event) => {
     event.preventDefault();
-    showFormMessage('login-error', '');
+    showTranslatedMessage('login-error', '');
     go('login');
   });
 }

@@ -2,11 +2,13 @@
 // signed in (#/signed-in), and the account dialog's list of linked providers.
 import * as api from './api.js';
 import { state, saveAccount } from './state.js';
-import { el, setBusy, formFailureMessage, showFormMessage } from './ui.js';
+import { el, setBusy, formFailureMessage } from './ui.js';
 import { startKeptData } from './keptSession.js';
 import { sessionBegan } from './sessionEvents.js';
 import { $ } from './dom.js';
 import { t, onLanguageChange } from './i18n.js';
+import { showTranslatedMessage } from './formMessages.js';
+import { followAccountLanguage } from './accountLanguage.js';
 
 /** Where a provider sends the browser back: the app then asks who signed in. */
 export const RETURN_PATH = '/#/signed-in';
@@ -56,13 +58,15 @@ export async function completeProviderSignIn() {
       // /api/auth/me does not say when the session ends; the session cookie's lifetime bounds it.
       expiresAt: same ? state.account.expiresAt || null : null,
     });
-    return true;
   } catch (error) {
-    showFormMessage('login-error', error.kind === 'auth'
+    showTranslatedMessage('login-error', () => (error.kind === 'auth'
       ? t('providers.error.unfinished')
-      : formFailureMessage(error, t('providers.error.failed')));
+      : formFailureMessage(error, t('providers.error.failed'))));
     return false;
   }
+  // The account's language, when it has one, wins over this browser's.
+  await followAccountLanguage();
+  return true;
 }
 
 /** The account dialog's "Sign-in methods": link or unlink each provider; a password can be set
@@ -71,10 +75,19 @@ export class LinkedAccounts {
   constructor() {
     this.section = $('identities-section');
     this.list = $('identities-list');
+    /** The identities last shown: their rows are drawn again in a new language. */
+    this.identities = [];
+    onLanguageChange(() => {
+      if (!this.section.hidden && !this.list.querySelector('.busy')) this.draw();
+    });
+  }
+
+  draw() {
+    this.list.replaceChildren(...this.identities.map((identity) => this.row(identity)));
   }
 
   async load() {
-    showFormMessage('identities-error', '');
+    showTranslatedMessage('identities-error', '');
     let answer;
     try {
       answer = await api.fetchIdentities();
@@ -82,49 +95,53 @@ export class LinkedAccounts {
       this.section.hidden = true;
       return null;
     }
-    const identities = Array.isArray(answer.identities) ? answer.identities : [];
-    this.section.hidden = identities.length === 0;
-    this.list.replaceChildren(...identities.map((identity) => this.row(identity)));
+    this.identities = Array.isArray(answer.identities) ? answer.identities : [];
+    this.section.hidden = this.identities.length === 0;
+    this.draw();
     return answer;
   }
 
   row(identity) {
+    const provider = identity.name;
     const label = identity.linked
-      ? `${identity.name}: linked${identity.email ? ` (${identity.email})` : ''}`
-      : `${identity.name}: not linked`;
+      // The email is isolated (FSI … PDI): its letters never reorder the sentence around it.
+      ? (identity.email ? t('providers.linkedAs', { provider, email: `\u2068${identity.email}\u2069` }) : t('providers.linked', { provider }))
+      : t('providers.notLinked', { provider });
     const button = el('button', {
       class: `button ${identity.linked ? 'secondary' : 'primary'}`,
       type: 'button',
       dataset: { provider: identity.provider, action: identity.linked ? 'unlink' : 'link' },
-      'aria-label': `${identity.linked ? 'Unlink' : 'Link'} ${identity.name}`,
-    }, [el('span', { class: 'spinner', 'aria-hidden': 'true' }), el('span', { class: 'button-label' }, [identity.linked ? 'Unlink' : 'Link'])]);
+      'aria-label': identity.linked ? t('providers.unlinkLabel', { provider }) : t('providers.linkLabel', { provider }),
+    }, [el('span', { class: 'spinner', 'aria-hidden': 'true' }),
+      el('span', { class: 'button-label' }, [identity.linked ? t('providers.unlink') : t('providers.link')])]);
     button.addEventListener('click', () => (identity.linked ? this.unlink(identity, button) : this.link(identity, button)));
     return el('li', { class: 'identity-row' }, [el('span', {}, [label]), button]);
   }
 
   async link(identity, button) {
-    setBusy(button, true, 'Opening…');
+    setBusy(button, true, t('providers.opening'));
     try {
       const location = await api.startLink(identity.provider);
       if (location) window.location.assign(location);
     } catch (error) {
       setBusy(button, false);
-      showFormMessage('identities-error', formFailureMessage(error, `Linking ${identity.name} failed.`));
+      showTranslatedMessage('identities-error', () => formFailureMessage(error, t('providers.error.link', { provider: identity.name })));
     }
   }
 
   async unlink(identity, button) {
-    setBusy(button, true, 'Unlinking…');
+    setBusy(button, true, t('providers.unlinking'));
+    const provider = identity.name;
     try {
       await api.unlink(identity.provider);
       if (state.account && state.account.provider === identity.provider) saveAccount({ ...state.account, provider: null });
       await this.load();
-      showFormMessage('identities-done', `${identity.name} is no longer linked to your account.`);
+      showTranslatedMessage('identities-done', () => t('providers.unlinked', { provider }));
     } catch (error) {
       setBusy(button, false);
-      showFormMessage('identities-error', error.code === 'last_sign_in_method'
-        ? `Set a password first: ${identity.name} is the only way you can sign in.`
-        : formFailureMessage(error, `Unlinking ${identity.name} failed.`));
+      showTranslatedMessage('identities-error', () => (error.code === 'last_sign_in_method'
+        ? t('providers.error.lastMethod', { provider })
+        : formFailureMessage(error, t('providers.error.unlink', { provider }))));
     }
   }
 }
