@@ -38,8 +38,6 @@ export const PRECISION_LABELS = {
   get region() { return t('classOptions.precision.region.short'); },
   get country() { return t('classOptions.precision.country.short'); },
 };
-/** Where everyone already on the map goes when a class changes to this level. */
-export const PRECISION_PLACES = { city: 'their town', region: 'their region', country: 'their country' };
 
 /** Whether `next` shows less than `current` (moving existing posts, for good). */
 export function isCoarser(next, current) {
@@ -57,14 +55,6 @@ export function shownApproval() {
   const view = knownClass(currentClass() || defaultClass());
   return view && APPROVALS.includes(view.approval) ? view.approval : null;
 }
-
-/** What an archived class (read-only since the end of term) says to whoever tries to post,
- *  in the page's language. */
-export function archivedMessage() {
-  return t('classes.archivedMessage');
-}
-/** The same in English (kept for callers not yet translated; use archivedMessage()). */
-export const ARCHIVED_MESSAGE = 'Its teacher archived it at the end of term: its map is read-only. Everything on it stays to be seen, but nobody can post, move or delete a location in it any more.';
 
 /** Whether the shown class is archived, as far as known (false until a class answer said it). */
 export function shownArchived() {
