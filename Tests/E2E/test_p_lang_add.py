@@ -189,6 +189,17 @@ def test_replacing_in_german_says_where_and_keeps_long_words_inside(spanish_brow
     """)
     page.screenshot("lang-add-sheet-de", sizes=((390, 844),))
     assert overflowing == []
+    # Offline, finishing is refused in German, naming what was not sent.
+    page.fake_server_error("/api/geocode", status=200, body=json.dumps(TWINS))
+    page.find("#add-find").click()
+    page.visible("#add-preview")
+    assert page.find("#add-finish").text == german["add.finish.replace"]
+    page.offline(True)
+    page.find("#add-finish").click()
+    assert page.alert() == (german["offline.refused.title"],
+                            message(german["offline.refused.message"], what=german["add.offline.posting"]))
+    page.dismiss_alert()
+    page.offline(False)
     page.find("#add-cancel").click()
     page.gone("#add-location")
 
