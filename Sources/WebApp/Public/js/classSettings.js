@@ -13,39 +13,13 @@ import { state } from './state.js';
 import { go } from './router.js';
 import { classAddress, currentClass, defaultClass, linkTo } from './currentClass.js';
 import {
-  ROLE_NAMES, PRECISIONS, PRECISION_PLACES, APPROVALS, isCoarser, classChanged, classMembershipChanged,
+  ROLE_NAMES, PRECISIONS, APPROVALS, isCoarser, classChanged, classMembershipChanged,
 } from './classes.js';
 import { showClassScene } from './classPages.js';
-import { el, setBusy, confirmAction, showAlert, debounce, formFailureMessage, showFormMessage, formatCount, timeAgo } from './ui.js';
+import { el, setBusy, confirmAction, showAlert, debounce, formFailureMessage, showFormMessage, timeAgo } from './ui.js';
 import { $ } from './dom.js';
+import { t, language, isRTL, formatDate, onLanguageChange } from './i18n.js';
 
-const VISIBILITY = {
-  members: 'only its members see its map',
-  server: 'everyone with an account on this server sees its map',
-  public: 'anyone sees its map, even without an account',
-};
-const JOINING = {
-  invite: 'whoever has the invite link may join',
-  open: 'anyone with an account here may join',
-  closed: 'only its teachers add members',
-};
-const APPEARING = {
-  exact: 'Students appear exactly where they post.',
-  city: 'Students appear at their nearest town, never at their exact point.',
-  region: 'Students appear at their region (state or province) only.',
-  country: 'Students appear at their country only.',
-};
-const APPROVING = {
-  off: '',
-  'new-members': 'A member’s first post waits for a moderator’s approval.',
-  all: 'Every post and move waits for a moderator’s approval.',
-};
-const ARCHIVED_INTRO = 'This class is archived: its map is read-only, with its posts kept.';
-const END_OF_TERM = {
-  open: 'At the end of term, archive the class: its map becomes read-only for everyone. Its posts stay to be seen, but nobody can post, move or delete a location in it, and nobody can join. You can reopen it at any time.',
-  archived: 'The class is archived: its map is read-only for everyone. Its posts stay to be seen, but nobody can post, move or delete a location in it, and nobody can join. Reopen it to let its members post again.',
-};
-const COARSER_TITLES = { city: 'Show Students by Town?', region: 'Show Students by Region?', country: 'Show Students by Country?' };
 /** How long a role select waits after a change before saving it: arrowing through the
  *  choices from the keyboard saves only the one the student stops on. */
 const ROLE_SAVE_DELAY_MS = 500;
@@ -62,16 +36,37 @@ function courseRole(roles) {
   return 'student';
 }
 
-/** "24 November 2026 at 06:38", in the browser's language. Made at first use: loading the
- *  locale's data would hold up the map's first draw (see formatCount in ui.js). */
-let dateFormat = null;
+/** "24 November 2026 at 06:38", in the page's language. */
 function fullDate(time) {
-  dateFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'long', timeStyle: 'short' });
-  return dateFormat.format(time);
+  return formatDate(time, { dateStyle: 'long', timeStyle: 'short' });
 }
 
 function memberName(member) {
-  return `${member.first_name || ''} ${member.last_name || ''}`.trim() || member.email || 'A member';
+  return `${member.first_name || ''} ${member.last_name || ''}`.trim() || member.email || t('settings.members.unnamed');
+}
+
+function roleName(role) {
+  return ROLE_NAMES[role] || role;
+}
+
+const RTL_TEXT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+
+/** Text someone typed (a name, an address, an email) inside a sentence of the page's
+ *  language, set apart (Unicode's first-strong isolate) where the two may run in opposite
+ *  directions: an Arabic page, or a right-to-left name. */
+function isolated(text) {
+  const value = String(text);
+  return isRTL(language()) || RTL_TEXT.test(value) ? `\u2068${value}\u2069` : value;
+}
+
+/** The message for `key` with elements in it: each of `elements` ({name: element}) where its
+ *  placeholder is, as a list of texts and elements for replaceChildren. */
+function withElements(key, params, elements) {
+  const names = Object.keys(elements);
+  const marks = Object.fromEntries(names.map((name, index) => [name, `\u0000${index}\u0000`]));
+  return t(key, { ...params, ...marks }).split(/\u0000(\d+)\u0000/)
+    .map((part, index) => (index % 2 ? elements[names[Number(part)]] : part))
+    .filter((part) => part !== '');
 }
 
 class SettingsPage {
@@ -110,6 +105,30 @@ class SettingsPage {
       event.preventDefault();
       this.deleteClass();
     });
+    // Another language: what this page wrote says it again (the form keeps what was typed).
+    onLanguageChange(() => {
+      if (!$('settings-view').hidden) this.retranslate();
+    });
+  }
+
+  /** The texts this page wrote, in the page's language now (data-i18n did the rest). */
+  retranslate() {
+    $('class-back-label').textContent = t('settings.back');
+    if (!this.view || !this.me || this.view.slug !== this.slug) {
+      $('settings-title').textContent = t('settings.heading');
+      document.title = t('settings.loadingPageTitle');
+      if ($('settings-intro').textContent) $('settings-intro').textContent = t('settings.loading');
+      return;
+    }
+    document.title = t('settings.pageTitle', { name: isolated(this.view.name) });
+    this.renderIntro();
+    if (this.manages) {
+      this.renderInvite();
+      this.renderEndOfTerm();
+    }
+    if (!$('members-section').hidden && this.membersLoaded) this.renderMembers(this.members);
+    else if (!$('members-section').hidden && $('members-hint').textContent) $('members-hint').textContent = t('settings.members.loading');
+    if (this.roster && !$('course-roster-section').hidden) this.renderCourseRoster(this.roster);
   }
 
   get manages() { return Boolean(this.me && this.me.can_manage_class); }
@@ -121,12 +140,15 @@ class SettingsPage {
     for (const id of MESSAGES) showFormMessage(id, '');
     for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'course-roster-section', 'leave-section', 'end-section']) $(id).hidden = true;
     $('delete-class-confirm').value = '';
-    $('settings-title').textContent = 'Class settings';
-    $('settings-intro').textContent = 'Loading the class…';
+    this.membersLoaded = false;
+    this.roster = null;
+    $('settings-title').textContent = t('settings.heading');
+    $('settings-intro').textContent = t('settings.loading');
     // Back to the map as it was shown when it is this class's, else to this class's map.
     const shown = slug === currentClass() || (!currentClass() && slug === defaultClass());
     const back = shown ? classAddress(state.tab) : linkTo('map', slug);
-    showClassScene('settings-view', { back, backLabel: 'Map', title: 'Class Settings' });
+    showClassScene('settings-view', { back, backLabel: t('settings.back'), title: t('settings.sceneTitle') });
+    document.title = t('settings.loadingPageTitle');
     let view, me;
     try {
       [view, me] = await Promise.all([api.fetchClass(slug), api.fetchAccountIn(slug)]);
@@ -134,10 +156,10 @@ class SettingsPage {
       if (attempt !== this.attempt) return;
       $('settings-intro').textContent = '';
       showFormMessage('settings-error', error.code === 'unknown_class' || error.status === 404
-        ? `This server has no class “${slug}”.`
+        ? t('settings.error.unknownClass', { slug: isolated(slug) })
         : error.status === 403
-          ? 'Only members of this class can see its settings. Open the invite link your teacher gave you to join it.'
-          : formFailureMessage(error, 'Loading the class failed.'));
+          ? t('settings.error.notMember')
+          : formFailureMessage(error, t('settings.error.loadFailed')));
       return;
     }
     if (attempt !== this.attempt) return;
@@ -155,7 +177,7 @@ class SettingsPage {
     const view = this.view;
     const role = this.me.class_role;
     $('settings-title').textContent = view.name;
-    document.title = `Settings · ${view.name} · On the Map`;
+    document.title = t('settings.pageTitle', { name: isolated(view.name) });
     this.renderIntro();
 
     $('class-form').hidden = !this.manages;
@@ -183,21 +205,26 @@ class SettingsPage {
   renderIntro() {
     const view = this.view;
     const role = this.me.class_role;
-    const archived = view.archived ? ARCHIVED_INTRO : '';
-    const who = role ? `You are ${role === 'student' ? 'a student' : `a ${role}`} in this class.`
-      : this.manages ? 'You manage this class as an administrator of this server.' : '';
-    const rules = `Its map is at /c/${view.slug}: ${VISIBILITY[view.visibility] || view.visibility}, and ${JOINING[view.join] || view.join}.`;
-    const appearing = APPEARING[view.precision] || '';
-    const approving = APPROVING[view.approval] || '';
-    $('settings-intro').textContent = `${archived} ${who} ${rules} ${appearing} ${approving}`.replace(/\s+/g, ' ').trim();
+    const sentences = [
+      view.archived ? t('settings.intro.archived') : '',
+      role ? t('settings.intro.role', { role }) : this.manages ? t('settings.intro.admin') : '',
+      t('settings.intro.rules', { address: isolated(`/c/${view.slug}`), visibility: String(view.visibility), join: String(view.join) }),
+      PRECISIONS.includes(view.precision) ? t('settings.intro.precision', { precision: view.precision }) : '',
+      APPROVALS.includes(view.approval) ? t('settings.intro.approval', { approval: view.approval }) : '',
+    ].filter(Boolean);
+    // Sentences in Chinese follow one another with no space.
+    $('settings-intro').textContent = sentences.join(language().startsWith('zh') ? '' : ' ');
   }
 
   renderEndOfTerm() {
     const archived = Boolean(this.view.archived);
     const about = $('archive-state');
     about.className = archived ? 'note' : 'class-hint';
-    about.textContent = archived ? END_OF_TERM.archived : END_OF_TERM.open;
-    $('archive-button').querySelector('.button-label').textContent = archived ? 'Reopen Class' : 'Archive Class';
+    about.textContent = archived ? t('settings.end.archived') : t('settings.end.open');
+    const archiveButton = $('archive-button');
+    if (!archiveButton.classList.contains('busy')) {
+      archiveButton.querySelector('.button-label').textContent = archived ? t('settings.end.reopen') : t('settings.end.archive');
+    }
     // The server's default class can be archived, never deleted.
     const deletable = this.view.slug !== defaultClass();
     $('delete-class-form').hidden = !deletable;
@@ -219,10 +246,10 @@ class SettingsPage {
     $('invite-none').hidden = Boolean(url);
     $('invite-revoke').hidden = !url;
     $('invite-link').value = url || '';
-    $('invite-new').querySelector('.button-label').textContent = url ? 'New Link' : 'Make a Link';
-    $('invite-hint').textContent = this.view.join === 'closed'
-      ? 'The class takes no new members now, so the link lets nobody join until you change who may join.'
-      : 'Send this link to your students: opening it, they log in (or sign up) and join the class.';
+    if (!$('invite-new').classList.contains('busy')) {
+      $('invite-new').querySelector('.button-label').textContent = url ? t('settings.invite.new') : t('settings.invite.make');
+    }
+    $('invite-hint').textContent = this.view.join === 'closed' ? t('settings.invite.hintClosed') : t('settings.invite.hint');
   }
 
   // ---- about the class ----
@@ -240,7 +267,7 @@ class SettingsPage {
     if (approval && APPROVALS.includes(approval) && approval !== this.view.approval) changes.approval = approval;
     showFormMessage('class-form-done', '');
     if (!changes.name) {
-      showFormMessage('class-form-error', 'Give the class a name.');
+      showFormMessage('class-form-error', t('settings.form.nameMissing'));
       $('class-name-input').focus();
       return;
     }
@@ -248,22 +275,21 @@ class SettingsPage {
     // Coarser moves everyone already on the map, and nothing brings their points back.
     const coarser = changes.precision && isCoarser(changes.precision, before);
     if (coarser) {
-      const place = PRECISION_PLACES[changes.precision];
-      const sure = await confirmAction(COARSER_TITLES[changes.precision],
-        `Everyone already on this map moves to ${place}. This cannot be undone.`, 'Move Everyone');
+      const sure = await confirmAction(t('settings.coarser.title', { precision: changes.precision }),
+        t('settings.coarser.message', { precision: changes.precision }), t('settings.coarser.ok'));
       if (!sure) return;
     }
     const button = $('class-save');
-    setBusy(button, true, 'Saving…');
+    setBusy(button, true, t('settings.form.saving'));
     try {
       this.view = { ...this.view, ...(await api.updateClass(this.slug, changes)) };
       classChanged(this.view);
       this.render();
       showFormMessage('class-form-done', coarser
-        ? `Saved. Everyone on this map has moved to ${PRECISION_PLACES[changes.precision]}.`
-        : 'Saved.');
+        ? t('settings.form.savedMoved', { precision: changes.precision })
+        : t('settings.form.saved'));
     } catch (error) {
-      showFormMessage('class-form-error', formFailureMessage(error, 'Saving the class failed.'));
+      showFormMessage('class-form-error', formFailureMessage(error, t('settings.form.failed')));
       if (error.code === 'invalid_name') $('class-name-input').select();
     } finally {
       setBusy(button, false);
@@ -284,40 +310,38 @@ class SettingsPage {
       field.select();
       try { copied = document.execCommand('copy'); } catch { copied = false; }
     }
-    this.say('invite-done', copied ? 'Invite link copied. Paste it into a message to your students.' : '');
-    showFormMessage('invite-error', copied ? '' : 'This browser did not let the page copy. The link is selected: press Ctrl+C (or ⌘C) to copy it.');
+    this.say('invite-done', copied ? t('settings.invite.copiedDone') : '');
+    showFormMessage('invite-error', copied ? '' : t('settings.invite.copyFailed'));
     if (!copied) {
       field.focus();
       field.select();
       return;
     }
     const label = $('invite-copy');
-    label.textContent = 'Copied';
+    label.textContent = t('settings.invite.copied');
     clearTimeout(this.copiedTimer);
-    this.copiedTimer = setTimeout(() => { label.textContent = 'Copy'; }, 2500);
+    this.copiedTimer = setTimeout(() => { label.textContent = t('settings.invite.copy'); }, 2500);
   }
 
   async renewInvite() {
     const had = Boolean(this.view.invite_code);
     if (had) {
-      const sure = await confirmAction('Make a New Invite Link?',
-        'The current link stops working. Students who have not joined yet need the new one; members stay.', 'New Link');
+      const sure = await confirmAction(t('settings.invite.renewTitle'), t('settings.invite.renewMessage'), t('settings.invite.new'));
       if (!sure) return;
     }
-    await this.changeInvite({ revoke: false }, had ? 'New invite link made. The old one no longer works.' : 'Invite link made.');
+    await this.changeInvite({ revoke: false }, had ? t('settings.invite.renewed') : t('settings.invite.made'));
   }
 
   async revokeInvite() {
-    const sure = await confirmAction('Revoke the Invite Link?',
-      'Nobody can join with a link until you make a new one. Members stay.', 'Revoke');
+    const sure = await confirmAction(t('settings.invite.revokeTitle'), t('settings.invite.revokeMessage'), t('settings.invite.revokeOk'));
     if (!sure) return;
-    await this.changeInvite({ revoke: true }, 'The invite link is revoked: it no longer works.');
+    await this.changeInvite({ revoke: true }, t('settings.invite.revoked'));
   }
 
   async changeInvite({ revoke }, done) {
     const button = revoke ? $('invite-revoke') : $('invite-new');
     for (const id of ['invite-error', 'invite-done']) showFormMessage(id, '');
-    setBusy(button, true, revoke ? 'Revoking…' : 'Making…');
+    setBusy(button, true, revoke ? t('settings.invite.revoking') : t('settings.invite.making'));
     try {
       const view = await api.changeInvite(this.slug, { revoke });
       this.view = { ...view };
@@ -328,7 +352,7 @@ class SettingsPage {
       if (button.hidden || document.activeElement === document.body) $('invite-new').focus();
     } catch (error) {
       setBusy(button, false);
-      showFormMessage('invite-error', formFailureMessage(error, 'Changing the invite link failed.'));
+      showFormMessage('invite-error', formFailureMessage(error, t('settings.invite.failed')));
     }
   }
 
@@ -337,7 +361,7 @@ class SettingsPage {
   async loadMembers(attempt = this.attempt) {
     $('members-section').hidden = false;
     $('member-form').hidden = !this.manages;
-    $('members-hint').textContent = 'Loading…';
+    $('members-hint').textContent = t('settings.members.loading');
     try {
       const members = await api.fetchMembers(this.slug);
       if (attempt !== this.attempt) return;
@@ -345,16 +369,17 @@ class SettingsPage {
     } catch (error) {
       if (attempt !== this.attempt) return;
       $('members-hint').textContent = '';
-      showFormMessage('members-error', formFailureMessage(error, 'Loading the members failed.'));
+      showFormMessage('members-error', formFailureMessage(error, t('settings.members.loadFailed')));
     }
   }
 
   renderMembers(members) {
     this.members = members;
-    const count = members.length === 1 ? '1 member' : `${members.length} members`;
+    this.membersLoaded = true;
+    const count = members.length;
     $('members-hint').textContent = this.manages
-      ? `${count}. A teacher changes the class and its roster; a moderator hides and deletes posts.`
-      : `${count}. Only its teachers change roles.`;
+      ? t('settings.members.hintManager', { count })
+      : t('settings.members.hintModerator', { count });
     $('members-list').replaceChildren(...members.map((member) => this.memberRow(member)));
   }
 
@@ -362,22 +387,24 @@ class SettingsPage {
     const name = memberName(member);
     const me = state.account && member.key === state.account.key;
     // Moderators see names and roles; the email addresses are for teachers.
+    const nameText = el('span', { dir: 'auto', text: name });
     const who = el('span', { class: 'member-who' }, [
-      el('strong', { text: me ? `${name} (you)` : name }),
-      member.email ? el('span', { class: 'member-email', text: member.email }) : null,
+      el('strong', {}, me ? withElements('settings.members.you', {}, { name: nameText }) : [nameText]),
+      member.email ? el('span', { class: 'member-email', dir: 'auto', text: member.email }) : null,
     ]);
     if (!this.manages) {
       return el('li', { class: 'member-row', dataset: { key: member.key } }, [
-        who, el('span', { class: 'badge member-role', text: ROLE_NAMES[member.role] || member.role }),
+        who, el('span', { class: 'badge member-role', text: roleName(member.role) }),
       ]);
     }
-    const select = el('select', { class: 'member-role-select', 'aria-label': `Role of ${name}`, dataset: { key: member.key } },
+    const select = el('select', { class: 'member-role-select', 'aria-label': t('settings.members.roleOf', { name: isolated(name) }), dataset: { key: member.key } },
       Object.entries(ROLE_NAMES).map(([value, label]) => el('option', { value, text: label })));
     select.value = member.role;
     const save = debounce(() => this.setRole(member, select, name), ROLE_SAVE_DELAY_MS);
     select.addEventListener('change', save);
     const remove = el('button', {
-      class: 'button danger small', type: 'button', dataset: { remove: member.key }, 'aria-label': `Remove ${name}`, text: 'Remove',
+      class: 'button danger small', type: 'button', dataset: { remove: member.key },
+      'aria-label': t('settings.members.removeLabel', { name: isolated(name) }), text: t('settings.members.remove'),
     });
     return el('li', { class: 'member-row', dataset: { key: member.key } }, [who, el('span', { class: 'member-actions' }, [select, remove])]);
   }
@@ -389,13 +416,13 @@ class SettingsPage {
     try {
       this.members = await api.setMemberRole(this.slug, member.key, role);
       member.role = role;
-      this.say('members-done', `${name} is now ${role === 'student' ? 'a student' : `a ${role}`}.`);
+      this.say('members-done', t('settings.members.roleChanged', { role, name: isolated(name) }));
       // Changing one's own role changes what this page may show.
       if (state.account && member.key === state.account.key) this.show(this.slug);
       else this.refreshCourseRoster();
     } catch (error) {
       select.value = member.role;
-      showFormMessage('members-error', formFailureMessage(error, 'Changing the role failed.'));
+      showFormMessage('members-error', formFailureMessage(error, t('settings.members.roleFailed')));
     }
   }
 
@@ -403,8 +430,8 @@ class SettingsPage {
     const member = this.members.find((item) => item.key === key);
     if (!member) return;
     const name = memberName(member);
-    const sure = await confirmAction(`Remove ${name}?`,
-      `${name} leaves the class, and their location on its map is deleted.`, 'Remove');
+    const sure = await confirmAction(t('settings.members.removeTitle', { name: isolated(name) }),
+      t('settings.members.removeMessage', { name: isolated(name) }), t('settings.members.remove'));
     if (!sure) return;
     for (const id of ['members-error', 'members-done']) showFormMessage(id, '');
     const rows = [...$('members-list').children];
@@ -417,7 +444,7 @@ class SettingsPage {
         return;
       }
       this.renderMembers(await api.fetchMembers(this.slug));
-      this.say('members-done', `${name} was removed from the class.`);
+      this.say('members-done', t('settings.members.removed', { name: isolated(name) }));
       this.refreshCourseRoster();
       // The focus goes to the next member's Remove button (or the list's heading).
       const next = $('members-list').children[Math.min(index, $('members-list').children.length - 1)];
@@ -425,7 +452,7 @@ class SettingsPage {
       if (target) target.focus();
       else $('members-title').focus();
     } catch (error) {
-      showFormMessage('members-error', formFailureMessage(error, 'Removing the member failed.'));
+      showFormMessage('members-error', formFailureMessage(error, t('settings.members.removeFailed')));
     }
   }
 
@@ -434,21 +461,21 @@ class SettingsPage {
     const role = $('member-role').value;
     for (const id of ['members-error', 'members-done']) showFormMessage(id, '');
     if (!email) {
-      showFormMessage('members-error', 'Enter the email of the account to add.');
+      showFormMessage('members-error', t('settings.add.missing'));
       $('member-email').focus();
       return;
     }
     const button = $('member-add');
-    setBusy(button, true, 'Adding…');
+    setBusy(button, true, t('settings.add.busy'));
     try {
       this.renderMembers(await api.addMember(this.slug, email, role));
       $('member-email').value = '';
-      this.say('members-done', `${email} is now ${role === 'student' ? 'a student' : `a ${role}`} in the class.`);
+      this.say('members-done', t('settings.add.done', { role, email: isolated(email) }));
       this.refreshCourseRoster();
     } catch (error) {
       showFormMessage('members-error', error.status === 404
-        ? 'No account of this server has that email: they sign up first.'
-        : formFailureMessage(error, 'Adding the member failed.'));
+        ? t('settings.add.noAccount')
+        : formFailureMessage(error, t('settings.add.failed')));
       $('member-email').select();
     } finally {
       setBusy(button, false);
@@ -478,7 +505,9 @@ class SettingsPage {
     if (!$('course-roster-section').hidden) this.loadCourseRoster();
   }
 
-  renderCourseRoster({ synced_at: syncedAt, members }) {
+  renderCourseRoster(roster) {
+    this.roster = roster;
+    const { synced_at: syncedAt, members } = roster;
     const section = $('course-roster-section');
     section.hidden = !syncedAt && members.length === 0;
     if (section.hidden) return;
@@ -486,21 +515,19 @@ class SettingsPage {
     const synced = $('course-roster-synced');
     const time = syncedAt ? Date.parse(syncedAt) : NaN;
     if (Number.isFinite(time)) {
-      synced.replaceChildren(
-        'Last synced with the course ',
-        el('time', { datetime: new Date(time).toISOString(), title: fullDate(time), text: timeAgo(time) }),
-        ` (${fullDate(time)}). It syncs again each time a teacher opens OnTheMap from the course.`);
+      const stamp = el('time', { datetime: new Date(time).toISOString(), title: fullDate(time), text: timeAgo(time) });
+      synced.replaceChildren(...withElements('settings.roster.synced', { date: fullDate(time) }, { time: stamp }));
     } else {
-      synced.textContent = 'Not synced with the course yet: these are the course’s members who have opened OnTheMap from it. The whole course shows once a teacher opens OnTheMap from the course with its roster service on.';
+      synced.textContent = t('settings.roster.notSynced');
     }
 
-    const byName = (a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' });
+    const byName = (a, b) => String(a.name || '').localeCompare(String(b.name || ''), language(), { sensitivity: 'base' });
     const missing = members.filter((member) => !member.on_map).sort(byName);
     const onMap = members.filter((member) => member.on_map).sort(byName);
     const total = members.length;
     $('course-roster-count').textContent = total === 0
-      ? 'The course gave no members.'
-      : `${formatCount(onMap.length)} of ${formatCount(total)} course ${total === 1 ? 'member is' : 'members are'} on the map.`;
+      ? t('settings.roster.none')
+      : t('settings.roster.count', { onMap: onMap.length, total });
 
     $('course-roster-missing').replaceChildren(...missing.map((member) => this.courseRosterRow(member)));
     $('course-roster-missing').hidden = missing.length === 0;
@@ -508,19 +535,19 @@ class SettingsPage {
     $('course-roster-everyone').hidden = missing.length > 0 || total === 0;
 
     $('course-roster-on-map-box').hidden = onMap.length === 0;
-    $('course-roster-on-map-title').textContent = `On the map (${formatCount(onMap.length)})`;
+    $('course-roster-on-map-title').textContent = t('settings.roster.onMapTitle', { count: onMap.length });
     $('course-roster-on-map').replaceChildren(...onMap.map((member) => this.courseRosterRow(member)));
   }
 
   courseRosterRow(member) {
     const role = member.role || courseRole(member.roles);
-    const status = member.on_map ? 'on the map' : member.member ? 'no location yet' : 'not in the class yet';
+    const status = member.on_map ? t('settings.roster.onMap') : member.member ? t('settings.roster.noLocation') : t('settings.roster.notInClass');
     return el('li', { class: 'member-row course-roster-row' }, [
       el('span', { class: 'member-who' }, [
-        el('strong', { dir: 'auto', text: member.name || 'A course member' }),
+        el('strong', { dir: 'auto', text: member.name || t('settings.roster.unnamed') }),
         el('span', { class: 'course-roster-status', text: status }),
       ]),
-      el('span', { class: 'badge member-role', text: ROLE_NAMES[role] || role }),
+      el('span', { class: 'badge member-role', text: roleName(role) }),
     ]);
   }
 
@@ -530,15 +557,14 @@ class SettingsPage {
     const archive = !this.view.archived;
     const name = this.view.name;
     if (archive) {
-      const sure = await confirmAction(`Archive ${name}?`,
-        'Its map becomes read-only for everyone: its posts stay, but nobody can post, move or delete a location, and nobody can join. You can reopen it at any time.',
-        'Archive');
+      const sure = await confirmAction(t('settings.archive.confirmTitle', { name: isolated(name) }),
+        t('settings.archive.confirmMessage'), t('settings.archive.ok'));
       if (!sure) return;
     }
     for (const id of ['archive-error', 'archive-done']) showFormMessage(id, '');
     const attempt = this.attempt;
     const button = $('archive-button');
-    setBusy(button, true, archive ? 'Archiving…' : 'Reopening…');
+    setBusy(button, true, archive ? t('settings.archive.busy') : t('settings.reopen.busy'));
     try {
       const view = await api.updateClass(this.slug, { archived: archive });
       classChanged(view);
@@ -549,12 +575,12 @@ class SettingsPage {
       this.renderIntro();
       this.renderEndOfTerm();
       this.say('archive-done', archive
-        ? `${name} is archived: its map is read-only, and its posts stay.`
-        : `${name} is open again: its members can post.`);
+        ? t('settings.archive.done', { name: isolated(name) })
+        : t('settings.reopen.done', { name: isolated(name) }));
     } catch (error) {
       setBusy(button, false);
       if (attempt !== this.attempt) return;
-      showFormMessage('archive-error', formFailureMessage(error, archive ? 'Archiving the class failed.' : 'Reopening the class failed.'));
+      showFormMessage('archive-error', formFailureMessage(error, archive ? t('settings.archive.failed') : t('settings.reopen.failed')));
     }
     // Busy, the button lost the focus: it comes back to it (now Reopen, or Archive).
     button.focus();
@@ -568,13 +594,13 @@ class SettingsPage {
     const slug = this.view.slug;
     showFormMessage('delete-class-error', '');
     if (typed !== slug) {
-      showFormMessage('delete-class-error', `Type the class’s address, ${slug}, exactly as shown to delete it.`);
+      showFormMessage('delete-class-error', t('settings.delete.typeSlug', { slug: isolated(slug) }));
       field.focus();
       return;
     }
     const name = this.view.name;
     const attempt = this.attempt;
-    setBusy(button, true, 'Deleting…');
+    setBusy(button, true, t('settings.delete.busy'));
     try {
       await api.deleteClass(slug, typed);
       setBusy(button, false);
@@ -583,16 +609,15 @@ class SettingsPage {
       // Gone from the list of classes either way; away from its page only while it shows.
       if (attempt !== this.attempt) classMembershipChanged(slug);
       else {
-        await this.offTheClass(slug, 'Class Deleted',
-          `${name} is deleted, with every location on its map, its memberships, its reports and its invite link.`);
+        await this.offTheClass(slug, t('settings.delete.doneTitle'), t('settings.delete.doneMessage', { name: isolated(name) }));
       }
     } catch (error) {
       setBusy(button, false);
       if (attempt !== this.attempt) return;
       this.renderDeleteButton();
       showFormMessage('delete-class-error', error.code === 'confirm_slug'
-        ? `Type the class’s address, ${slug}, exactly as shown to delete it.`
-        : formFailureMessage(error, 'Deleting the class failed.'));
+        ? t('settings.delete.typeSlug', { slug: isolated(slug) })
+        : formFailureMessage(error, t('settings.delete.failed')));
       field.focus();
       field.select();
     }
@@ -602,12 +627,12 @@ class SettingsPage {
 
   async leave() {
     const name = this.view.name;
-    const sure = await confirmAction(`Leave ${name}?`,
-      'Your location on its map is deleted, and you need an invite link to come back.', 'Leave');
+    const sure = await confirmAction(t('settings.leave.confirmTitle', { name: isolated(name) }),
+      t('settings.leave.confirmMessage'), t('settings.leave.ok'));
     if (!sure) return;
     showFormMessage('leave-error', '');
     const button = $('leave-button');
-    setBusy(button, true, 'Leaving…');
+    setBusy(button, true, t('settings.leave.busy'));
     try {
       await api.leaveClass(this.slug);
       setBusy(button, false);
@@ -615,14 +640,14 @@ class SettingsPage {
     } catch (error) {
       setBusy(button, false);
       showFormMessage('leave-error', error.code === 'last_teacher'
-        ? 'You are its only teacher: make another member a teacher first.'
-        : formFailureMessage(error, 'Leaving the class failed.'));
+        ? t('settings.leave.lastTeacher')
+        : formFailureMessage(error, t('settings.leave.failed')));
     }
   }
 
   /** Off the roster: back to the default class's map, saying so. */
   async left(name) {
-    await this.offTheClass(this.slug, 'You Left the Class', `You are no longer in ${name}.`);
+    await this.offTheClass(this.slug, t('settings.leave.doneTitle'), t('settings.leave.doneMessage', { name: isolated(name) }));
   }
 
   /** Off the class (left it, or deleted it): back to the default class's map, saying so in an
