@@ -12,54 +12,58 @@ import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, des
 import { t, onLanguageChange } from './i18n.js';
 import { $ } from './dom.js';
 
-// Each list's tab label and, for the posts' lists, what it says when empty (catalogue keys).
-const VIEWS = [['waiting', 'moderation.tab.waiting'], ['reported', 'moderation.tab.reported'], ['newest', 'moderation.tab.newest'], ['accounts', 'moderation.tab.accounts']];
-const EMPTY = { waiting: 'moderation.empty.waiting', reported: 'moderation.empty.reported', newest: 'moderation.empty.newest' };
-/** A moderator's notice per action (`…Post`: the same without the place). */
-const NOTICES = {
-  approve: ['notices.approved', 'notices.approvedPost'],
-  reject: ['notices.rejected', 'notices.rejectedPost'],
-  hide: ['notices.hidden', 'notices.hiddenPost'],
-  delete: ['notices.deleted', 'notices.deletedPost'],
-  unhide: ['notices.shownAgain', 'notices.shownAgainPost'],
+/** The lists, each with its tab's label in the page's language. */
+const VIEWS = {
+  waiting: () => t('moderation.tab.waiting'),
+  reported: () => t('moderation.tab.reported'),
+  newest: () => t('moderation.tab.newest'),
+  accounts: () => t('moderation.tab.accounts'),
 };
+/** What a list of posts says when it is empty. */
+const EMPTY = {
+  waiting: () => t('moderation.empty.waiting'),
+  reported: () => t('moderation.empty.reported'),
+  newest: () => t('moderation.empty.newest'),
+};
+/** A moderator's notice per action: with the post's place, and without (`{ place, reason }`). */
+const NOTICES = {
+  approve: [(params) => t('notices.approved', params), (params) => t('notices.approvedPost', params)],
+  reject: [(params) => t('notices.rejected', params), (params) => t('notices.rejectedPost', params)],
+  hide: [(params) => t('notices.hidden', params), (params) => t('notices.hiddenPost', params)],
+  delete: [(params) => t('notices.deleted', params), (params) => t('notices.deletedPost', params)],
+  unhide: [(params) => t('notices.shownAgain', params), (params) => t('notices.shownAgainPost', params)],
+};
+const OTHER_NOTICE = [(params) => t('notices.changed', params), (params) => t('notices.changedPost', params)];
 /** The most posts a Waiting list (and its count) shows at once. */
 const WAITING_LIMIT = 100;
 const SVG = 'http://www.w3.org/2000/svg';
 const FLAG = 'M5 2h2v1.2c1.6-.8 3.3-1 5-.2 1.9.9 3.8.8 6.3-.3L20 2v11.4l-.6.3c-2.9 1.3-5.4 1.5-7.8.4-1.5-.7-3-.5-4.6.4V22H5V2Z';
 
-/** A message whose `userFields` params are text people typed (names, places, reasons): each
- *  comes back in its own <bdi>, so a right-to-left name reads right in a left-to-right
- *  sentence and the other way round. Returns the nodes to append. */
-function isolated(key, params, userFields) {
+/** A message (`message(params)`: a t() call) whose `userFields` params are text people typed
+ *  (names, places, reasons): each comes back in its own <bdi>, so a right-to-left name reads
+ *  right in a left-to-right sentence and the other way round. Returns the nodes to append. */
+function isolated(message, params, userFields) {
   const marked = { ...params };
   userFields.forEach((name, index) => { marked[name] = `\uE000${index}\uE001`; });
-  return t(key, marked).split(/\uE000(\d+)\uE001/).map((part, index) =>
+  return message(marked).split(/\uE000(\d+)\uE001/).map((part, index) =>
     (index % 2 ? el('bdi', { text: String(params[userFields[Number(part)]] ?? '') }) : part)).filter((part) => part !== '');
 }
 
-/** An element whose text is catalogue key `key` (translateDocument keeps it in the page's
- *  language). */
-function translated(tag, key, props = {}) {
-  return el(tag, { ...props, text: t(key), 'data-i18n': key });
-}
-
-/** Asks for a reason in a small dialog (`titleKey`, `placeholderKey`: catalogue keys);
- *  resolves to the text, or null when cancelled. */
-function askReason(titleKey, placeholderKey) {
+/** Asks for a reason in a small dialog (`title`, `placeholder`: already translated); resolves
+ *  to the text, or null when cancelled. */
+function askReason(title, placeholder) {
   return new Promise((resolve) => {
-    const input = el('input', { id: 'reason-input', type: 'text', maxlength: '500', placeholder: t(placeholderKey), required: true, autocomplete: 'off',
-      dir: 'auto', 'data-i18n-attr': `placeholder:${placeholderKey}` });
+    const input = el('input', { id: 'reason-input', type: 'text', maxlength: '500', placeholder, required: true, autocomplete: 'off', dir: 'auto' });
     const error = el('p', { class: 'form-error', role: 'alert', hidden: true });
-    const cancel = translated('button', 'common.cancel', { class: 'button secondary', type: 'button' });
-    const ok = translated('button', 'common.ok', { id: 'reason-ok', class: 'button primary', type: 'submit' });
+    const cancel = el('button', { class: 'button secondary', type: 'button', text: t('common.cancel') });
+    const ok = el('button', { id: 'reason-ok', class: 'button primary', type: 'submit', text: t('common.ok') });
     const form = el('form', { class: 'reason-form', method: 'dialog', novalidate: true }, [
-      translated('h2', titleKey, { class: 'sheet-title' }),
-      el('label', { class: 'field' }, [translated('span', 'moderation.reason.label', { class: 'field-label' }), input]),
+      el('h2', { class: 'sheet-title', text: title }),
+      el('label', { class: 'field' }, [el('span', { class: 'field-label', text: t('moderation.reason.label') }), input]),
       error,
       el('div', { class: 'reason-actions' }, [cancel, ok]),
     ]);
-    const dialog = el('dialog', { class: 'alert reason-dialog', 'aria-label': t(titleKey), 'data-i18n-attr': `aria-label:${titleKey}` }, [form]);
+    const dialog = el('dialog', { class: 'alert reason-dialog', 'aria-label': title }, [form]);
     document.body.append(dialog);
     const finish = (value) => { dialog.close(); dialog.remove(); resolve(value); };
     cancel.addEventListener('click', () => finish(null));
@@ -81,7 +85,7 @@ function askReason(titleKey, placeholderKey) {
 }
 
 async function report(objectId) {
-  const reason = await askReason('report.title', 'report.placeholder');
+  const reason = await askReason(t('report.title'), t('report.placeholder'));
   if (!reason) return;
   try {
     const answer = await request(classPath(`/api/locations/${encodeURIComponent(objectId)}/report`), { method: 'POST', body: { reason } });
@@ -96,8 +100,8 @@ async function report(objectId) {
 export function noticeText(notice) {
   const place = String(notice.map_string || '').trim();
   const reason = String(notice.reason || '').trim();
-  const [withPlace, withoutPlace] = NOTICES[notice.action] || ['notices.changed', 'notices.changedPost'];
-  return t(place ? withPlace : withoutPlace, { place, reason });
+  const [withPlace, withoutPlace] = NOTICES[notice.action] || OTHER_NOTICE;
+  return (place ? withPlace : withoutPlace)({ place, reason });
 }
 
 /** Tells the author, once each, what moderators did to their posts. */
@@ -115,14 +119,14 @@ function shownCount(count) {
   return count >= WAITING_LIMIT ? t('moderation.countOver', { count: WAITING_LIMIT - 1 }) : formatCount(count);
 }
 
-/** "2" for a count badge, with words for screen readers (`wordsKey`: a message of `count`
- *  and `shown`, "2 posts waiting"). */
-function countBadge(className, count, wordsKey) {
+/** "2" for a count badge, with words for screen readers (`words({ count, shown })`: "2 posts
+ *  waiting"). */
+function countBadge(className, count, words) {
   const shown = shownCount(count);
   return el('span', { class: className }, [
     el('span', { class: 'visually-hidden', text: ', ' }),
     el('span', { 'aria-hidden': 'true', text: shown }),
-    el('span', { class: 'visually-hidden', text: t(wordsKey, { count, shown }) }),
+    el('span', { class: 'visually-hidden', text: words({ count, shown }) }),
   ]);
 }
 
@@ -135,13 +139,13 @@ function showWaitingCount(count) {
   const button = $('moderation-button');
   if (button) {
     button.querySelector('.moderation-count')?.remove();
-    if (count > 0) button.append(countBadge('moderation-count', count, 'moderation.waitingCount'));
+    if (count > 0) button.append(countBadge('moderation-count', count, (params) => t('moderation.waitingCount', params)));
     button.title = count > 0 ? t('moderation.buttonTitleWaiting', { count, shown: shownCount(count) }) : t('moderation.button');
   }
   const tab = dialog && dialog.tabs.querySelector('[data-view="waiting"]');
   if (tab) {
     tab.querySelector('.tab-count')?.remove();
-    if (count > 0) tab.append(countBadge('tab-count', count, 'moderation.tabWaitingCount'));
+    if (count > 0) tab.append(countBadge('tab-count', count, (params) => t('moderation.tabWaitingCount', params)));
   }
 }
 
@@ -170,17 +174,19 @@ class ModerationDialog {
     this.status = el('p', { id: 'moderation-status', class: 'moderation-status', role: 'status' });
     // What an action did ("Approved …"), said once it is done.
     this.done = el('p', { id: 'moderation-done', class: 'moderation-done', role: 'status' });
-    const close = translated('button', 'common.close', { id: 'moderation-close', class: 'text-button', type: 'button' });
-    this.tabs = el('div', { class: 'moderation-tabs', role: 'tablist', 'aria-label': t('moderation.tabs.label'), 'data-i18n-attr': 'aria-label:moderation.tabs.label' },
-      VIEWS.map(([view, labelKey]) =>
+    this.close = el('button', { id: 'moderation-close', class: 'text-button', type: 'button' });
+    this.title = el('h2', { id: 'moderation-title', class: 'sheet-title' });
+    this.tabs = el('div', { class: 'moderation-tabs', role: 'tablist' },
+      Object.keys(VIEWS).map((view) =>
         el('button', { class: 'moderation-tab', type: 'button', role: 'tab', dataset: { view }, id: `moderation-tab-${view}`, 'aria-controls': 'moderation-list' },
-          [translated('span', labelKey, { class: 'tab-label' })])));
+          [el('span', { class: 'tab-label' })])));
+    this.applyLanguage();
     this.dialog = el('dialog', { id: 'moderation', class: 'sheet moderation-sheet', 'aria-labelledby': 'moderation-title' }, [
-      el('header', { class: 'sheet-bar' }, [close, translated('h2', 'moderation.title', { id: 'moderation-title', class: 'sheet-title' }), el('span')]),
+      el('header', { class: 'sheet-bar' }, [this.close, this.title, el('span')]),
       this.tabs, this.status, this.done, this.rows,
     ]);
     document.body.append(this.dialog);
-    close.addEventListener('click', () => this.dialog.close());
+    this.close.addEventListener('click', () => this.dialog.close());
     this.tabs.addEventListener('click', (event) => {
       const tab = event.target.closest('[data-view]');
       if (tab) {
@@ -202,6 +208,14 @@ class ModerationDialog {
       this.show(tab.dataset.view);
     });
     this.dialog.addEventListener('close', () => countWaiting());
+  }
+
+  /** The dialog's own words in the page's language (the lists are drawn again by show()). */
+  applyLanguage() {
+    this.close.textContent = t('common.close');
+    this.title.textContent = t('moderation.title');
+    this.tabs.setAttribute('aria-label', t('moderation.tabs.label'));
+    for (const tab of this.tabs.children) tab.querySelector('.tab-label').textContent = VIEWS[tab.dataset.view]();
   }
 
   /** `isAdmin`: the Accounts tab is the server's administrators' only. Opens on the Waiting
@@ -255,7 +269,7 @@ class ModerationDialog {
       if (attempt !== this.attempt) return false;
       if (view === 'waiting') showWaitingCount(locations.length);
       this.rows.replaceChildren(...locations.map((item) => this.postRow(item)));
-      this.status.textContent = locations.length || !EMPTY[view] ? '' : t(EMPTY[view]);
+      this.status.textContent = locations.length || !EMPTY[view] ? '' : EMPTY[view]();
       return true;
     } catch (error) {
       if (attempt !== this.attempt) return false;
@@ -273,7 +287,7 @@ class ModerationDialog {
     if (item.waiting) badges.push(el('span', { class: 'badge waiting-badge', text: t('moderation.badge.waiting') }));
     if (item.hidden) {
       badges.push(el('span', { class: 'badge hidden-badge' },
-        isolated('moderation.badge.hidden', { reason: item.hidden_reason || '' }, ['reason'])));
+        isolated((params) => t('moderation.badge.hidden', params), { reason: item.hidden_reason || '' }, ['reason'])));
     }
     if (item.owner_disabled) badges.push(el('span', { class: 'badge', text: t('moderation.badge.authorDisabled') }));
     if (item.report_count) {
@@ -359,19 +373,23 @@ class ModerationDialog {
     let done = null;
     try {
       if (action === 'hide' || action === 'delete' || action === 'reject') {
-        const title = { hide: 'moderation.hide.title', delete: 'moderation.delete.title', reject: 'moderation.reject.title' }[action];
-        const reason = await askReason(title, 'moderation.reason.placeholder');
+        const title = { hide: () => t('moderation.hide.title'), delete: () => t('moderation.delete.title'), reject: () => t('moderation.reject.title') }[action];
+        const reason = await askReason(title(), t('moderation.reason.placeholder'));
         if (!reason) return;
         if (action === 'hide') await request(classPath(`/api/admin/locations/${id}/hide`), { method: 'POST', body: { reason } });
         else if (action === 'reject') await request(classPath(`/api/admin/locations/${id}/reject`), { method: 'POST', body: { reason } });
         else await request(classPath(`/api/admin/locations/${id}`), { method: 'DELETE', body: { reason } });
-        done = { hide: 'moderation.done.hide', delete: 'moderation.done.delete', reject: 'moderation.done.reject' }[action];
+        done = {
+          hide: (params) => t('moderation.done.hide', params),
+          delete: (params) => t('moderation.done.delete', params),
+          reject: (params) => t('moderation.done.reject', params),
+        }[action];
       } else if (action === 'approve') {
         await request(classPath(`/api/admin/locations/${id}/approve`), { method: 'POST' });
-        done = 'moderation.done.approve';
+        done = (params) => t('moderation.done.approve', params);
       } else if (action === 'unhide') {
         await request(classPath(`/api/admin/locations/${id}/unhide`), { method: 'POST' });
-        done = 'moderation.done.unhide';
+        done = (params) => t('moderation.done.unhide', params);
       } else {
         await this.setDisabled(item.owner_key, action === 'disable');
       }
@@ -408,7 +426,7 @@ class ModerationDialog {
       if (action === 'reset') {
         const link = await request(`/api/admin/users/${encodeURIComponent(user.key)}/reset-link`, { method: 'POST' });
         const field = el('input', { class: 'reset-link', type: 'text', readonly: true, value: link.url, dir: 'ltr',
-          'aria-label': t('moderation.resetLink.label'), 'data-i18n-attr': 'aria-label:moderation.resetLink.label' });
+          'aria-label': t('moderation.resetLink.label') });
         row.querySelector('.reset-link')?.remove();
         row.append(field);
         field.select();
@@ -433,11 +451,15 @@ class ModerationDialog {
 let checkedFor = null;
 let dialog = null;
 
-// A new language: the elements made with translated() follow by themselves; the counts'
-// words, the Moderate button's title and the list shown are drawn again.
+// A new language: the Moderate button (its word, its count's words, its title) and the
+// dialog's own words follow at once; the list shown is drawn again.
 onLanguageChange(() => {
+  const label = document.querySelector('#moderation-button .moderation-label');
+  if (label) label.textContent = t('moderation.button');
   if ($('moderation-button')) showWaitingCount(waitingCount);
-  if (dialog && dialog.dialog.open) {
+  if (!dialog) return;
+  dialog.applyLanguage();
+  if (dialog.dialog.open) {
     dialog.done.textContent = '';
     dialog.show(dialog.view);
   }
@@ -467,7 +489,7 @@ export async function moderationSignedIn() {
     path.setAttribute('d', FLAG);
     flag.append(path);
     const button = el('button', { id: 'moderation-button', class: 'bar-button text-button moderation-button', type: 'button', title: t('moderation.button'), 'aria-haspopup': 'dialog' },
-      [flag, translated('span', 'moderation.button', { class: 'moderation-label' })]);
+      [flag, el('span', { class: 'moderation-label', text: t('moderation.button') })]);
     button.addEventListener('click', () => {
       dialog ??= new ModerationDialog();
       dialog.open({ isAdmin });
