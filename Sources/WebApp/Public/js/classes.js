@@ -142,7 +142,8 @@ function showClassName({ announce = false } = {}) {
     document.title = pageTitle(t(`tabs.${state.tab}`));
   }
   if (announce && currentClassName()) {
-    $('class-status').textContent = t(archived ? 'classes.showingArchived' : 'classes.showing', { class: currentClassName() });
+    const shown = { class: currentClassName() };
+    $('class-status').textContent = archived ? t('classes.showingArchived', shown) : t('classes.showing', shown);
   }
 }
 
