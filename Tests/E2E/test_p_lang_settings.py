@@ -234,6 +234,10 @@ def test_spanish_then_french_then_german(spanish_browser, server, api, settings_
     """)
     assert overflowing == [], overflowing
     set_language(page, "es")
+    # No key of this page was missing from a catalogue (i18n.js warns once for each).
+    missing = [entry["message"] for entry in spanish_browser.get_log("browser")
+               if "i18n" in entry["message"] and ('"settings.' in entry["message"] or '"classOptions.' in entry["message"])]
+    assert missing == [], missing
 
 
 def test_arabic_reads_right_to_left_with_its_plural_forms(arabic_browser, server, api, settings_class):
