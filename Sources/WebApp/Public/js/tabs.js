@@ -2,7 +2,7 @@
 // behaviour, and the refresh button, which reloads what the current tab shows.
 import { state, loadWorld } from './state.js';
 import { go } from './router.js';
-import { classAddress, currentClass, currentClassName, defaultClass } from './currentClass.js';
+import { classAddress, pageTitle } from './currentClass.js';
 import { mapTabLeft, refreshAll } from './students.js';
 import { LocationList } from './list.js';
 import { SearchTab } from './search.js';
@@ -40,15 +40,9 @@ export function selectTab(tab) {
 }
 
 /** "Map · On the Map", "Karte · Biologie 101 · On the Map": the tab's name in the page's
- *  language, and the class shown when it is not the default one (as currentClass.js's
- *  pageTitle, whose words are English). */
+ *  language, and the class shown when it is not the default one. */
 export function tabPageTitle(tab) {
-  const page = (TAB_NAMES[tab] || TAB_NAMES.map)();
-  const slug = currentClass();
-  const name = currentClassName();
-  return slug && name && slug !== defaultClass()
-    ? t('app.pageTitleInClass', { page, class: name })
-    : t('app.pageTitle', { page });
+  return pageTitle((TAB_NAMES[tab] || TAB_NAMES.map)());
 }
 
 function ensureTravel() {
