@@ -188,6 +188,7 @@ def test_account_dialog_in_arabic_plural_digits_and_session_ended(arabic_browser
     assert page.js("return getComputedStyle(document.getElementById('account')).direction") == "rtl"
     assert_translated(page, "#account", "ar", 30)
     assert page.find("#account-name").get_attribute("dir") == "auto"
+    page.screenshot("languages-account-ar")
     page.type_into("#current-password", user.password)
     page.type_into("#new-password", NEW_PASSWORD + Keys.ENTER)
     # Three: Arabic's "few" form, the number in Arabic's digits.
@@ -225,6 +226,7 @@ def test_reset_page_in_german_then_french(german_browser, server, api):
     page.type_into("#reset-password", "short")
     page.find("#reset-button").click()
     page.text_in("#reset-error", de["reset.error.tooShort"])
+    page.screenshot("languages-reset-de")
     set_language(page, "fr")
     page.text_in("#reset-error", fr["reset.error.tooShort"])
     assert page.driver.title == fr["reset.pageTitle"]
@@ -248,6 +250,7 @@ def test_german_confirmations_and_deletion(german_browser, server, api):
     page.dismiss_alert("#alert-cancel")
     open_delete_step(page)
     assert_translated(page, "#delete-form", "de", 12)
+    page.screenshot("languages-account-delete-de")
     page.find("#delete-password").send_keys(Keys.ENTER)
     page.text_in("#delete-error", de["myData.error.missingPassword"])
     page.type_into("#delete-password", user.password + Keys.ENTER)
