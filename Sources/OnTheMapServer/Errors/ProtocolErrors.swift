@@ -70,11 +70,11 @@ struct APIError: HTTPResponseError {
 
     static let tooLarge = APIError(.contentTooLarge, "body_too_large", "The request body is too large.")
 
-    /// The message in the request's language (`Accept-Language`): English as written here;
+    /// The message in the request's language (`Request.language`): English as written here;
     /// another language's catalogue message for the code (`api.error.<code>`) when it has
     /// one, else English. The code, which programs read, never changes.
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        let language = Language.preferred(acceptLanguage: request.headers[.acceptLanguage])
+        let language = request.language
         let key = "api.error." + Self.camelCase(code)
         guard language != .english, Catalogue.shared.has(key, in: language) else {
             return try JSONResponse.make(APIErrorBody(code: code, message: message), status: status)

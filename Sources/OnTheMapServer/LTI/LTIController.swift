@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Localization
 import OnTheMapModels
 import Storage
 
@@ -56,12 +57,12 @@ struct LTIController: Sendable {
 
     /// Runs a browser step; an `LTIProblem` becomes its page (framable by the platforms, as
     /// the step runs in their frame), logged without any token.
-    func page(_ step: String, context: AppRequestContext, _ body: () async throws -> Response) async throws -> Response {
+    func page(_ step: String, request: Request, context: AppRequestContext, _ body: () async throws -> Response) async throws -> Response {
         do {
             return try await body()
         } catch let problem as LTIProblem {
             context.logger.notice("lti \(step) refused", metadata: ["reason": "\(problem.logReason)"])
-            return LTIPages.problem(problem, frameAncestors: await platforms.frameAncestors())
+            return LTIPages.problem(problem, language: request.language, frameAncestors: await platforms.frameAncestors())
         }
     }
 
@@ -73,7 +74,7 @@ struct LTIController: Sendable {
         do {
             body = try await request.body.collect(upTo: maximumFormBytes)
         } catch {
-            throw LTIProblem(.contentTooLarge, "Message too large", "The course sent more than OnTheMap reads. \(LTIProblem.tryAgain)")
+            throw LTIProblem(.contentTooLarge, "tooLarge", tryAgain: true)
         }
         var components = URLComponents()
         components.percentEncodedQuery = String(buffer: body).replacingOccurrences(of: "+", with: "%20")
@@ -85,44 +86,38 @@ struct LTIController: Sendable {
         do {
             return try accounts.publicOrigin.origin(for: request, isHTTPS: context.isHTTPS)
         } catch {
-            throw LTIProblem(.badRequest, "This address is not this server's", error.description)
+            throw LTIProblem(.badRequest, "foreignHost", ["detail": .text(error.description)])
         }
     }
 
     // MARK: 1. Login initiation
 
     @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await page("login", context: context) {
+        try await page("login", request: request, context: context) {
             let fields = try await Self.form(request, context: context)
             guard let issuer = fields["iss"], !issuer.isEmpty, issuer.count <= 1024,
                   let loginHint = fields["login_hint"], !loginHint.isEmpty, loginHint.count <= 4096,
                   let target = fields["target_link_uri"], !target.isEmpty, target.count <= 2048
             else {
-                throw LTIProblem(.badRequest, "Not a launch", "This address starts a launch from a course: it needs iss, login_hint and target_link_uri. \(LTIProblem.tryAgain)",
-                                 log: "login without iss, login_hint or target_link_uri")
+                throw LTIProblem(.badRequest, "notALogin", tryAgain: true, log: "login without iss, login_hint or target_link_uri")
             }
             let clientID = fields["client_id"].flatMap { $0.isEmpty ? nil : $0 }
             let matching = try await platforms.matching(issuer: issuer, clientID: clientID)
             guard let platform = matching.first else {
-                throw LTIProblem(.badRequest, "Unknown platform",
-                                 "This OnTheMap server has no registration for the platform that sent you here, so nothing happened. Ask the person who hosts OnTheMap to register it.",
-                                 log: "login from an unregistered issuer or client id")
+                throw LTIProblem(.badRequest, "unknownPlatform", log: "login from an unregistered issuer or client id")
             }
             guard matching.count == 1 else {
-                throw LTIProblem(.badRequest, "Several registrations", "This platform is registered more than once and did not say which registration it means (client_id). \(LTIProblem.tryAgain)")
+                throw LTIProblem(.badRequest, "severalRegistrations", tryAgain: true)
             }
             if let deployment = fields["lti_deployment_id"], !deployment.isEmpty, !platform.deploymentIDs.isEmpty, !platform.deploymentIDs.contains(deployment) {
-                throw LTIProblem(.badRequest, "Unknown deployment",
-                                 "This course's deployment of OnTheMap is not registered on this server, so nothing happened. Ask the person who hosts OnTheMap to add it.",
-                                 log: "login for an unregistered deployment")
+                throw LTIProblem(.badRequest, "unknownDeployment", log: "login for an unregistered deployment")
             }
             let origin = try origin(request, context)
             guard target.hasPrefix(origin + "/") else {
-                throw LTIProblem(.badRequest, "Not this server's link", "The course asked to open an address that is not this OnTheMap server's, so nothing happened.",
-                                 log: "login target link on another site")
+                throw LTIProblem(.badRequest, "foreignTarget", log: "login target link on another site")
             }
             guard let authorize = URL(string: platform.authURL) else {
-                throw LTIProblem(.badGateway, "The platform's registration is broken", "Its login URL is not valid. Ask the person who hosts OnTheMap to check it.")
+                throw LTIProblem(.badGateway, "brokenRegistration")
             }
             let state = Tokens.random()
             let browser = Tokens.random()
@@ -162,31 +157,28 @@ struct LTIController: Sendable {
     // MARK: 2. Launch
 
     @Sendable func launch(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await page("launch", context: context) {
+        try await page("launch", request: request, context: context) {
             let fields = try await Self.form(request, context: context)
             guard let idToken = fields["id_token"], !idToken.isEmpty, let state = fields["state"], !state.isEmpty, state.count <= 128 else {
-                throw LTIProblem(.badRequest, "Not a launch", "The course's message lacks its id_token or state. \(LTIProblem.tryAgain)",
+                throw LTIProblem(.badRequest, "notALaunch", tryAgain: true,
                                  log: fields["error"].map { "platform error \(String($0.prefix(40)))" } ?? "launch without id_token or state")
             }
             let stateDigest = SessionToken.digest(state)
             // Spent now, whatever happens next: a state is good for one launch.
             guard let login = try await store.takeLTILogin(stateDigest: stateDigest) else {
-                throw LTIProblem(.badRequest, "Launch already used or unknown", "This launch was already opened, or did not start here. \(LTIProblem.tryAgain)",
-                                 log: "launch state unknown or spent")
+                throw LTIProblem(.badRequest, "launchUsed", tryAgain: true, log: "launch state unknown or spent")
             }
             guard let browser = request.cookies[Self.stateCookiePrefix + stateDigest.prefix(16)]?.value,
                   Tokens.constantTimeEqual(SessionToken.digest(String(browser)), login.browserDigest)
             else {
-                throw LTIProblem(.badRequest, "Launch started elsewhere",
-                                 "This launch started in another browser, or this browser keeps no cookies for OnTheMap inside the course. \(LTIProblem.tryAgain)",
-                                 log: "launch without the login's browser cookie")
+                throw LTIProblem(.badRequest, "startedElsewhere", tryAgain: true, log: "launch without the login's browser cookie")
             }
             let now = configuration.clock.now()
             guard login.expiresAt > now else {
-                throw LTIProblem(.badRequest, "Launch took too long", "More than \(Int(Self.loginLifetime / 60)) minutes passed. \(LTIProblem.tryAgain)")
+                throw LTIProblem(.badRequest, "tooLong", ["minutes": .number(Int(Self.loginLifetime / 60))], tryAgain: true)
             }
             guard let platform = try await platforms.platform(id: login.platformID) else {
-                throw LTIProblem(.badRequest, "Unknown platform", "This platform's registration was removed meanwhile.")
+                throw LTIProblem(.badRequest, "platformRemoved")
             }
             let claims = try await LTILaunchVerifier(platforms: platforms).verify(idToken: idToken, login: login, platform: platform, now: now)
             let frame = await platforms.frameAncestors()
@@ -206,9 +198,7 @@ struct LTIController: Sendable {
         let existing = try await provisioning.existingClass(for: claims, platform: platform)
         // Only a teacher's launch makes the course's class; anyone else's, before it, makes nothing.
         guard existing != nil || LTIRoles.teaches(roles) else {
-            throw LTIProblem(.conflict, "Not opened in this course yet",
-                             "Your teacher has not opened OnTheMap in this course yet, so there is no class map to join. Try again after they have.",
-                             log: "a learner's launch into a course without a class")
+            throw LTIProblem(.conflict, "notOpenedYet", log: "a learner's launch into a course without a class")
         }
         let account = try await provisioning.account(for: claims, platform: platform)
         let mapClass: MapClass
@@ -232,7 +222,7 @@ struct LTIController: Sendable {
             kind: .window, accountKey: account.key, payload: mapClass.slug, expiresAt: now.addingTimeInterval(Self.windowCodeLifetime)))
         context.logger.info("lti launch", metadata: ["account": "\(account.key)", "class": "\(mapClass.slug)", "platform": "\(platform.id)"])
         var response = LTIPages.launched(className: mapClass.name, mapPath: Self.arrival(mapClass.slug), windowPath: "/lti/window/\(code)",
-                                         frameAncestors: frame)
+                                         language: request.language, frameAncestors: frame)
         try await signIn(account, response: &response, request: request, context: context)
         return response
     }
@@ -253,8 +243,7 @@ struct LTIController: Sendable {
 
     // MARK: A window of its own
 
-    private static let spentWindowCode = LTIProblem(.badRequest, "This link was already used",
-                                                     "A window link works once, for ten minutes. Open OnTheMap again from your course.")
+    private static let spentWindowCode = LTIProblem(.badRequest, "windowLinkUsed")
 
     /// A live window code's ticket and its (enabled) account; `spending` spends it.
     private func windowTicket(_ code: String, spending: Bool, context: AppRequestContext) async throws -> (LTITicket, Account)? {
@@ -277,19 +266,21 @@ struct LTIController: Sendable {
     @Sendable func windowPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let code = context.parameters.get("code") ?? ""
         guard let (ticket, account) = try await windowTicket(code, spending: false, context: context) else {
-            return LTIPages.problem(Self.spentWindowCode, frameAncestors: [])
+            return LTIPages.problem(Self.spentWindowCode, language: request.language, frameAncestors: [])
         }
         let className = try await provisioning.directory.mapClass(slug: ticket.payload)?.name ?? ticket.payload
         let person = [account.firstName, account.lastName].filter { !$0.isEmpty }.joined(separator: " ")
+        let language = request.language
+        let say = Translator(language)
         let body = """
-            <p>Open the class map of <strong>\(LTIPages.escape(className))</strong>, signed in as <strong>\(LTIPages.escape(person))</strong>.</p>
+            <p>\(LTIPages.html(say, "lti.window.open", ["class": LTIPages.bold(className), "person": LTIPages.bold(person)]))</p>
             <form method="post" action="/lti/window">
             <input type="hidden" name="code" value="\(LTIPages.escape(code))">
-            <p><button type="submit" id="continue">Continue as \(LTIPages.escape(person))</button></p>
+            <p><button type="submit" id="continue">\(LTIPages.html(say, "lti.window.continue", ["person": #"<bdi>\#(LTIPages.escape(person))</bdi>"#]))</button></p>
             </form>
-            <p>Not you? Close this window.</p>
+            <p>\(LTIPages.escape(say("lti.window.notYou")))</p>
             """
-        return LTIPages.page(.ok, title: className, body: body, headers: LTIPages.headers(frameAncestors: []))
+        return LTIPages.page(.ok, title: className, language: language, body: body, headers: LTIPages.headers(frameAncestors: []))
     }
 
     /// `POST /lti/window` (that page's button): spends the code, starts a session of this
@@ -297,7 +288,7 @@ struct LTIController: Sendable {
     @Sendable func window(_ request: Request, context: AppRequestContext) async throws -> Response {
         let fields = try await Self.form(request, context: context)
         guard let (ticket, account) = try await windowTicket(fields["code"] ?? "", spending: true, context: context) else {
-            return LTIPages.problem(Self.spentWindowCode, frameAncestors: [])
+            return LTIPages.problem(Self.spentWindowCode, language: request.language, frameAncestors: [])
         }
         let (_, cookies) = try await accounts.startSession(for: account, request: request, context: context)
         var response = SignInPage.redirect(to: Self.arrival(ticket.payload))

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Localization
 import OnTheMapModels
 import Storage
 
@@ -21,11 +22,10 @@ extension LTIController {
     func deepLinkingRequest(_ claims: LTILaunchClaims, platform: LTIPlatform, request: Request, context: AppRequestContext,
                                     frame: [String]) async throws -> Response {
         guard LTIRoles.teaches(claims.roles ?? []), let settings = claims.deepLinking else {
-            throw LTIProblem(.forbidden, "Only teachers add OnTheMap", "Adding OnTheMap to a course is for its teachers.",
-                             log: "deep linking by someone who does not teach")
+            throw LTIProblem(.forbidden, "teachersOnly", log: "deep linking by someone who does not teach")
         }
         if let accepted = settings.accept_types, !accepted.contains("ltiResourceLink") {
-            throw LTIProblem(.badRequest, "Nothing OnTheMap can add", "This place in the course takes no links to a tool, which is what OnTheMap adds.")
+            throw LTIProblem(.badRequest, "nothingToAdd")
         }
         let account = try await provisioning.account(for: claims, platform: platform)
         let now = configuration.clock.now()
@@ -38,20 +38,22 @@ extension LTIController {
         let links = try await store.courseLinks(platformID: platform.id, deploymentID: ticket.deploymentID, contextID: ticket.contextID)
         var ownName: String?
         if let own = links.first(where: \.courseClass) { ownName = try await store.mapClass(id: own.classID)?.name }
-        let course = LTIPages.escape(ownName ?? claims.context?.title ?? "this course")
+        let language = request.language
+        let say = Translator(language)
+        let course = LTIPages.bold(ownName ?? claims.context?.title ?? say("lti.pick.thisCourse"))
         let body = """
-            <p>Which class map should this link open?</p>
+            <p>\(LTIPages.escape(say("lti.pick.question")))</p>
             <form method="post" action="/lti/deep-link">
             <input type="hidden" name="ticket" value="\(code)">
-            <fieldset><legend>Class map</legend>
-            <p><input type="radio" id="choice-course" name="class" value="course" checked> <label for="choice-course">\(ownName == nil ? "The course's class map (made now): " : "The course's class map: ")<strong>\(course)</strong></label></p>
-            <p><input type="radio" id="choice-new" name="class" value="new"> <label for="choice-new">A new class map, named</label>
-            <input type="text" id="new-name" name="name" maxlength="80" aria-label="Name of the new class map"></p>
+            <fieldset><legend>\(LTIPages.escape(say("lti.pick.legend")))</legend>
+            <p><input type="radio" id="choice-course" name="class" value="course" checked> <label for="choice-course">\(LTIPages.html(say, ownName == nil ? "lti.pick.courseMapNew" : "lti.pick.courseMap", ["course": course]))</label></p>
+            <p><input type="radio" id="choice-new" name="class" value="new"> <label for="choice-new">\(LTIPages.escape(say("lti.pick.newMap")))</label>
+            <input type="text" id="new-name" name="name" maxlength="80" dir="auto" aria-label="\(LTIPages.escape(say("lti.pick.newMapName")))"></p>
             </fieldset>
-            <p><button type="submit" id="add-link">Add to the course</button></p>
+            <p><button type="submit" id="add-link">\(LTIPages.escape(say("lti.pick.add")))</button></p>
             </form>
             """
-        var response = LTIPages.page(.ok, title: "Add OnTheMap to the course", body: body, headers: LTIPages.headers(frameAncestors: frame))
+        var response = LTIPages.page(.ok, title: say("lti.pick.title"), language: language, body: body, headers: LTIPages.headers(frameAncestors: frame))
         try await signIn(account, response: &response, request: request, context: context)
         return response
     }
@@ -59,7 +61,7 @@ extension LTIController {
     /// `POST /lti/deep-link` (the picker's form): the chosen class, and the signed answer the
     /// browser takes back to the platform (Deep Linking 2.0 §4.5).
     @Sendable func deepLink(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await page("deep linking", context: context) {
+        try await page("deep linking", request: request, context: context) {
             let fields = try await Self.form(request, context: context)
             let now = configuration.clock.now()
             guard let code = fields["ticket"], code.count <= 128,
@@ -68,13 +70,13 @@ extension LTIController {
                   let chosen = try? JSONDecoder().decode(DeepLinkTicket.self, from: Data(ticket.payload.utf8)),
                   let platform = try await platforms.platform(id: chosen.platformID)
             else {
-                throw LTIProblem(.badRequest, "This choice was already sent", "Each choice works once, for ten minutes. Add OnTheMap from the course again.")
+                throw LTIProblem(.badRequest, "choiceUsed")
             }
             let mapClass: MapClass
             if fields["class"] == "new" {
                 let name = (fields["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
                 guard !name.isEmpty else {
-                    throw LTIProblem(.badRequest, "A new class needs a name", "Give the new class map a name. Add OnTheMap from the course again.")
+                    throw LTIProblem(.badRequest, "nameNeeded")
                 }
                 mapClass = try await provisioning.newClass(named: name, teacherKey: accountKey, now: now)
                 _ = try await store.addCourseLink(LTICourseLink(platformID: platform.id, deploymentID: chosen.deploymentID,
@@ -93,15 +95,17 @@ extension LTIController {
             let jwt = try await keys.sign(LTIDeepLinkingResponse(
                 platform: platform, deploymentID: chosen.deploymentID, data: chosen.data, now: now,
                 item: .init(title: mapClass.name, url: origin + "/lti/launch", slug: mapClass.slug)))
+            let language = request.language
+            let say = Translator(language)
             let body = """
-                <p>The link to <strong>\(LTIPages.escape(mapClass.name))</strong> is ready.</p>
+                <p>\(LTIPages.html(say, "lti.pick.ready", ["class": LTIPages.bold(mapClass.name)]))</p>
                 <form id="return" method="post" action="\(LTIPages.escape(chosen.returnURL))">
                 <input type="hidden" name="JWT" value="\(jwt)">
-                <p><button type="submit" id="return-to-course">Return to the course</button></p>
+                <p><button type="submit" id="return-to-course">\(LTIPages.escape(say("lti.pick.return")))</button></p>
                 </form>
                 """
             let target = LTIPlatforms.origin(of: chosen.returnURL).map { [$0] } ?? []
-            return LTIPages.page(.ok, title: "Add OnTheMap to the course", body: body,
+            return LTIPages.page(.ok, title: say("lti.pick.title"), language: language, body: body,
                                  headers: LTIPages.headers(frameAncestors: await platforms.frameAncestors(), formTargets: target))
         }
     }

@@ -23,8 +23,7 @@ struct LTILaunchVerifier: Sendable {
         } catch let refusal as RemoteKeySet.Refusal {
             throw LTIProblem.launchRefused(refusal.description)
         } catch let unavailable as ProviderUnavailable {
-            throw LTIProblem(.badGateway, "The course's platform is not answering",
-                             "OnTheMap could not read the platform's keys to check this launch. Nothing was created. \(LTIProblem.tryAgain)",
+            throw LTIProblem(.badGateway, "platformDown", tryAgain: true,
                              log: "platform keys unavailable: \(unavailable)")
         }
         guard OIDCClient.sameIssuer(registered.iss.value, platform.issuer) else { throw LTIProblem.launchRefused("wrong issuer") }
@@ -66,9 +65,7 @@ struct LTILaunchVerifier: Sendable {
             throw LTIProblem.launchRefused("the target link is not the one the login named")
         }
         guard let context = claims.context, !context.id.isEmpty, context.id.utf8.count <= 255 else {
-            throw LTIProblem(.badRequest, "Not launched from a course",
-                             "OnTheMap opens a course's class map, and this launch names no course. Add OnTheMap to a course, then open it there.",
-                             log: "launch without a context")
+            throw LTIProblem(.badRequest, "noCourse", log: "launch without a context")
         }
         if type == LTILaunchClaims.MessageType.resourceLink.rawValue, claims.resourceLink == nil {
             throw LTIProblem.launchRefused("no resource link claim")

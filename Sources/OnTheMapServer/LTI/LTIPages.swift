@@ -1,32 +1,40 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Localization
 
-/// Why a launch, login or registration stops: a page the person reads, inside the course.
-/// Its text never carries a token; `logReason` is what the server log says.
+/// Why a launch, login or registration stops: a page the person reads, inside the course, in
+/// their language (`lti.<name>.title` and `.message` of the server's catalogue, then "open
+/// OnTheMap again" when `tryAgain`). Its text never carries a token; `logReason` is what the
+/// server log says.
 struct LTIProblem: Error, CustomStringConvertible {
     let status: HTTPResponse.Status
-    let title: String
-    let message: String
+    let title: LocalizedText
+    let message: LocalizedText
     let logReason: String
 
-    init(_ status: HTTPResponse.Status, _ title: String, _ message: String, log: String? = nil) {
+    init(_ status: HTTPResponse.Status, _ name: String, _ arguments: [String: MessageArgument] = [:], tryAgain: Bool = false, log: String? = nil) {
+        let title = LocalizedText("lti.\(name).title", arguments)
+        self.init(status, title: title, message: LocalizedText("lti.\(name).message", arguments, then: tryAgain ? [Self.tryAgain] : []),
+                  log: log)
+    }
+
+    init(_ status: HTTPResponse.Status, title: LocalizedText, message: LocalizedText, log: String? = nil) {
         self.status = status
         self.title = title
         self.message = message
-        self.logReason = log ?? title
+        self.logReason = log ?? title.description
     }
 
     var description: String { logReason }
 
-    static let tryAgain = "Open OnTheMap again from your course. If it keeps happening, tell whoever looks after the course."
+    static let tryAgain = LocalizedText("lti.tryAgain")
 
     static func launchRefused(_ why: String) -> LTIProblem {
-        LTIProblem(.forbidden, "This launch could not be verified",
-                   "The course's message to OnTheMap did not pass its checks (\(why)), so nothing was created. \(tryAgain)", log: why)
+        LTIProblem(.forbidden, "notVerified", ["reason": .text(why)], tryAgain: true, log: why)
     }
 
-    static let internalKeyMissing = LTIProblem(.internalServerError, "OnTheMap has no signing key", "The server could not read its LTI key. \(tryAgain)")
+    static let internalKeyMissing = LTIProblem(.internalServerError, "noSigningKey", tryAgain: true)
 }
 
 /// The pages LTI answers with, inside the platform's frame: plain HTML that works without
@@ -49,29 +57,49 @@ enum LTIPages {
         return fields
     }
 
-    static func problem(_ problem: LTIProblem, frameAncestors: [String]) -> Response {
-        page(problem.status, title: problem.title, body: #"<p id="lti-problem">\#(escape(problem.message))</p>"#,
+    static func problem(_ problem: LTIProblem, language: Language, frameAncestors: [String]) -> Response {
+        page(problem.status, title: problem.title.text(in: language), language: language,
+             body: #"<p id="lti-problem">\#(escape(problem.message.text(in: language)))</p>"#,
              headers: headers(frameAncestors: frameAncestors))
     }
 
     /// The page a launch lands on. With script, it opens the class map at once when the
     /// session cookie reached the server (`/lti/launch.js`); otherwise, or where the browser
     /// keeps cookies from frames, the person picks: the map here, or a window of its own.
-    static func launched(className: String, mapPath: String, windowPath: String, frameAncestors: [String]) -> Response {
+    static func launched(className: String, mapPath: String, windowPath: String, language: Language, frameAncestors: [String]) -> Response {
+        let say = Translator(language)
         let body = """
-            <p>You are signed in to the class map of <strong>\(escape(className))</strong>.</p>
-            <p><a id="open-map" class="button" href="\(escape(mapPath))">Open the class map</a></p>
-            <p id="lti-window-note">If the map asks you to log in, your browser keeps this site's cookies out of the course page:
-            <a id="open-window" href="\(escape(windowPath))" target="_blank" rel="noopener">Open in a new window</a>.</p>
+            <p>\(html(say, "lti.launched.signedIn", ["class": bold(className)]))</p>
+            <p><a id="open-map" class="button" href="\(escape(mapPath))">\(escape(say("lti.launched.openMap")))</a></p>
+            <p id="lti-window-note">\(escape(say("lti.launched.cookieNote")))
+            <a id="open-window" href="\(escape(windowPath))" target="_blank" rel="noopener">\(escape(say("lti.launched.openWindow")))</a></p>
             <script src="/lti/launch.js"></script>
             """
-        return page(.ok, title: className, body: body, headers: headers(frameAncestors: frameAncestors, script: true))
+        return page(.ok, title: className, language: language, body: body, headers: headers(frameAncestors: frameAncestors, script: true))
     }
 
-    static func page(_ status: HTTPResponse.Status, title: String, body: String, headers: HTTPFields) -> Response {
+    /// `text` escaped, in <strong>, isolated from the sentence's direction (a Latin class name
+    /// in an Arabic sentence): for a message's argument, the message being escaped already.
+    static func bold(_ text: String) -> String {
+        #"<strong dir="auto">\#(escape(text))</strong>"#
+    }
+
+    /// A message of `say`'s whose arguments are HTML already (from `bold`): the message's own
+    /// text escaped, the arguments kept.
+    static func html(_ say: Translator, _ key: String, _ arguments: [String: String]) -> String {
+        var placeholders: [String: MessageArgument] = [:]
+        for name in arguments.keys { placeholders[name] = .text("\u{1}\(name)\u{1}") }
+        var text = escape(say(key, placeholders))
+        for (name, value) in arguments { text = text.replacingOccurrences(of: "\u{1}\(name)\u{1}", with: value) }
+        return text
+    }
+
+    static func page(_ status: HTTPResponse.Status, title: String, language: Language, body: String, headers: HTTPFields) -> Response {
+        var headers = headers
+        headers[.contentLanguage] = language.tag
         let html = """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <html \(SignInPage.htmlLanguage(language))><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(escape(title)) · OnTheMap</title><link rel="stylesheet" href="/css/app.css"></head>
             <body><main class="signin-problem lti-page"><h1>\(escape(title))</h1>
             \(body)

@@ -24,7 +24,7 @@ struct LTIProvisioning: Sendable {
         do {
             return try await SignInPolicy(accounts: accounts).resolve(identity, linking: nil, session: nil).account
         } catch let problem as SignInController.Problem {
-            throw LTIProblem(problem.status, problem.title, problem.message, log: "account: \(problem.title)")
+            throw LTIProblem(problem.status, title: problem.title, message: problem.message, log: "account: \(problem.title)")
         }
     }
 
@@ -34,9 +34,7 @@ struct LTIProvisioning: Sendable {
         let links = try await store.courseLinks(platformID: platform.id, deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "")
         if let wanted = claims.custom?["onthemap_class"] {
             guard let found = try await directory.mapClass(slug: wanted), links.contains(where: { $0.classID == found.id }) else {
-                throw LTIProblem(.notFound, "This class is not this course's",
-                                 "The link names a class map that was not added to this course, so OnTheMap did not open it. Ask your teacher to add it again.",
-                                 log: "custom class not linked to the course")
+                throw LTIProblem(.notFound, "foreignClass", log: "custom class not linked to the course")
             }
             return found
         }
@@ -54,7 +52,7 @@ struct LTIProvisioning: Sendable {
         _ = try await store.deleteClass(id: made.id)
         let links = try await store.courseLinks(platformID: link.platformID, deploymentID: link.deploymentID, contextID: link.contextID)
         guard let own = links.first(where: \.courseClass), let found = try await directory.mapClass(id: own.classID) else {
-            throw LTIProblem(.conflict, "Try again", "Two launches of this course met. \(LTIProblem.tryAgain)")
+            throw LTIProblem(.conflict, "launchesMet", tryAgain: true)
         }
         return found
     }
@@ -76,7 +74,7 @@ struct LTIProvisioning: Sendable {
                 continue
             }
         }
-        throw LTIProblem(.conflict, "Try again", "OnTheMap could not name the course's class. \(LTIProblem.tryAgain)")
+        throw LTIProblem(.conflict, "unnamedClass", tryAgain: true)
     }
 
     /// Up to 30 of a-z, 0-9 and -, from the course's name ("course" when nothing is left).

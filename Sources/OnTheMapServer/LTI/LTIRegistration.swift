@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Localization
 import OnTheMapModels
 import Storage
 
@@ -74,19 +75,19 @@ struct LTIRegistration: Sendable {
             guard let invite = query.get("invite"), invite.count <= 128,
                   let ticket = try await store.takeTicket(digest: SessionToken.digest(invite), kind: .registration, now: now)
             else {
-                throw LTIProblem(.forbidden, "Registration link not valid",
-                                 "This registration link was used already, has expired, or was never made here. The host makes a new one with `onthemap admin lti registration-link`.",
-                                 log: "registration without a live invitation")
+                throw LTIProblem(.forbidden, "registrationLinkInvalid", log: "registration without a live invitation")
             }
             do {
                 let fields = Dictionary(query.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { first, _ in first })
                 let name = try await registerPlatform(query: fields, request: request, context: context, now: now)
                 context.logger.notice("lti platform registered", metadata: ["platform": "\(name)"])
+                let say = Translator(request.language)
                 let body = """
-                    <p id="lti-registered">OnTheMap is registered with <strong>\(LTIPages.escape(name))</strong>. Teachers can now add it to their courses.</p>
+                    <p id="lti-registered">\(LTIPages.html(say, "lti.registered.message", ["platform": LTIPages.bold(name)]))</p>
                     <script src="/lti/registered.js"></script>
                     """
-                return LTIPages.page(.ok, title: "OnTheMap is registered", body: body, headers: LTIPages.headers(frameAncestors: frame, script: true))
+                return LTIPages.page(.ok, title: say("lti.registered.title"), language: request.language, body: body,
+                                     headers: LTIPages.headers(frameAncestors: frame, script: true))
             } catch {
                 // Nothing was registered: the invitation still works.
                 try await store.saveTicket(digest: SessionToken.digest(invite), ticket)
@@ -94,7 +95,7 @@ struct LTIRegistration: Sendable {
             }
         } catch let problem as LTIProblem {
             context.logger.notice("lti registration refused", metadata: ["reason": "\(problem.logReason)"])
-            return LTIPages.problem(problem, frameAncestors: frame)
+            return LTIPages.problem(problem, language: request.language, frameAncestors: frame)
         }
     }
 
@@ -103,7 +104,7 @@ struct LTIRegistration: Sendable {
               LTIPlatforms.urlProblem(configurationText, field: "openid_configuration") == nil,
               let configurationURL = URL(string: configurationText)
         else {
-            throw LTIProblem(.badRequest, "Not a registration", "The platform did not send its configuration's address (openid_configuration, https).")
+            throw LTIProblem(.badRequest, "notARegistration")
         }
         let token = query["registration_token"].flatMap { $0.isEmpty || $0.count > 4096 ? nil : $0 }
         let http = platforms.http
@@ -111,11 +112,10 @@ struct LTIRegistration: Sendable {
         do {
             reply = try await http.send(SignInHTTPRequest(url: configurationURL, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:]))
         } catch {
-            throw LTIProblem(.badGateway, "The platform is not answering", "OnTheMap could not read the platform's configuration. Try again.", log: "\(error)")
+            throw LTIProblem(.badGateway, "configurationUnreachable", log: "\(error)")
         }
         guard reply.status == 200, let platform = try? JSONDecoder().decode(PlatformConfiguration.self, from: reply.body) else {
-            throw LTIProblem(.badGateway, "The platform's configuration is not readable",
-                             "OnTheMap read the platform's configuration address but found no LTI platform configuration there.",
+            throw LTIProblem(.badGateway, "configurationUnreadable",
                              log: "platform configuration HTTP \(reply.status) or not decodable")
         }
         // The issuer's domain is the configuration URL's. A loopback address is no domain of
@@ -123,18 +123,18 @@ struct LTIRegistration: Sendable {
         guard let issuerURL = URL(string: platform.issuer), issuerURL.host?.lowercased() == configurationURL.host?.lowercased(),
               !Self.isLoopback(configurationURL) || issuerURL.port == configurationURL.port
         else {
-            throw LTIProblem(.badRequest, "The platform's configuration does not match", "Its issuer is not on the host that served the configuration.")
+            throw LTIProblem(.badRequest, "configurationMismatch")
         }
         for (field, value) in [("issuer", platform.issuer), ("authorization_endpoint", platform.authorization_endpoint),
                                ("token_endpoint", platform.token_endpoint), ("jwks_uri", platform.jwks_uri),
                                ("registration_endpoint", platform.registration_endpoint)] {
-            if let problem = LTIPlatforms.urlProblem(value, field: field) { throw LTIProblem(.badRequest, "The platform's configuration is not usable", problem) }
+            if let problem = LTIPlatforms.urlProblem(value, field: field) { throw LTIProblem(.badRequest, "configurationUnusable", ["detail": .text(problem)]) }
         }
         let origin: String
         do {
             origin = try publicOrigin.origin(for: request, isHTTPS: context.isHTTPS)
         } catch {
-            throw LTIProblem(.badRequest, "This address is not this server's", error.description)
+            throw LTIProblem(.badRequest, "foreignHost", ["detail": .text(error.description)])
         }
         let host = URL(string: origin)?.host ?? ""
         let registration: [String: Any] = [
@@ -161,20 +161,19 @@ struct LTIRegistration: Sendable {
                 ],
             ] as [String: Any],
         ]
-        guard let endpoint = URL(string: platform.registration_endpoint) else { throw LTIProblem(.badRequest, "Bad registration endpoint", "") }
+        guard let endpoint = URL(string: platform.registration_endpoint) else { throw LTIProblem(.badRequest, "badRegistrationEndpoint") }
         let answer: SignInHTTPReply
         do {
             answer = try await http.send(SignInHTTPRequest(
                 method: "POST", url: endpoint, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:],
                 json: try JSONSerialization.data(withJSONObject: registration, options: [.sortedKeys])))
         } catch {
-            throw LTIProblem(.badGateway, "The platform is not answering", "OnTheMap could not register with the platform. Try again.", log: "\(error)")
+            throw LTIProblem(.badGateway, "registrationUnreachable", log: "\(error)")
         }
         guard (200..<300).contains(answer.status), let client = try? JSONDecoder().decode(ClientReply.self, from: answer.body),
               !client.client_id.isEmpty, client.client_id.count <= 255
         else {
-            throw LTIProblem(.badGateway, "The platform refused the registration",
-                             "The platform answered the registration without a client id (HTTP \(answer.status)). Nothing was stored.",
+            throw LTIProblem(.badGateway, "registrationRefused", ["status": .text(String(answer.status))],
                              log: "registration answered HTTP \(answer.status)")
         }
         let name = String((platform.lti?.product_family_code ?? configurationURL.host ?? "platform").prefix(80))
@@ -185,7 +184,7 @@ struct LTIRegistration: Sendable {
         do {
             try await store.addPlatform(record)
         } catch StorageError.platformExists {
-            throw LTIProblem(.conflict, "Already registered", "This platform is already registered here with that client id.")
+            throw LTIProblem(.conflict, "alreadyRegistered")
         }
         platforms.reload()
         return name

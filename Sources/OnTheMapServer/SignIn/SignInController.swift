@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Localization
 import OnTheMapModels
 import Storage
 
@@ -45,7 +46,8 @@ struct SignInController: Sendable {
 
     @Sendable func start(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let provider = providers.provider(context.parameters.get("provider") ?? "") else {
-            return SignInPage.problem(.notFound, "No such sign-in provider", "This server does not offer that way of signing in.")
+            let problem = Problem(.notFound, "noProvider")
+            return SignInPage.problem(problem.status, problem.title, problem.message, language: request.language)
         }
         let returnPath = Self.safeReturnPath(request.uri.queryParameters.get("return"))
         // A native app (the CLI) signing in through the browser: RFC 8252 loopback redirect.
@@ -53,8 +55,8 @@ struct SignInController: Sendable {
         if let redirect = request.uri.queryParameters.get("client_redirect") {
             guard let loopback = Self.loopbackRedirect(String(redirect)),
                   let challenge = request.uri.queryParameters.get("client_challenge"), Self.isChallenge(String(challenge)) else {
-                return SignInPage.problem(.badRequest, "Sign-in link not valid",
-                                          "An app may only receive a sign-in at its own loopback address (http://127.0.0.1:<port>/…) with a PKCE challenge.")
+                let problem = Problem(.badRequest, "appRedirect")
+                return SignInPage.problem(problem.status, problem.title, problem.message, language: request.language)
             }
             client = (loopback, String(challenge))
         }
@@ -78,7 +80,8 @@ struct SignInController: Sendable {
             redirectURI = try self.redirectURI(for: provider.id, request: request, context: context)
         } catch {
             context.logger.notice("sign-in refused", metadata: ["reason": "unknown host"])
-            return SignInPage.problem(.badRequest, "This address is not this server's", error.description)
+            let problem = Problem(.badRequest, "foreignHost", ["detail": .text(error.description)])
+            return SignInPage.problem(problem.status, problem.title, problem.message, language: request.language)
         }
         let url: URL
         do {
@@ -91,8 +94,8 @@ struct SignInController: Sendable {
             }
         } catch {
             context.logger.warning("sign-in provider unavailable", metadata: ["provider": "\(provider.id)", "reason": "\(error)"])
-            return SignInPage.problem(.badGateway, "\(provider.name) is not answering",
-                                      "OnTheMap could not reach \(provider.name) to start signing in. Try again in a moment, or log in with your email and password.")
+            let problem = Problem(.badGateway, "providerUnreachable", ["provider": .text(provider.name)])
+            return SignInPage.problem(problem.status, problem.title, problem.message, language: request.language)
         }
         let now = configuration.clock.now()
         try await store.deleteExpiredPendingSignIns(now: now)
@@ -141,14 +144,16 @@ struct SignInController: Sendable {
 
     // MARK: GET /auth/<id>/callback
 
+    /// Why a sign-in stops: a page in the reader's language (`signin.<name>.title` and
+    /// `.message` of the server's catalogue, then the sentences `then` adds).
     struct Problem: Error {
         let status: HTTPResponse.Status
-        let title: String
-        let message: String
-        init(_ status: HTTPResponse.Status, _ title: String, _ message: String) {
+        let title: LocalizedText
+        let message: LocalizedText
+        init(_ status: HTTPResponse.Status, _ name: String, _ arguments: [String: MessageArgument] = [:], then: [LocalizedText] = []) {
             self.status = status
-            self.title = title
-            self.message = message
+            self.title = LocalizedText("signin.\(name).title", arguments)
+            self.message = LocalizedText("signin.\(name).message", arguments, then: then)
         }
     }
 
@@ -159,7 +164,7 @@ struct SignInController: Sendable {
             response = try await finish(id: id, request: request, context: context)
         } catch let problem as Problem {
             context.logger.notice("sign-in refused", metadata: ["provider": "\(id.prefix(32))", "reason": "\(problem.title)"])
-            response = SignInPage.problem(problem.status, problem.title, problem.message)
+            response = SignInPage.problem(problem.status, problem.title, problem.message, language: request.language)
         }
         // The browser's pending-sign-in cookie is spent either way.
         response.setCookie(Cookie(name: Self.browserCookieName(https: context.isHTTPS), value: "", maxAge: 0, path: "/",
@@ -169,45 +174,42 @@ struct SignInController: Sendable {
 
     private func finish(id: String, request: Request, context: AppRequestContext) async throws -> Response {
         guard let provider = providers.provider(id) else {
-            throw Problem(.notFound, "No such sign-in provider", "This server does not offer that way of signing in.")
+            throw Problem(.notFound, "noProvider")
         }
         let query = request.uri.queryParameters
-        let startAgain = "Go back to the login page and choose \(provider.name) again."
+        let named: [String: MessageArgument] = ["provider": .text(provider.name)]
+        let startAgain = [LocalizedText("signin.startAgain", named)]
         // The user said no (or the provider failed). RFC 6749 says the state comes back with
         // the error, but not every provider sends it: either way nothing is created.
         let providerError = query.get("error")
-        let denial = Problem(.forbidden, providerError == "access_denied" ? "Sign-in cancelled" : "\(provider.name) did not sign you in",
-                             providerError == "access_denied"
-                                ? "You did not allow \(provider.name) to sign you in to OnTheMap, so nothing changed. Log in another way, or try again."
-                                : "\(provider.name) answered with an error, so nothing changed. \(startAgain)")
+        let denial = providerError == "access_denied"
+            ? Problem(.forbidden, "cancelled", named) : Problem(.forbidden, "providerError", named, then: startAgain)
         if providerError != nil, (query.get("state") ?? "").isEmpty { throw denial }
         guard let state = query.get("state"), !state.isEmpty, state.count <= 128 else {
-            throw Problem(.badRequest, "Sign-in link not valid", "This address is missing its sign-in state. \(startAgain)")
+            throw Problem(.badRequest, "noState", then: startAgain)
         }
         // Spent now, whatever happens next: a state is good for one callback.
         guard let pending = try await store.takePendingSignIn(stateDigest: SessionToken.digest(state)) else {
-            throw Problem(.badRequest, "Sign-in link already used or unknown",
-                          "This sign-in was already finished, or did not start here. \(startAgain)")
+            throw Problem(.badRequest, "stateUsed", then: startAgain)
         }
         guard pending.provider == provider.id,
               let browser = request.cookies[Self.browserCookieName(https: context.isHTTPS)]?.value,
               Tokens.constantTimeEqual(SessionToken.digest(String(browser)), pending.browserDigest)
         else {
-            throw Problem(.badRequest, "Sign-in started elsewhere",
-                          "This sign-in was started in another browser or for another provider, so it cannot finish here. \(startAgain)")
+            throw Problem(.badRequest, "startedElsewhere", then: startAgain)
         }
         guard pending.expiresAt > configuration.clock.now() else {
-            throw Problem(.badRequest, "Sign-in took too long", "More than \(Int(configuration.signInLifetime / 60)) minutes passed. \(startAgain)")
+            throw Problem(.badRequest, "tooLong", ["minutes": .number(Int(configuration.signInLifetime / 60))], then: startAgain)
         }
         if providerError != nil { throw denial }
         guard let code = query.get("code"), !code.isEmpty, code.count <= 2048 else {
-            throw Problem(.badRequest, "Sign-in link not valid", "This address is missing its code. \(startAgain)")
+            throw Problem(.badRequest, "noCode", then: startAgain)
         }
         let redirectURI: String
         do {
             redirectURI = try self.redirectURI(for: provider.id, request: request, context: context)
         } catch {
-            throw Problem(.badRequest, "This address is not this server's", error.description)
+            throw Problem(.badRequest, "foreignHost", ["detail": .text(error.description)])
         }
         let identity: SignInPolicy.ExternalIdentity
         var sessionSignIn: SessionSignIn
@@ -233,14 +235,12 @@ struct SignInController: Sendable {
             }
         } catch let error as ProviderUnavailable {
             context.logger.warning("sign-in provider unavailable", metadata: ["provider": "\(provider.id)", "reason": "\(error)"])
-            throw Problem(.badGateway, "\(provider.name) is not answering",
-                          "OnTheMap could not finish signing you in with \(provider.name). Nothing changed. Try again in a moment.")
+            throw Problem(.badGateway, "providerDown", named)
         } catch let error as OIDCClient.Failure {
             context.logger.warning("sign-in identity refused", metadata: ["provider": "\(provider.id)", "reason": "\(error)"])
-            throw Problem(.forbidden, "\(provider.name) sign-in not accepted",
-                          "The answer from \(provider.name) could not be verified (\(Self.reason(error))). Nothing changed. \(startAgain)")
+            throw Problem(.forbidden, "notVerified", ["provider": .text(provider.name), "reason": .text(Self.reason(error))], then: startAgain)
         } catch FacebookClient.Failure.invalidToken {
-            throw Problem(.forbidden, "Facebook sign-in not accepted", "Facebook did not confirm this sign-in. Nothing changed. \(startAgain)")
+            throw Problem(.forbidden, "facebookRefused", then: startAgain)
         }
         let session = context.caller.signedIn?.session
         let resolution = try await policy.resolve(identity, linking: pending.linkAccountKey, session: session)
@@ -258,19 +258,19 @@ struct SignInController: Sendable {
                 try await store.saveSessionSignIn(sessionID: session.id, sessionSignIn)
             }
             context.logger.info("login", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
-            var response = Self.arrival(resolution, next: next)
+            var response = Self.arrival(resolution, next: next, language: request.language)
             for cookie in cookies { response.setCookie(cookie) }
             return response
         }
-        return Self.arrival(resolution, next: next)
+        return Self.arrival(resolution, next: next, language: request.language)
     }
 
     /// Straight on to `next`; or, when an unproven account with the person's email became
     /// theirs, a page saying what happened first.
-    static func arrival(_ resolution: SignInPolicy.Resolution, next: String) -> Response {
+    static func arrival(_ resolution: SignInPolicy.Resolution, next: String, language: Language) -> Response {
         guard case .claimed = resolution else { return SignInPage.redirect(to: next) }
-        return SignInPage.notice(title: "This account is now yours", message: SignInPolicy.claimNotice,
-                                 continueTo: next, continueLabel: "Continue to OnTheMap")
+        return SignInPage.notice(title: LocalizedText("signin.claimed.title"), message: LocalizedText("signin.claimed.message"),
+                                 continueTo: next, continueLabel: LocalizedText("signin.claimed.continue"), language: language)
     }
 
     static func reason(_ failure: OIDCClient.Failure) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 import Storage
 
 /// Which account a provider identity signs in to: the account-linking policy, apart from the
@@ -64,13 +65,12 @@ struct SignInPolicy: Sendable {
         }
         if let email = identity.usableEmail, let existing = try await store.account(email: email) {
             guard identity.emailVerified else {
-                throw Problem(.conflict, "Account already exists",
-                              "An OnTheMap account already uses this email, and the provider does not say the email is verified. Log in with your password, then link this provider from the account menu.")
+                throw Problem(.conflict, "emailUnverified")
             }
             _ = try Self.checkEnabled(existing)
             if !existing.emailVerified { return try await claim(existing, by: identity) }
             guard try await store.linkIdentity(identity.link(to: existing.key, origin: .verifiedEmail, at: now())) else {
-                throw Problem(.conflict, "Already linked", "Your OnTheMap account is already linked to another account of this provider.")
+                throw Problem(.conflict, "alreadyLinked")
             }
             return .signedIn(existing)
         }
@@ -82,10 +82,10 @@ struct SignInPolicy: Sendable {
                 email: email, passwordHash: "", firstName: Self.cleanName(identity.firstName) ?? "Student",
                 lastName: Self.cleanName(identity.lastName) ?? "", emailVerified: identity.verifiedEmail != nil)
         } catch StorageError.emailTaken {
-            throw Problem(.conflict, "Account already exists", "An account with this email was created a moment ago. Try signing in again.")
+            throw Problem(.conflict, "justCreated")
         }
         guard try await store.linkIdentity(identity.link(to: account.key, origin: .signUp, at: now())) else {
-            throw Problem(.conflict, "Sign-in raced", "Another sign-in with this account finished at the same moment. Try again.")
+            throw Problem(.conflict, "raced")
         }
         return .signedIn(account)
     }
@@ -93,16 +93,16 @@ struct SignInPolicy: Sendable {
     /// Only the user who started linking, still signed in, may finish it.
     private func link(_ identity: ExternalIdentity, to accountKey: String, session: Session?) async throws -> Account {
         guard let session, session.accountKey == accountKey, let account = try await store.account(key: accountKey) else {
-            throw Problem(.forbidden, "Not signed in", "Log in to OnTheMap first, then link \(identity.provider) from the account menu.")
+            throw Problem(.forbidden, "notSignedIn", ["provider": .text(identity.provider)])
         }
         if let linked = try await store.identityAccountKey(provider: identity.provider, subject: identity.subject) {
             guard linked == account.key else {
-                throw Problem(.conflict, "Already linked elsewhere", "That account is already linked to another OnTheMap account. Nothing changed.")
+                throw Problem(.conflict, "linkedElsewhere")
             }
             return account
         }
         guard try await store.linkIdentity(identity.link(to: account.key, origin: .accountMenu, at: now())) else {
-            throw Problem(.conflict, "Already linked", "Your OnTheMap account is already linked to another account of this provider. Unlink it first.")
+            throw Problem(.conflict, "unlinkFirst")
         }
         // The owner, who proved the password, and the provider agree on the email: proven.
         if identity.verifiedEmail == account.email, !account.emailVerified { try await store.markEmailVerified(accountKey: account.key) }
@@ -114,13 +114,13 @@ struct SignInPolicy: Sendable {
                                  firstName: Self.cleanName(identity.firstName), lastName: Self.cleanName(identity.lastName))
         let claimed = try await store.claimAccount(claim, now: now())
         guard let current = try await store.account(key: account.key) else {
-            throw Problem(.conflict, "Sign-in raced", "The account changed while you were signing in. Try again.")
+            throw Problem(.conflict, "accountChanged")
         }
         if claimed { return .claimed(current) }
         // Another sign-in proved the email a moment ago: this one signs in as that one did.
         if try await store.identityAccountKey(provider: identity.provider, subject: identity.subject) != current.key {
             guard try await store.linkIdentity(identity.link(to: current.key, origin: .verifiedEmail, at: now())) else {
-                throw Problem(.conflict, "Already linked", "Your OnTheMap account is already linked to another account of this provider.")
+                throw Problem(.conflict, "alreadyLinked")
             }
         }
         return .signedIn(try Self.checkEnabled(current))
@@ -128,7 +128,7 @@ struct SignInPolicy: Sendable {
 
     static func checkEnabled(_ account: Account) throws -> Account {
         guard account.disabledAt == nil else {
-            throw Problem(.forbidden, "Account disabled", AccountsService.disabledMessage)
+            throw Problem(.forbidden, "disabled")
         }
         return account
     }
@@ -138,12 +138,4 @@ struct SignInPolicy: Sendable {
               TextRules.isDisplaySafe(trimmed) else { return nil }
         return String(trimmed.prefix(AccountController.maximumNameLength))
     }
-
-    /// What the person an unproven account went to is told on arrival.
-    static let claimNotice = """
-        An OnTheMap account with your email already existed, made with a password by someone \
-        who never proved the email was theirs. It is yours now: its password was removed, and \
-        everyone signed in to it was signed out. Check your name and your posts (the map and \
-        Travel), and set a password from the account menu if you want one.
-        """
 }
