@@ -223,6 +223,10 @@ def test_arabic_shell_is_right_to_left(arabic_browser, server, api):
     page.clickable(f'#map .student-pin[title="{user.name}"]').click()
     page.text_in(".leaflet-popup .popup-card", arabic["map.popup.noLink"])
     assert page.find(".leaflet-popup .popup-name").get_attribute("dir") == "auto"
+    # The sources in the map's corner, read right to left around their Latin names.
+    attribution = fill(arabic["map.attribution.basemap"], naturalEarth="Natural Earth", geoNames="GeoNames")
+    page.until(lambda d: attribution in page.find(".leaflet-control-attribution").get_attribute("textContent"), 10)
+    assert page.js("""return getComputedStyle(document.querySelector('.leaflet-control-attribution span[dir="auto"]')).direction""") == "rtl"
     page.screenshot("languages-shell-ar")
 
     # The offline banner, with the kept copy's date in Arabic.

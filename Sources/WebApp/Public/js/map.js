@@ -27,8 +27,8 @@ export function pinIcon(extraClass = '') {
 export function addBaseLayers(map, config, world) {
   if (config.tileURL) {
     L.tileLayer(config.tileURL, { maxZoom: TILES_MAX_ZOOM }).addTo(map);
-    // The host's own words as they are; ours in the page's language.
-    attribute(map, () => config.tileAttribution || t('map.attribution.tiles'));
+    // The host's own words (HTML) as they are; ours in the page's language.
+    attribute(map, () => config.tileAttribution || ownWords(t('map.attribution.tiles')));
   } else if (world) {
     L.geoJSON(world, {
       renderer: L.canvas({ padding: 0.5 }),
@@ -36,11 +36,18 @@ export function addBaseLayers(map, config, world) {
       style: { color: '#b9c7b0', weight: 0.8, fillColor: '#eef2e6', fillOpacity: 1 },
     }).addTo(map);
     placeLabels().addTo(map);
-    attribute(map, () => t('map.attribution.basemap', { naturalEarth: 'Natural Earth', geoNames: 'GeoNames' }));
+    attribute(map, () => ownWords(t('map.attribution.basemap', { naturalEarth: 'Natural Earth', geoNames: 'GeoNames' })));
   }
 }
 
-/** An attribution in the map's corner, said again whenever the language changes. */
+/** Our words as attribution HTML: escaped, and in their own direction (the map's corner is
+ *  left to right; Arabic's words around the sources' Latin names read right to left). */
+function ownWords(text) {
+  const escaped = text.replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char]);
+  return `<span dir="auto">${escaped}</span>`;
+}
+
+/** An attribution (HTML) in the map's corner, said again whenever the language changes. */
 function attribute(map, text) {
   let shown = text();
   map.attributionControl.addAttribution(shown);
