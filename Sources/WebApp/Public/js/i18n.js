@@ -330,6 +330,15 @@ function savedChoice() {
   try { return localStorage.getItem(STORAGE_KEY); } catch { return null; }
 }
 
+/** The server's own pages (sign-in, course launches) and messages follow the page's language
+ *  through this cookie (it holds nothing but the tag); English picked by nobody needs none. */
+function rememberForServer(tag) {
+  const secure = location.protocol === 'https:' ? '; Secure' : '';
+  document.cookie = tag === DEFAULT_LANGUAGE && !savedChoice()
+    ? `onthemap_language=; Path=/; Max-Age=0; SameSite=Lax${secure}`
+    : `onthemap_language=${tag}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`;
+}
+
 /** Loads `tag`'s catalogue (and English behind it), then translates the page. */
 async function apply(tag) {
   // Another language still works when English (its fallback) could not be loaded.
@@ -342,6 +351,7 @@ async function apply(tag) {
   const html = document.documentElement;
   html.lang = tag;
   html.dir = isRTL(tag) ? 'rtl' : 'ltr';
+  rememberForServer(tag);
   formatNumberIn(tag, 0); // Intl's data for the language loads now, not at the map's first draw
   translateDocument(document);
   reveal();
