@@ -434,7 +434,8 @@ def walk(tag, driver, server, api, photo_stub):
     def delete_pin_question():
         page.find("#album-delete-pin").click()
         page.alert()
-    try:  # the photos' titles, authors and licences are the photographers' words
+    try:  # the pin's place (the geocoder's words), the photos' titles, authors and licences
+        masks |= {str(item.get("placeName")) for item in student.pins() if item.get("placeName")}
         photos = student.album(pin["id"]).get("photos") or []
         masks |= {str(photo.get(key)) for photo in photos for key in ("title", "author", "license") if photo.get(key)}
     except Exception:  # noqa: BLE001 — no album, nothing to set aside
@@ -537,7 +538,8 @@ def english_left(result):
 def write_report(result):
     """test-output/walk-<lang>.txt: what the tests below found, for whoever translates."""
     out = SCREENSHOTS.parent / f"walk-{result.tag}.txt"
-    lines = [f"{result.tag}: walked in {result.seconds:.0f} s"]
+    lines = [f"{result.tag}: walked in {result.seconds:.0f} s; texts per screen: "
+             + ", ".join(f"{screen} {len(texts)}" for screen, texts in result.texts.items())]
     for screen, items in english_left(result).items():
         lines.append(f"[{screen}]")
         lines += [f"    {where}: {text!r}  <- {', '.join(found)}" for where, text, found in items]
