@@ -104,7 +104,11 @@ export class AccountDialog {
     showTranslatedMessage('account-language-error', '');
     const saving = saveAccountLanguage(tag);
     saving.catch(() => {}); // said below, once the page is in the new language
-    await setLanguage(tag);
+    try {
+      await setLanguage(tag);
+    } catch (error) {
+      console.warn(`i18n: ${tag}: ${error.message}`); // its catalogue could not be loaded: the page stays as it is
+    }
     try {
       await saving;
     } catch (error) {
