@@ -167,7 +167,27 @@ export class StudentMap {
     onLanguageChange(() => {
       if (this.popup.isOpen() && this.popupLocation) this.popup.setContent(popupContent(this.popupLocation));
       this.clusters.relabel();
+      this.renamePins();
     });
+  }
+
+  /** The pins made so far named again: a student without a name is "Anonymous student" in
+   *  the page's language. */
+  renamePins() {
+    for (const point of this.clusters.index.points) {
+      const marker = point && point.marker;
+      if (!marker) continue;
+      const name = fullName(marker.location);
+      if (name === marker.options.title) continue;
+      marker.options.title = name;
+      marker.options.alt = name;
+      const element = marker.getElement();
+      if (element) {
+        element.title = name;
+        element.alt = name;
+        nameMarker(element, name);
+      }
+    }
   }
 
   get markerCount() {
