@@ -80,6 +80,10 @@ final class CLISandbox: @unchecked Sendable {
         environment["XDG_CONFIG_HOME"] = configHome.path
         environment["ONTHEMAP_SERVER"] = nil
         environment["ONTHEMAP_OPENER"] = nil
+        // English messages on any machine (the client commands follow the locale), unless a
+        // test asks for another language.
+        environment["LANG"] = "C.UTF-8"
+        for name in ["LC_ALL", "LC_MESSAGES", "LANGUAGE"] { environment[name] = nil }
         environment.merge(extra) { _, new in new }
         return environment
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Localization
 import OnTheMapKit
 
 /// `onthemap account export|delete`: your own data on the server you are logged in to.
@@ -22,7 +23,7 @@ struct AccountCommand: AsyncParsableCommand {
                 let data = try await MyDataClient.signedIn(stored, serverOptions).download()
                 if let to {
                     try data.write(to: URL(fileURLWithPath: to), options: .atomic)
-                    Console.writeErr("onthemap: wrote your data to \(to)\n")
+                    Console.writeErr("onthemap: " + say("cli.account.wrote", ["path": .text(to)]) + "\n")
                 } else {
                     FileHandle.standardOutput.write(data)
                 }
@@ -39,14 +40,14 @@ struct AccountCommand: AsyncParsableCommand {
         func run() async throws {
             try await runClient {
                 let stored = try SessionFile.require()
-                let who = stored.email ?? "account \(stored.accountKey)"
-                guard let password = Console.readSecret("Password for \(who) (your account and all its data will be deleted): "),
+                let who = stored.email ?? say("cli.session.accountName", ["key": .text(stored.accountKey)])
+                guard let password = Console.readSecret(say("cli.account.deletePrompt", ["who": .text(who)])),
                       !password.isEmpty else {
-                    throw ClientFailure.user("Your password is needed to delete your account; nothing was deleted.")
+                    throw ClientFailure.user(say("cli.account.passwordNeeded"))
                 }
                 try await MyDataClient.signedIn(stored, serverOptions).deleteAccount(password: password)
                 SessionFile.delete()
-                Console.out("Deleted \(who) and all its data.")
+                Console.out(say("cli.account.deleted", ["who": .text(who)]))
             }
         }
     }

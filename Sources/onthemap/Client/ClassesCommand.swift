@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Localization
 import OnTheMapKit
 
 /// `onthemap classes`: the classes you belong to, and the open ones you could join.
@@ -28,10 +29,10 @@ struct ClassesCommand: AsyncParsableCommand {
                 Console.out(String(decoding: data, as: UTF8.self))
                 return
             }
-            let rows = list.classes.map { [$0.slug + ($0.slug == list.defaultClass ? " (default)" : ""), $0.role ?? "", $0.name] }
-                + list.joinable.map { [$0.slug, "open to join", $0.name] }
-            guard !rows.isEmpty else { return Console.out("You belong to no class yet; open a class's invite link to join one.") }
-            Console.out(TextTable(headers: ["SLUG", "ROLE", "NAME"], rows: rows, shrinkable: [2: 10]).render(maxWidth: Console.terminalWidth))
+            let rows = list.classes.map { [$0.slug == list.defaultClass ? say("cli.classes.default", ["slug": .text($0.slug)]) : $0.slug, $0.role ?? "", $0.name] }
+                + list.joinable.map { [$0.slug, say("cli.classes.openToJoin"), $0.name] }
+            guard !rows.isEmpty else { return Console.out(say("cli.classes.none")) }
+            Console.out(TextTable(headers: [say("cli.classes.headerSlug"), say("cli.classes.headerRole"), say("cli.classes.headerName")], rows: rows, shrinkable: [2: 10]).render(maxWidth: Console.terminalWidth))
         }
     }
 }

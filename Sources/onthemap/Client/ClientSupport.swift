@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Localization
 import OnTheMapKit
 #if canImport(Glibc)
 import Glibc
@@ -8,6 +9,9 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+/// The client commands' messages, in the language LC_ALL / LC_MESSAGES / LANG / LANGUAGE ask for.
+let say = Translator(Language.preferred(environment: ProcessInfo.processInfo.environment))
 
 /// Exit codes of the client commands.
 enum ClientExit {
@@ -44,7 +48,7 @@ func runClient(_ body: () async throws -> Void) async throws {
         Console.error(failure.message)
         throw ExitCode(failure.exitCode)
     } catch let error as OnTheMapError {
-        Console.error(error.errorDescription ?? "\(error)")
+        Console.error(ClientMessages.describe(error))
         throw ExitCode(ClientExit.code(for: error))
     } catch let exit as ExitCode {
         throw exit
@@ -69,7 +73,7 @@ struct ServerOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment["ONTHEMAP_CLASS"].flatMap { $0.isEmpty ? nil : $0 }
         guard let slug = classSlug ?? environment else { return server }
         guard (1...40).contains(slug.count), slug.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) else {
-            throw ClientFailure.user("“\(slug)” is not a class's slug (lower-case letters, digits and hyphens); `onthemap classes` lists yours.")
+            throw ClientFailure.user(say("cli.server.badClassSlug", ["slug": .text(slug)]))
         }
         return server.appendingPathComponent("c").appendingPathComponent(slug)
     }
@@ -87,8 +91,37 @@ struct ServerOptions: ParsableArguments {
         while text.hasSuffix("/") { text.removeLast() }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
               ["http", "https"].contains(scheme), url.host != nil
-        else { throw ClientFailure.user("“\(text)” is not a server address; use one like http://127.0.0.1:8080.") }
+        else { throw ClientFailure.user(say("cli.server.badAddress", ["address": .text(text)])) }
         return url
+    }
+}
+
+/// The SDK's errors in the reader's language; what the server said stays as it said it.
+enum ClientMessages {
+    static func describe(_ error: OnTheMapError) -> String {
+        switch error {
+        case .noConnection(let detail): say("cli.error.noConnection", ["detail": .text(detail)])
+        case .timedOut: say("cli.error.timedOut")
+        case .badCredentials: say("cli.error.badCredentials")
+        case .notLoggedIn: say("cli.error.notLoggedIn")
+        case .unauthorized(_, let message): say("cli.error.unauthorized", ["message": .text(sentence(message))])
+        case .rejected(_, let code?, let message):
+            say("cli.error.rejectedCode", ["message": .text(sentence(message)), "code": .text(String(code))])
+        case .rejected(_, nil, let message): say("cli.error.rejected", ["message": .text(sentence(message))])
+        case .serverFailure(let status, let message?) where !message.isEmpty:
+            say("cli.error.serverFailureMessage", ["status": .text(String(status)), "message": .text(sentence(message))])
+        case .serverFailure(let status, _): say("cli.error.serverFailure", ["status": .text(String(status))])
+        case .unreadableResponse(let detail): say("cli.error.unreadableResponse", ["detail": .text(detail)])
+        case .cancelled: say("cli.error.cancelled")
+        case .unavailable, .invalidInput: error.errorDescription ?? "\(error)"
+        }
+    }
+
+    /// The server's text as a sentence (a final full stop added), as the SDK writes it.
+    private static func sentence(_ text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let last = trimmed.last else { return say("cli.error.noDetails") }
+        return ".!?".contains(last) ? trimmed : trimmed + "."
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Localization
 import OnTheMapKit
 
 /// `onthemap post LOCATION URL`: geocodes, confirms, then creates or updates your location.
@@ -29,29 +30,30 @@ struct PostCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClient {
             if (latitude == nil) != (longitude == nil) {
-                throw ClientFailure.user("Give both --latitude and --longitude, or neither.")
+                throw ClientFailure.user(say("cli.post.bothOrNeither"))
             }
             let place = location.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !place.isEmpty else { throw ClientFailure.user("Say where you are, e.g. \"Lyon, France\".") }
+            guard !place.isEmpty else { throw ClientFailure.user(say("cli.post.noPlace")) }
             let link = try OpenCommand.webLink(url, owner: nil)
             let stored = try SessionFile.require()
             let server = try serverOptions.mapServer(try serverOptions.resolve(saved: stored))
             let clients = Clients(server: server, session: stored.udacitySession)
 
             let found = try await resolvePlace(place, clients: clients)
-            Console.out("Place: \(TextCleaning.printable(found.name)) (\(Self.coordinates(found.latitude, found.longitude)))")
-            Console.out("Link:  \(link.absoluteString)")
+            Console.out(say("cli.post.place", ["place": .text(TextCleaning.printable(found.name)),
+                                               "coordinates": .text(Self.coordinates(found.latitude, found.longitude))]))
+            Console.out(say("cli.post.link", ["link": .text(link.absoluteString)]))
 
             let existing = try await clients.locations.locations(uniqueKey: stored.accountKey).first
             if let existing {
-                Console.out("You already have a location (\(TextCleaning.printable(existing.mapString)), updated "
-                    + "\(RelativeTime.describe(parseDate: existing.updatedAt))): it will be updated.")
+                Console.out(say("cli.post.existing", ["place": .text(TextCleaning.printable(existing.mapString)),
+                                                      "when": .text(RelativeTime.describe(parseDate: existing.updatedAt))]))
             }
             if !yes {
-                let question = existing == nil ? "Post this location? [y/N] " : "Update your location? [y/N] "
+                let question = say(existing == nil ? "cli.post.confirmPost" : "cli.post.confirmUpdate")
                 let answer = Console.ask(question)?.trimmingCharacters(in: .whitespaces).lowercased()
                 guard answer == "y" || answer == "yes" else {
-                    throw ClientFailure.user("Nothing posted.")
+                    throw ClientFailure.user(say("cli.post.nothingPosted"))
                 }
             }
 
@@ -67,10 +69,10 @@ struct PostCommand: AsyncParsableCommand {
                 mediaURL: link.absoluteString, latitude: found.latitude, longitude: found.longitude)
             if let existing {
                 _ = try await clients.locations.update(objectId: existing.objectId, with: input)
-                Console.out("Updated your location (\(existing.objectId)).")
+                Console.out(say("cli.post.updated", ["id": .text(existing.objectId)]))
             } else {
                 let created = try await clients.locations.post(input)
-                Console.out("Posted your location (\(created.objectId)).")
+                Console.out(say("cli.post.posted", ["id": .text(created.objectId)]))
             }
         }
     }
@@ -78,17 +80,17 @@ struct PostCommand: AsyncParsableCommand {
     private func resolvePlace(_ place: String, clients: Clients) async throws -> GeocodedPlace {
         if let latitude, let longitude {
             guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-                throw ClientFailure.user("Latitude must be within ±90 and longitude within ±180.")
+                throw ClientFailure.user(say("cli.post.badCoordinates"))
             }
             return GeocodedPlace(name: place, latitude: latitude, longitude: longitude)
         }
         do {
             guard let best = try await clients.locations.geocode(place, limit: 1).first else {
-                throw ClientFailure.user("No place found for “\(place)”; try a city and country, or pass --latitude and --longitude.")
+                throw ClientFailure.user(say("cli.post.noPlaceFound", ["place": .text(place)]))
             }
             return GeocodedPlace(name: best.displayName, latitude: best.latitude, longitude: best.longitude)
         } catch OnTheMapError.unavailable {
-            throw ClientFailure(message: "Geocoding is unavailable on this server; pass --latitude and --longitude.",
+            throw ClientFailure(message: say("cli.post.noGeocoding"),
                                 exitCode: ClientExit.server)
         }
     }

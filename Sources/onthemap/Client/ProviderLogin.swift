@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Localization
 import OnTheMapKit
 import OnTheMapModels
 #if canImport(FoundationNetworking)
@@ -17,7 +18,7 @@ import Darwin
 enum ProviderLogin {
     static func run(server: URL, provider: String, openBrowser: Bool, timeout: TimeInterval = 300) async throws -> (UdacitySession, String?) {
         guard provider.count <= 32, provider.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }), !provider.isEmpty else {
-            throw ClientFailure.user("“\(provider)” is not a provider name; `curl \(server.absoluteString)/api/auth/providers` lists them.")
+            throw ClientFailure.user(say("cli.provider.badName", ["provider": .text(provider), "server": .text(server.absoluteString)]))
         }
         let verifier = Tokens.random()
         let challenge = Tokens.base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
@@ -29,14 +30,14 @@ enum ProviderLogin {
         components.queryItems = [URLQueryItem(name: "client_redirect", value: redirect), URLQueryItem(name: "client_challenge", value: challenge)]
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: "/", with: "%2F")
         let url = components.url!.absoluteString
-        Console.writeErr("Open this address in a browser to sign in with \(provider):\n")
+        Console.writeErr(say("cli.provider.openAddress", ["provider": .text(provider)]) + "\n")
         // Unbuffered: whoever reads this (a person, a script) needs it now, not at exit.
         FileHandle.standardOutput.write(Data((url + "\n").utf8))
         if openBrowser { launchBrowser(url) }
         let target = try await listener.waitForRequest(timeout: timeout)
         guard let query = URLComponents(string: "http://loopback" + target)?.queryItems,
               let code = query.first(where: { $0.name == "code" })?.value, !code.isEmpty else {
-            throw ClientFailure.auth("The browser came back without a sign-in code.")
+            throw ClientFailure.auth(say("cli.provider.noCode"))
         }
         return try await trade(server: server, code: code, verifier: verifier)
     }
@@ -50,7 +51,7 @@ enum ProviderLogin {
         let (data, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard status == 200, let body = try? JSONDecoder().decode(SessionResponse.self, from: data) else {
-            throw ClientFailure.auth("The server did not accept the sign-in (HTTP \(status)); run the command again.")
+            throw ClientFailure.auth(say("cli.provider.notAccepted", ["status": .text(String(status))]))
         }
         let session = UdacitySession(accountKey: body.account.key, sessionID: body.session.id,
                                      expiration: ParseDate.date(from: body.session.expiration))
@@ -90,7 +91,7 @@ final class LoopbackListener: @unchecked Sendable {
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard fd >= 0 else { throw ClientFailure.user("Could not open a loopback port for the browser to come back to.") }
+        guard fd >= 0 else { throw ClientFailure.user(say("cli.provider.noPort")) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -100,7 +101,7 @@ final class LoopbackListener: @unchecked Sendable {
         }
         guard bound == 0, listen(fd, 4) == 0 else {
             Glibc_close(fd)
-            throw ClientFailure.user("Could not listen on a loopback port for the browser to come back to.")
+            throw ClientFailure.user(say("cli.provider.noListen"))
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -139,7 +140,7 @@ final class LoopbackListener: @unchecked Sendable {
                     let target = parts.count >= 2 ? String(parts[1]) : ""
                     let isCallback = target.hasPrefix("/callback")
                     let page = isCallback
-                        ? "<!doctype html><title>OnTheMap</title><p>Signed in. You can close this tab and go back to the terminal.</p>"
+                        ? "<!doctype html><html lang=\"\(say.language.tag)\" dir=\"\(say.language.isRightToLeft ? "rtl" : "ltr")\"><title>OnTheMap</title><p>\(say("cli.provider.signedInPage"))</p>"
                         : "Not found"
                     let reply = "HTTP/1.1 \(isCallback ? "200 OK" : "404 Not Found")\r\nContent-Type: text/html; charset=utf-8\r\n"
                         + "Content-Length: \(page.utf8.count)\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n" + page
@@ -150,7 +151,7 @@ final class LoopbackListener: @unchecked Sendable {
                         return
                     }
                 }
-                continuation.resume(throwing: ClientFailure.auth("No sign-in came back within \(Int(timeout / 60)) minutes."))
+                continuation.resume(throwing: ClientFailure.auth(say("cli.provider.timedOut", ["count": .number(Int(timeout / 60))])))
             }
         }
     }

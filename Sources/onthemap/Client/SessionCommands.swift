@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Localization
 import OnTheMapKit
 
 /// `onthemap login`: asks for the password without echo and saves the session.
@@ -32,14 +33,15 @@ struct LoginCommand: AsyncParsableCommand {
                 let user = try? await clients.udacity.userData(accountKey: session.accountKey)
                 let stored = StoredSession(server: server, session: session, email: email, user: user)
                 try SessionFile.save(stored)
-                Console.out("Logged in to \(server.absoluteString) as \(TextCleaning.printable(stored.displayName)) with \(provider).")
+                Console.out(say("cli.login.doneProvider", ["server": .text(server.absoluteString),
+                                                            "name": .text(TextCleaning.printable(stored.displayName)), "provider": .text(provider)]))
                 return
             }
-            var email = self.email ?? Console.ask("Email: ") ?? ""
+            var email = self.email ?? Console.ask(say("cli.login.emailPrompt")) ?? ""
             email = email.trimmingCharacters(in: .whitespaces)
-            guard !email.isEmpty else { throw ClientFailure.user("An email is needed to log in (use --email).") }
-            guard let password = Console.readSecret("Password for \(email): "), !password.isEmpty else {
-                throw ClientFailure.user("A password is needed to log in.")
+            guard !email.isEmpty else { throw ClientFailure.user(say("cli.login.emailNeeded")) }
+            guard let password = Console.readSecret(say("cli.login.passwordPrompt", ["email": .text(email)])), !password.isEmpty else {
+                throw ClientFailure.user(say("cli.login.passwordNeeded"))
             }
             let clients = Clients(server: server)
             let session = try await clients.udacity.login(email: email, password: password)
@@ -47,11 +49,14 @@ struct LoginCommand: AsyncParsableCommand {
             let user = try? await clients.udacity.userData(accountKey: session.accountKey)
             let stored = StoredSession(server: server, session: session, email: email, user: user)
             try SessionFile.save(stored)
-            var message = "Logged in to \(server.absoluteString) as \(TextCleaning.printable(stored.displayName))"
+            var arguments: [String: MessageArgument] = ["server": .text(server.absoluteString),
+                                                        "name": .text(TextCleaning.printable(stored.displayName))]
             if let expiration = session.expiration {
-                message += "; the session expires \(RelativeTime.describe(expiration))"
+                arguments["when"] = .text(RelativeTime.describe(expiration))
+                Console.out(say("cli.login.doneExpires", arguments))
+            } else {
+                Console.out(say("cli.login.done", arguments))
             }
-            Console.out(message + ".")
         }
     }
 }
@@ -67,7 +72,7 @@ struct LogoutCommand: AsyncParsableCommand {
         try await runClient {
             guard let stored = try? SessionFile.load() else {
                 SessionFile.delete()
-                Console.out("Not logged in.")
+                Console.out(say("cli.logout.notLoggedIn"))
                 return
             }
             let clients = Clients(server: try serverOptions.resolve(saved: stored), session: stored.udacitySession)
@@ -77,10 +82,10 @@ struct LogoutCommand: AsyncParsableCommand {
                 try await clients.udacity.logout()
             } catch {
                 throw ClientFailure(
-                    message: "Forgot the local session, but the server could not end it: \(error.errorDescription ?? "\(error)")",
+                    message: say("cli.logout.serverFailed", ["error": .text(ClientMessages.describe(error))]),
                     exitCode: ClientExit.code(for: error))
             }
-            Console.out("Logged out.")
+            Console.out(say("cli.logout.done"))
         }
     }
 }
@@ -93,11 +98,13 @@ struct WhoamiCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClient {
             let stored = try SessionFile.require()
-            var lines = ["\(TextCleaning.printable(stored.displayName)) (account \(stored.accountKey))"]
-            if let email = stored.email, email != stored.displayName { lines.append("email: \(email)") }
-            lines.append("server: \(stored.server)")
+            var lines = [say("cli.whoami.account", ["name": .text(TextCleaning.printable(stored.displayName)),
+                                                     "key": .text(stored.accountKey)])]
+            if let email = stored.email, email != stored.displayName { lines.append(say("cli.whoami.email", ["email": .text(email)])) }
+            lines.append(say("cli.whoami.server", ["server": .text(stored.server)]))
             if let expiration = stored.expirationDate {
-                lines.append("session expires \(RelativeTime.describe(expiration)) (\(stored.expiration ?? ""))")
+                lines.append(say("cli.whoami.expires", ["when": .text(RelativeTime.describe(expiration)),
+                                                         "date": .text(stored.expiration ?? "")]))
             }
             Console.out(lines.joined(separator: "\n"))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 import OnTheMapKit
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +40,7 @@ struct StoredSession: Codable, Equatable {
 
     var displayName: String {
         let name = [firstName, lastName].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-        return name.isEmpty ? (email ?? "account \(accountKey)") : name
+        return name.isEmpty ? (email ?? say("cli.session.accountName", ["key": .text(accountKey)])) : name
     }
 }
 
@@ -65,17 +66,17 @@ enum SessionFile {
         do {
             return try JSONDecoder().decode(StoredSession.self, from: Data(contentsOf: url))
         } catch {
-            throw ClientFailure.auth("The saved session in \(url.path) is unreadable; run `onthemap login` again.")
+            throw ClientFailure.auth(say("cli.session.unreadable", ["path": .text(url.path)]))
         }
     }
 
     /// The saved session, or an authentication failure telling the user to log in.
     static func require() throws -> StoredSession {
         guard let stored = try load() else {
-            throw ClientFailure.auth("You are not logged in; run `onthemap login` first.")
+            throw ClientFailure.auth(say("cli.session.required"))
         }
         if let expiration = stored.expirationDate, expiration <= Date() {
-            throw ClientFailure.auth("Your session expired \(RelativeTime.describe(expiration)); run `onthemap login` again.")
+            throw ClientFailure.auth(say("cli.session.expired", ["when": .text(RelativeTime.describe(expiration))]))
         }
         return stored
     }
@@ -87,7 +88,7 @@ enum SessionFile {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw ClientFailure.user("Cannot create \(directory.path): \(error.localizedDescription)")
+            throw ClientFailure.user(say("cli.session.cannotCreate", ["path": .text(directory.path), "error": .text(error.localizedDescription)]))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -95,14 +96,14 @@ enum SessionFile {
         let temporary = directory.appendingPathComponent(".session.\(getpid()).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard fd >= 0 else {
-            throw ClientFailure.user("Cannot write \(temporary.path): \(String(cString: strerror(errno))).")
+            throw ClientFailure.user(say("cli.session.cannotWrite", ["path": .text(temporary.path), "error": .text(String(cString: strerror(errno)))]))
         }
         _ = fchmod(fd, 0o600)
         let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         guard written == data.count, rename(temporary.path, url.path) == 0 else {
             unlink(temporary.path)
-            throw ClientFailure.user("Cannot write \(url.path): \(String(cString: strerror(errno))).")
+            throw ClientFailure.user(say("cli.session.cannotWrite", ["path": .text(url.path), "error": .text(String(cString: strerror(errno)))]))
         }
     }
 

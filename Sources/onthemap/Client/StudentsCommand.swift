@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Localization
 import OnTheMapKit
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +33,7 @@ struct StudentsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runClient {
-            if let limit, limit < 1 { throw ClientFailure.user("--limit must be at least 1.") }
+            if let limit, limit < 1 { throw ClientFailure.user(say("cli.students.limitTooLow")) }
             let saved = try? SessionFile.load()
             let server = try serverOptions.mapServer(try serverOptions.resolve(saved: saved))
             if follow { return try await followChanges(server: server, session: saved?.udacitySession) }
@@ -55,14 +56,15 @@ struct StudentsCommand: AsyncParsableCommand {
             return
         }
         guard !rows.isEmpty else {
-            Console.out(search.map { "No student matches “\($0)”." } ?? "No students have posted a location yet.")
+            Console.out(search.map { say("cli.students.noMatch", ["search": .text($0)]) } ?? say("cli.students.none"))
             return
         }
         let now = Date()
         let table = TextTable(
-            headers: ["#", "NAME", "PLACE", "LINK", "UPDATED"],
+            headers: ["#", say("cli.students.headerName"), say("cli.students.headerPlace"),
+                      say("cli.students.headerLink"), say("cli.students.headerUpdated")],
             rows: rows.map { index, student in
-                [String(index + 1), student.fullName.isEmpty ? "(no name)" : student.fullName,
+                [String(index + 1), student.fullName.isEmpty ? say("cli.students.noName") : student.fullName,
                  student.mapString, student.mediaURL,
                  RelativeTime.describe(parseDate: student.updatedAt, now: now)]
             },
@@ -95,9 +97,9 @@ struct StudentsCommand: AsyncParsableCommand {
                                            "locations": all.filter(matches).map(FollowOutput.object)])
                     } else if !listed {
                         printList(all)
-                        Console.writeErr("onthemap: following changes (Ctrl-C stops)\n")
+                        Console.writeErr("onthemap: " + say("cli.students.following") + "\n")
                     } else {
-                        Console.writeErr("onthemap: too far behind; reloaded the map (\(all.count) students)\n")
+                        Console.writeErr("onthemap: " + say("cli.students.reloaded", ["count": .number(all.count)]) + "\n")
                     }
                     listed = true
                 case .created(let student, let version), .updated(let student, let version):
@@ -108,32 +110,32 @@ struct StudentsCommand: AsyncParsableCommand {
                         FollowOutput.json(["event": created ? "created" : "updated", "version": version,
                                            "location": FollowOutput.object(student)])
                     } else {
-                        FollowOutput.line(created ? "new" : "moved", student.fullName, student.mapString, student.mediaURL)
+                        FollowOutput.line(say(created ? "cli.students.eventNew" : "cli.students.eventMoved"), student.fullName, student.mapString, student.mediaURL)
                     }
                 case .deleted(let objectId, let version):
                     let name = names.removeValue(forKey: objectId)
                     if json {
                         FollowOutput.json(["event": "deleted", "version": version, "objectId": objectId])
                     } else if search == nil || name.map({ matches(StudentInformation.named($0)) }) == true {
-                        FollowOutput.line("removed", name ?? objectId, "", "")
+                        FollowOutput.line(say("cli.students.eventRemoved"), name ?? objectId, "", "")
                     }
                 case .connection(.reconnecting(let error)):
                     // Before the first list a failure is the answer (a wrong address should
                     // not hang); once following, it is a pause.
                     if !listed { throw error }
                     if !interrupted {
-                        Console.writeErr("onthemap: live updates interrupted (\(error.localizedDescription)); reconnecting…\n")
+                        Console.writeErr("onthemap: " + say("cli.students.interrupted", ["error": .text(error.localizedDescription)]) + "\n")
                     }
                     interrupted = true
                 case .connection(.live):
-                    if interrupted { Console.writeErr("onthemap: live again\n") }
+                    if interrupted { Console.writeErr("onthemap: " + say("cli.students.liveAgain") + "\n") }
                     interrupted = false
                 case .connection(.connecting):
                     break
                 }
             }
         } catch OnTheMapError.unavailable {
-            throw ClientFailure.user("This server has no live map (it predates live updates); run without --follow.")
+            throw ClientFailure.user(say("cli.students.noLiveMap"))
         }
     }
 }
@@ -142,8 +144,8 @@ struct StudentsCommand: AsyncParsableCommand {
 private enum FollowOutput {
     static func line(_ what: String, _ name: String, _ place: String, _ link: String) {
         let time = Date().formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits))
-        let fields = [time, what.padding(toLength: 7, withPad: " ", startingAt: 0),
-                      TextCleaning.printable(name.isEmpty ? "(no name)" : name),
+        let fields = [time, TextCleaning.pad(what, to: 7),
+                      TextCleaning.printable(name.isEmpty ? say("cli.students.noName") : name),
                       TextCleaning.printable(place), TextCleaning.printable(link)]
         Console.out(fields.filter { !$0.isEmpty }.joined(separator: "  "))
         fflush(nil)  // every stream: naming stdout is not concurrency-safe
@@ -179,7 +181,7 @@ enum StudentLoader {
     static func load(server: URL, session: UdacitySession?, count: Int?, showProgress: Bool) async throws -> [StudentInformation] {
         let client = StudentLocationClient(configuration: OnTheMapConfiguration(server: server), sessionStore: SessionStore(session))
         let store = StudentStore(source: client, pageSize: min(100, count ?? 100))
-        let bar = ProgressBar(label: "Loading students", enabled: showProgress && Console.stderrIsTerminal)
+        let bar = ProgressBar(label: say("cli.students.loading"), enabled: showProgress && Console.stderrIsTerminal)
         defer { bar.finish() }
         if let count {
             try await store.loadFirstPage()
@@ -192,7 +194,7 @@ enum StudentLoader {
         }
         if store.skippedCount > 0 {
             bar.finish()
-            Console.writeErr("onthemap: skipped \(store.skippedCount) unusable record(s) from the server.\n")
+            Console.writeErr("onthemap: " + say("cli.students.skipped", ["count": .number(store.skippedCount)]) + "\n")
         }
         return store.students
     }
@@ -223,33 +225,32 @@ struct OpenCommand: AsyncParsableCommand {
                 return
             }
             try Self.launch(link)
-            Console.out("Opened \(TextCleaning.printable(student.fullName))’s link: \(link.absoluteString)")
+            Console.out(say("cli.open.opened", ["name": .text(TextCleaning.printable(student.fullName)), "link": .text(link.absoluteString)]))
         }
     }
 
     private func pick(server: URL, session: UdacitySession?) async throws -> StudentInformation {
         let query = target.trimmingCharacters(in: .whitespaces)
         if let index = Int(query) {
-            guard index >= 1 else { throw ClientFailure.user("Row numbers start at 1.") }
+            guard index >= 1 else { throw ClientFailure.user(say("cli.open.rowsStart")) }
             let students = try await StudentLoader.load(server: server, session: session, count: index, showProgress: false)
             guard index <= students.count else {
-                let posted = students.count == 1 ? "only 1 student has" : "only \(students.count) students have"
-                throw ClientFailure.user("There is no row \(index); \(posted) posted.")
+                throw ClientFailure.user(say("cli.open.noRow", ["row": .text(String(index)), "count": .number(students.count)]))
             }
             return students[index - 1]
         }
-        guard !query.isEmpty else { throw ClientFailure.user("Give a row number or a name.") }
+        guard !query.isEmpty else { throw ClientFailure.user(say("cli.open.needTarget")) }
         let students = try await StudentLoader.load(server: server, session: session, count: nil, showProgress: true)
         let exact = students.filter { $0.fullName.compare(query, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame }
         let matches = !exact.isEmpty ? exact : students.filter {
             $0.fullName.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
         }
-        guard let first = matches.first else { throw ClientFailure.user("No student is called “\(query)”.") }
+        guard let first = matches.first else { throw ClientFailure.user(say("cli.open.noStudent", ["query": .text(query)])) }
         // Several records of one person: the most recent (the list is sorted) wins.
         let people = Set(matches.map { $0.fullName.lowercased() })
         guard people.count == 1 else {
             let names = people.sorted().prefix(4).joined(separator: ", ")
-            throw ClientFailure.user("“\(query)” matches \(people.count) students (\(names)…); be more specific or use a row number.")
+            throw ClientFailure.user(say("cli.open.ambiguous", ["query": .text(query), "count": .number(people.count), "names": .text(names)]))
         }
         return first
     }
@@ -262,8 +263,9 @@ struct OpenCommand: AsyncParsableCommand {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
               ["http", "https"].contains(scheme), url.host?.isEmpty == false
         else {
-            let whose = owner.map { "\(TextCleaning.printable($0))’s link" } ?? "Your link"
-            throw ClientFailure.user("\(whose) “\(TextCleaning.printable(original))” is not a web address (like https://example.com/me).")
+            let shown = MessageArgument.text(TextCleaning.printable(original))
+            throw ClientFailure.user(owner.map { say("cli.open.badLink", ["name": .text(TextCleaning.printable($0)), "link": shown]) }
+                ?? say("cli.open.badOwnLink", ["link": shown]))
         }
         return url
     }
@@ -281,7 +283,7 @@ struct OpenCommand: AsyncParsableCommand {
             #endif
         }
         guard let path = executablePath(opener) else {
-            throw ClientFailure.user("No “\(opener)” to open links with; the link is \(url.absoluteString)")
+            throw ClientFailure.user(say("cli.open.noOpener", ["opener": .text(opener), "link": .text(url.absoluteString)]))
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
@@ -293,11 +295,11 @@ struct OpenCommand: AsyncParsableCommand {
         do {
             try process.run()
         } catch {
-            throw ClientFailure.user("Could not run \(opener): \(error.localizedDescription); the link is \(url.absoluteString)")
+            throw ClientFailure.user(say("cli.open.cannotRun", ["opener": .text(opener), "error": .text(error.localizedDescription), "link": .text(url.absoluteString)]))
         }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ClientFailure.user("\(opener) could not open a browser (status \(process.terminationStatus)); the link is \(url.absoluteString)")
+            throw ClientFailure.user(say("cli.open.openerFailed", ["opener": .text(opener), "status": .text(String(process.terminationStatus)), "link": .text(url.absoluteString)]))
         }
     }
 

@@ -5,27 +5,28 @@ import OnTheMapKit
 enum RelativeTime {
     static func describe(_ date: Date, now: Date = Date()) -> String {
         let seconds = now.timeIntervalSince(date)
-        if abs(seconds) < 45 { return "just now" }
-        let phrase = span(abs(seconds))
-        return seconds > 0 ? (phrase == "1 day" ? "yesterday" : "\(phrase) ago")
-                           : (phrase == "1 day" ? "tomorrow" : "in \(phrase)")
+        if abs(seconds) < 45 { return say("cli.time.justNow") }
+        let (count, unit) = span(abs(seconds))
+        if unit == "Days" && count == 1 { return say(seconds > 0 ? "cli.time.yesterday" : "cli.time.tomorrow") }
+        // cli.time.minutesAgo … cli.time.inYears: plural messages.
+        return say(seconds > 0 ? "cli.time.\(unit.lowercased())Ago" : "cli.time.in\(unit)", ["count": .number(count)])
     }
 
-    private static func span(_ seconds: Double) -> String {
-        func unit(_ count: Int, _ name: String) -> String { count == 1 ? "1 \(name)" : "\(count) \(name)s" }
+    /// The rounded count and its unit ("Minutes", "Hours", "Days", "Months", "Years").
+    private static func span(_ seconds: Double) -> (Int, String) {
         let minutes = Int((seconds / 60).rounded())
-        if minutes < 60 { return unit(max(1, minutes), "minute") }
+        if minutes < 60 { return (max(1, minutes), "Minutes") }
         let hours = Int((seconds / 3600).rounded())
-        if hours < 24 { return unit(hours, "hour") }
+        if hours < 24 { return (hours, "Hours") }
         let days = Int((seconds / 86_400).rounded())
-        if days < 30 { return unit(days, "day") }
+        if days < 30 { return (days, "Days") }
         let months = Int((seconds / (86_400 * 30.44)).rounded())
-        if months < 12 { return unit(max(1, months), "month") }
-        return unit(max(1, Int((seconds / (86_400 * 365.25)).rounded())), "year")
+        if months < 12 { return (max(1, months), "Months") }
+        return (max(1, Int((seconds / (86_400 * 365.25)).rounded())), "Years")
     }
 
     static func describe(parseDate text: String, now: Date = Date()) -> String {
-        guard let date = ParseDate.date(from: text) else { return text.isEmpty ? "unknown" : text }
+        guard let date = ParseDate.date(from: text) else { return text.isEmpty ? say("cli.time.unknown") : text }
         return describe(date, now: now)
     }
 }
