@@ -27,6 +27,10 @@ struct LanguageAPITests {
                 #expect(try response.json["language"] as? String == "pt-BR")
             }
             #expect(try await language() as? String == "pt-BR")
+            try await client.execute(uri: "/api/account/data", method: .get, headers: ana.cookieHeaders) { response throws in
+                let account = try #require(try response.json["account"] as? [String: Any])
+                #expect(account["language"] as? String == "pt-BR", "the data download holds everything kept")
+            }
             for bad: Any in ["sv", "", 42, "de-DE"] {
                 try await client.execute(uri: "/api/account/language", method: .put, headers: ana.cookieHeaders,
                                          body: jsonBody(["language": bad])) { response throws in
@@ -39,6 +43,7 @@ struct LanguageAPITests {
             try await client.execute(uri: "/api/account/language", method: .put, headers: ana.cookieHeaders,
                                      body: jsonBody(["language": NSNull()])) { response throws in
                 #expect(response.status == .ok)
+                #expect(try response.json["language"] is NSNull)
             }
             #expect(try await language() is NSNull)
             try await client.execute(uri: "/api/account/language", method: .put,

@@ -8,6 +8,11 @@ import Localization
 extension AccountController {
     struct LanguageChoice: Codable {
         let language: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(["language": language]) // `null` written out, not left absent
+        }
     }
 
     @Sendable func setLanguage(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -42,6 +42,7 @@ struct PersonalDataController: Sendable {
                 "key": me.key, "email": me.email, "first_name": me.firstName, "last_name": me.lastName,
                 "created_at": ParseDate.string(from: me.createdAt), "is_admin": me.isAdmin, "email_verified": me.emailVerified,
                 "has_password": !me.passwordHash.isEmpty,
+                "language": try await store.accountLanguage(accountKey: me.key) ?? NSNull(),
             ],
             "classes": try await store.classes(ofAccount: me.key).map { ["slug": $0.mapClass.slug, "name": $0.mapClass.name, "role": $0.role.rawValue] },
             "locations": locations.map { owned -> [String: Any] in
