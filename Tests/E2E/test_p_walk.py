@@ -349,7 +349,10 @@ def walk(tag, driver, server, api, photo_stub):
     class_request(admin, "POST", "/api/classes", {"slug": taught, "name": taught_name})
     class_request(admin, "POST", f"/api/classes/{taught}/members", {"email": student.email, "role": "teacher"})
     invite = class_request(admin, "POST", "/api/classes", {"slug": invited, "name": invited_name})["invite_code"]
-    masks = demo_strings(api) | {student.first, student.last, student.name, student.email, admin.first, admin.last,
+    # A demo post the student reports (the administrator's Reported list then shows it).
+    reported = api.locations(limit=1, skip=5)["results"][0]["objectId"]
+    class_request(student, "POST", f"/api/locations/{reported}/report", {"reason": "Qwzx"})
+    masks = demo_strings(api) | {"Qwzx", student.first, student.last, student.name, student.email, admin.first, admin.last,
                                  admin.name, taught, invited, taught_name, invited_name, "Nairobi, Kenya", "Lagos, Nigeria",
                                  "Lagos", "Nigeria", "Portugal", "Faro", "Zainab Okafor"}
 
@@ -487,12 +490,17 @@ def walk(tag, driver, server, api, photo_stub):
         page.visible("#main-scene")
         page.clickable("#moderation-button").click()
         page.visible("#moderation")
-        page.until(lambda d: page.find("#moderation-status").text or page.find_all("#moderation-list > li"), 10)
+        page.until(lambda d: page.find_all("#moderation-list > li [data-action]"), 10, "the reported post is not listed")
     if step("moderation", moderation):
         def accounts():
             page.find("#moderation-tab-accounts").click()
             page.until(lambda d: len(page.find_all("#moderation-list > li")) > 0, 10, "no accounts listed")
         step("moderation-accounts", accounts)
+
+        def newest():
+            page.find("#moderation-tab-newest").click()
+            page.until(lambda d: len(page.find_all("#moderation-list > li [data-action]")) > 0, 10, "no posts listed")
+        step("moderation-newest", newest)
         page.js("const d = document.getElementById('moderation'); if (d && d.open) d.close()")
 
     def offline_banner():
@@ -573,3 +581,15 @@ def test_nothing_is_cut_on_a_phone(walked):
         pytest.skip("long words: German and Hindi")
     lines = [f"{screen}: {cut}" for screen, cuts in walked.cut.items() for cut in cuts]
     assert not lines, f"cut at 390x844 in {walked.tag}:\n" + "\n".join(lines)
+
+
+def test_the_detector_finds_english_and_sets_aside_names_and_addresses():
+    french = Leftovers("fr", {"Zainab Okafor", "Nairobi, Kenya"}, "il y a 5 minutes")
+    assert {"Delete", "this"} <= set(french.english_in("Delete this post"))
+    for text in ("Zainab Okafor · Nairobi, Kenya · example.com · publiée il y a 5 minutes",
+                 "https://www.linkedin.com/in/you", "you@example.com", "/c/bio-101", "42 %", "On the Map · GitHub, CSV"):
+        assert french.english_in(text) == [], text
+    arabic = Leftovers("ar", {"Zainab Okafor"}, "")
+    assert arabic.english_in("حذف Zainab Okafor · GitHub · CSV · https://example.com/a · 3") == []
+    assert arabic.english_in("حذف Report") == ["Report"]
+    assert message_text("{count, plural, one {# student} other {# students}} in {class}").split() == ["student", "students", "in"]
