@@ -99,6 +99,11 @@ def test_a_rows_avatar_is_right_of_the_name(arabic, english, size, student):
     assert ar_avatar["left"] >= ar_name["right"] - 1, "in Arabic the avatar is on the right of the name"
     # The time sits at the other end: left in Arabic.
     assert box(arabic, f"{row} .row-time")["right"] <= ar_name["left"] + 1
+    # Place, then "·", then the link's host, right to left: the "·" is drawn between them.
+    place, host = box(arabic, f"{row} .row-place"), box(arabic, f"{row} .row-host")
+    assert host["right"] < place["left"] - 8, (place, host)
+    assert arabic.js("return getComputedStyle(arguments[0], '::after').content",
+                     arabic.find(f"{row} .row-meta")) == '"·"'
 
 
 @pytest.mark.parametrize("size", SIZES)
