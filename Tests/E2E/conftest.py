@@ -155,6 +155,31 @@ def browser():
     driver.quit()
 
 
+def _browser_in(lang):
+    driver = make_driver(lang=lang)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def spanish_browser():
+    """A browser whose first language is Spanish, for one test file (languages.py's `fresh`
+    gives each test a clean page in it)."""
+    yield from _browser_in("es")
+
+
+@pytest.fixture(scope="module")
+def arabic_browser():
+    """A browser whose languages are Arabic, then English."""
+    yield from _browser_in("ar,en")
+
+
+@pytest.fixture(scope="module")
+def german_browser():
+    """A browser whose first language is German (long words)."""
+    yield from _browser_in("de")
+
+
 class Page:
     """The browser pointed at the server, with waits and helpers the tests share."""
 

@@ -4,58 +4,19 @@ from the catalogues; the messages the scripts word are worded again when the lan
 changes; and the language kept with the account (GET /api/account's `account.language`,
 PUT /api/account/language) wins over the browser's after signing in."""
 import json
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from conftest import Page, make_driver
+from languages import catalogue, fresh
 from helpers import HTTPFailure
 
-LOCALES = Path(__file__).resolve().parents[2] / "Sources" / "WebApp" / "Public" / "locales"
 NEW_PASSWORD = "a-brand-new-pass-phrase"
 # A provider the page's fetch says is linked, and one it says is not (the test server has none).
 IDENTITIES = {"has_password": True, "identities": [
     {"provider": "school", "name": "School Account", "linked": True, "email": "ana@school.example"},
     {"provider": "github", "name": "GitHub", "linked": False},
 ]}
-
-
-def catalogue(tag):
-    with open(LOCALES / f"{tag}.json", encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-def fresh(driver, server, api):
-    """As conftest's `page` fixture: no cookies, nothing stored, online."""
-    page = Page(driver, server, api)
-    page.offline(False)
-    driver.get(server + "/health")
-    driver.delete_all_cookies()
-    driver.execute_script("localStorage.clear(); sessionStorage.clear();")
-    driver.get_log("browser")
-    return page
-
-
-@pytest.fixture(scope="module")
-def spanish_browser():
-    driver = make_driver(lang="es")
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module")
-def arabic_browser():
-    driver = make_driver(lang="ar,en")
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module")
-def german_browser():
-    driver = make_driver(lang="de")
-    yield driver
-    driver.quit()
 
 
 def formatted(page, message, params, tag):

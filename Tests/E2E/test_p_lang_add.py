@@ -5,11 +5,9 @@ the waiting banner, the pin button's name and the own row's badge in Arabic, the
 Every text is compared with the catalogues, not with words written here."""
 import json
 
-import pytest
 
-from conftest import make_driver
 from test_n_classes import administrator, as_teacher, post_in_class, unique_slug
-from test_p_languages import catalogue, fresh
+from languages import catalogue, fresh
 
 # Two places of the same name and no region or country: the preview names the kind of place
 # and the other one's chip says which kind it is (both in the page's language).
@@ -19,20 +17,6 @@ TWINS = {"results": [
     {"name": "Lagos", "latitude": 6.6, "longitude": 3.5, "kind": "region",
      "span": {"latitudeDelta": 1, "longitudeDelta": 1}},
 ]}
-
-
-@pytest.fixture(scope="module")
-def spanish_browser():
-    driver = make_driver(lang="es")
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module")
-def arabic_browser():
-    driver = make_driver(lang="ar,en")
-    yield driver
-    driver.quit()
 
 
 def message(text, **params):

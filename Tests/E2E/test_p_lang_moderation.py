@@ -7,34 +7,12 @@ in a class whose every post waits: the counts on the Moderate button and the Wai
 with Arabic plural forms and digits, approving and rejecting, and the rejected author's
 notice. In German at phone size the long words fit. Every text is compared with the
 catalogue's message, formatted by the page's own formatter."""
-import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import DESKTOP, PHONE, make_driver
+from conftest import DESKTOP, PHONE
 from test_m_moderation import answer_reason, moderation_row, sign_out
 from test_n_classes import administrator, as_teacher, make_class, post_in_class, unique_slug
-from test_p_languages import catalogue, fresh
-
-
-@pytest.fixture(scope="module")
-def spanish_browser():
-    driver = make_driver(lang="es")
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module")
-def arabic_browser():
-    driver = make_driver(lang="ar,en")
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module")
-def german_browser():
-    driver = make_driver(lang="de")
-    yield driver
-    driver.quit()
+from languages import catalogue, fresh
 
 
 def formatted(page, message, params=None, tag=None):

@@ -4,16 +4,14 @@ sentences the script writes, the accessible names of each member's controls, the
 with its relative time and date, a confirmation's buttons); choosing French, then German,
 re-translates what the script wrote at once; Arabic reads right to left, with its plural forms
 and its digits as Intl writes them. Every expected text comes from the catalogues (locales/*.json)."""
-import json
 import re
-from pathlib import Path
 
 import pytest
 
+from languages import catalogue
 from conftest import Page, make_driver
 from test_n_classes import administrator, as_teacher, make_class, unique_slug
 
-LOCALES = Path(__file__).resolve().parents[2] / "Sources" / "WebApp" / "Public" / "locales"
 
 # The course roster a course platform would give (the settings page asks /course-roster):
 # answered in the page itself, synced two hours ago, one of three on the map.
@@ -45,11 +43,6 @@ SAME_IN_GERMAN = {"classOptions.name", "classOptions.precision.region.title", "s
 def isolated(tag, text):
     """A name inside a sentence as the page isolates it (Arabic page, or a right-to-left name)."""
     return f"\u2068{text}\u2069" if tag == "ar" or re.search(r"[\u0590-\u08FF]", text) else text
-
-
-def catalogue(tag):
-    with open(LOCALES / f"{tag}.json", encoding="utf-8") as handle:
-        return json.load(handle)
 
 
 def browser_for(lang):

@@ -8,20 +8,12 @@ import json
 import re
 import urllib.request
 import uuid
-from pathlib import Path
 
-import pytest
 
-from conftest import Page, make_driver
+from languages import catalogue, fresh
 
-LOCALES = Path(__file__).resolve().parents[2] / "Sources" / "WebApp" / "Public" / "locales"
 # The regions of index.html this area translates (the waiting banner and Travel are others').
 SHELL_SCOPES = ["#offline-banner", "header.main-bar", "#map-view", "#list-view", "#search-view"]
-
-
-def catalogue(tag):
-    with open(LOCALES / f"{tag}.json", encoding="utf-8") as handle:
-        return json.load(handle)
 
 
 def fill(message, **params):
@@ -35,38 +27,6 @@ def plural(message, category, number):
     body = message[message.index("plural,") + len("plural,"):]
     options = dict(re.findall(r"([=\w]+)\s*\{([^{}]*)\}", body))
     return options.get(category, options["other"]).replace("#", number)
-
-
-def fresh(driver, server, api):
-    """As conftest's `page` fixture: no cookies, nothing stored, online."""
-    page = Page(driver, server, api)
-    page.offline(False)
-    driver.get(server + "/health")
-    driver.delete_all_cookies()
-    driver.execute_script("localStorage.clear(); sessionStorage.clear();")
-    driver.get_log("browser")
-    return page
-
-
-def browser_in(lang):
-    driver = make_driver(lang=lang)
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module")
-def spanish_browser():
-    yield from browser_in("es")
-
-
-@pytest.fixture(scope="module")
-def arabic_browser():
-    yield from browser_in("ar,en")
-
-
-@pytest.fixture(scope="module")
-def german_browser():
-    yield from browser_in("de")
 
 
 def shown_texts(page, scopes=SHELL_SCOPES):
@@ -158,7 +118,7 @@ def test_spanish_shell_then_french(spanish_browser, server, api):
     page.tab("list")
     page.until(lambda d: len(page.list_rows()) > 0, 10)
     assert page.driver.title == title_for(spanish, "tabs.list")
-    row = page.find(f'#student-list > li[data-own="true"]')
+    row = page.find('#student-list > li[data-own="true"]')
     time_text = row.find_element("css selector", ".row-time").text
     assert time_text == fill(spanish["list.updated"], time=spanish["time.justNow"]) or time_text.startswith("actualizado hace")
     assert row.find_element("css selector", ".row-host").text == spanish["list.noLink"]
@@ -179,7 +139,7 @@ def test_spanish_shell_then_french(spanish_browser, server, api):
     assert page.find("#tab-map").text == french["tabs.map"]
     assert page.find("#live-indicator").get_attribute("aria-label") == french["live.state.live"]
     assert page.find("#map-status").get_attribute("textContent") == students(page, "fr", french, page.marker_count())
-    row = page.find(f'#student-list > li[data-own="true"]')
+    row = page.find('#student-list > li[data-own="true"]')
     assert row.find_element("css selector", ".row-host").text == french["list.noLink"]
     assert row.find_element("css selector", ".row-time").text.startswith(french["list.updated"].split("{")[0])
     assert row.find_element("css selector", ".report-button").text == french["list.report"]
@@ -199,7 +159,7 @@ def test_spanish_shell_then_french(spanish_browser, server, api):
     assert page.driver.title == "List · On the Map"
     assert page.find("#tab-search").text == "Search"
     assert page.find('link[rel="manifest"]').get_attribute("href").endswith("/manifest.webmanifest")
-    assert page.find(f'#student-list > li[data-own="true"] .row-host').text == "no link"
+    assert page.find('#student-list > li[data-own="true"] .row-host').text == "no link"
     assert [entry for entry in page.console_errors() if entry["source"] != "network"] == []
 
 

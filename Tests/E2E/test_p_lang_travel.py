@@ -3,27 +3,20 @@ names, a dropped pin's announcement, an album's bar, progress, hint, button, cre
 delete confirmation in Spanish (then German and French by the page's own choice) and in
 Arabic (right to left, its plural forms and digits); a failed album explained in the
 language, again after the language changes. Texts are compared with the catalogues."""
-import json
 import os
 import re
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from conftest import Page, make_driver
+from languages import catalogue, fresh
+from conftest import make_driver
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")),
                                 reason="Travel tests need the server started here, pointed at the photo stub")
 
-LOCALES = Path(__file__).resolve().parents[2] / "Sources" / "WebApp" / "Public" / "locales"
 PHOTOS = 21  # the server's default album size (test_f_travel.py)
 PROVIDER = "Wikimedia Commons"
-
-
-def catalogue(tag):
-    with open(LOCALES / f"{tag}.json", encoding="utf-8") as handle:
-        return json.load(handle)
 
 
 def option(message, selector):
@@ -40,16 +33,6 @@ def fill(message, **params):
     for name, value in params.items():
         message = message.replace("{" + name + "}", str(value))
     return message
-
-
-def fresh(driver, server, api):
-    page = Page(driver, server, api)
-    page.offline(False)
-    driver.get(server + "/health")
-    driver.delete_all_cookies()
-    driver.execute_script("localStorage.clear(); sessionStorage.clear();")
-    driver.get_log("browser")
-    return page
 
 
 def travel_ready(page):

@@ -2,43 +2,10 @@
 (Spanish; Arabic right to left), English exactly as before, the login card's language choice,
 a key a catalogue lacks shown in English, and plural forms in English, Arabic and Hindi."""
 import json
-from pathlib import Path
-
-import pytest
-
-from conftest import Page, make_driver
-
-LOCALES = Path(__file__).resolve().parents[2] / "Sources" / "WebApp" / "Public" / "locales"
 
 
-def catalogue(tag):
-    with open(LOCALES / f"{tag}.json", encoding="utf-8") as handle:
-        return json.load(handle)
+from languages import catalogue, fresh
 
-
-def fresh(driver, server, api):
-    """As conftest's `page` fixture: no cookies, nothing stored, online, desktop size."""
-    page = Page(driver, server, api)
-    page.offline(False)
-    driver.get(server + "/health")
-    driver.delete_all_cookies()
-    driver.execute_script("localStorage.clear(); sessionStorage.clear();")
-    driver.get_log("browser")
-    return page
-
-
-@pytest.fixture(scope="module")
-def spanish_browser():
-    driver = make_driver(lang="es")
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture(scope="module")
-def arabic_browser():
-    driver = make_driver(lang="ar,en")
-    yield driver
-    driver.quit()
 
 
 def open_login(page, path="/#/login"):
