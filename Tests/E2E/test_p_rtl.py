@@ -180,3 +180,12 @@ def test_back_arrows_point_right(arabic, english, student):
     arabic.clickable(f'.travel-pin[data-pin-id="{pin["id"]}"]', 15).click()
     arabic.visible("#album-close")
     assert arabic.js(transform, "#album-close svg") in flipped
+
+
+def test_an_empty_field_keeps_its_hint_on_the_right(arabic):
+    on_tab(arabic, "search", DESKTOP)
+    direction = "return getComputedStyle(document.getElementById('search-input')).direction"
+    arabic.type_into("#search-input", "")
+    assert arabic.js(direction) == "rtl", "the placeholder keeps to the right"
+    arabic.type_into("#search-input", "Lovelace")
+    assert arabic.js(direction) == "ltr", "what is typed takes its own direction (dir=auto)"
