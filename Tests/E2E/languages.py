@@ -25,3 +25,21 @@ def fresh(driver, server, api):
     driver.execute_script("localStorage.clear(); sessionStorage.clear();")
     driver.get_log("browser")
     return page
+
+
+def shown_texts(page, scopes):
+    """What the page shows for its data-i18n attributes under a CSS selector (or a list of
+    them): {"texts": {key: text}, "attributes": [[key, value], …]}."""
+    return page.js("""
+        const texts = {}, attributes = [];
+        for (const scope of arguments[0].map((css) => document.querySelector(css))) {
+          for (const element of scope.querySelectorAll('[data-i18n]')) texts[element.dataset.i18n] = element.textContent;
+          for (const element of scope.querySelectorAll('[data-i18n-attr]')) {
+            for (const pair of element.dataset.i18nAttr.split(';')) {
+              const [name, key] = pair.split(':');
+              attributes.push([key, element.getAttribute(name)]);
+            }
+          }
+        }
+        return { texts, attributes };
+    """, [scopes] if isinstance(scopes, str) else list(scopes))

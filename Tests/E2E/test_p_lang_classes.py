@@ -8,7 +8,7 @@ import uuid
 
 from selenium.webdriver.support.ui import Select
 
-from languages import catalogue, fresh
+from languages import catalogue, fresh, shown_texts
 from helpers import User
 
 ADMIN_EMAIL, ADMIN_PASSWORD = "demo@onthemap.local", "onthemap-demo"
@@ -110,22 +110,6 @@ def text_of(page, css):
 def script_errors(page):
     """The console's errors but the refused requests these tests make on purpose."""
     return [entry for entry in page.console_errors() if "Failed to load resource" not in entry["message"]]
-
-
-def shown_texts(page, scope):
-    """Each data-i18n key under `scope` with its text, and each data-i18n-attr attribute."""
-    return page.js("""
-        const scope = document.querySelector(arguments[0]);
-        const texts = {}, attributes = [];
-        for (const element of scope.querySelectorAll('[data-i18n]')) texts[element.dataset.i18n] = element.textContent;
-        for (const element of scope.querySelectorAll('[data-i18n-attr]')) {
-          for (const pair of element.dataset.i18nAttr.split(';')) {
-            const [name, key] = pair.split(':');
-            attributes.push([key, element.getAttribute(name)]);
-          }
-        }
-        return { texts, attributes };
-    """, scope)
 
 
 def assert_in_language(page, scope, tag, at_least):

@@ -10,7 +10,7 @@ import urllib.request
 import uuid
 
 
-from languages import catalogue, fresh
+from languages import catalogue, fresh, shown_texts
 
 # The regions of index.html this area translates (the waiting banner and Travel are others').
 SHELL_SCOPES = ["#offline-banner", "header.main-bar", "#map-view", "#list-view", "#search-view"]
@@ -27,23 +27,6 @@ def plural(message, category, number):
     body = message[message.index("plural,") + len("plural,"):]
     options = dict(re.findall(r"([=\w]+)\s*\{([^{}]*)\}", body))
     return options.get(category, options["other"]).replace("#", number)
-
-
-def shown_texts(page, scopes=SHELL_SCOPES):
-    """Each data-i18n key under the scopes with its text, and each data-i18n-attr attribute."""
-    return page.js("""
-        const texts = {}, attributes = [];
-        for (const scope of arguments[0].map((css) => document.querySelector(css))) {
-          for (const element of scope.querySelectorAll('[data-i18n]')) texts[element.dataset.i18n] = element.textContent;
-          for (const element of scope.querySelectorAll('[data-i18n-attr]')) {
-            for (const pair of element.dataset.i18nAttr.split(';')) {
-              const [name, key] = pair.split(':');
-              attributes.push([key, element.getAttribute(name)]);
-            }
-          }
-        }
-        return { texts, attributes };
-    """, scopes)
 
 
 def number(page, tag, value):
@@ -94,7 +77,7 @@ def test_spanish_shell_then_french(spanish_browser, server, api):
 
     # Every data-i18n text and attribute of the shell is Spanish's message, none English's
     # (but the app's name and the offline banner's placeholder, hidden).
-    shown = shown_texts(page)
+    shown = shown_texts(page, SHELL_SCOPES)
     assert len(shown["texts"]) >= 9 and len(shown["attributes"]) >= 10
     for key, text in shown["texts"].items():
         assert text == spanish[key], key
@@ -169,7 +152,7 @@ def test_arabic_shell_is_right_to_left(arabic_browser, server, api):
     user = log_in_with_posts(page, api, "Arabiya", -125.5)
     assert page.js("return [document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
     assert page.driver.title == title_for(arabic, "tabs.map")
-    shown = shown_texts(page)
+    shown = shown_texts(page, SHELL_SCOPES)
     for key, text in shown["texts"].items():
         assert text == arabic[key], key
     for key, value in shown["attributes"]:

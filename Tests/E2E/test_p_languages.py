@@ -4,8 +4,7 @@ a key a catalogue lacks shown in English, and plural forms in English, Arabic an
 import json
 
 
-from languages import catalogue, fresh
-
+from languages import catalogue, fresh, shown_texts
 
 
 def open_login(page, path="/#/login"):
@@ -13,22 +12,6 @@ def open_login(page, path="/#/login"):
     page.visible("#login-email")
     page.until(lambda d: not d.execute_script("return document.documentElement.classList.contains('i18n-pending')"),
                5, "the page stayed hidden")
-
-
-def shown_texts(page, scope="#login-scene"):
-    """Each data-i18n key under `scope` with its text, and each data-i18n-attr attribute."""
-    return page.js("""
-        const scope = document.querySelector(arguments[0]);
-        const texts = {}, attributes = [];
-        for (const element of scope.querySelectorAll('[data-i18n]')) texts[element.dataset.i18n] = element.textContent;
-        for (const element of scope.querySelectorAll('[data-i18n-attr]')) {
-          for (const pair of element.dataset.i18nAttr.split(';')) {
-            const [name, key] = pair.split(':');
-            attributes.push([key, element.getAttribute(name)]);
-          }
-        }
-        return { texts, attributes };
-    """, scope)
 
 
 def html_language(page):
@@ -47,7 +30,7 @@ def test_english_login_screen_is_as_before(page):
     assert page.find("#login-password").get_attribute("placeholder") == "Password"
     # Every converted string is English's message, word for word.
     english = catalogue("en")
-    shown = shown_texts(page)
+    shown = shown_texts(page, "#login-scene")
     assert shown["texts"] and all(english[key] == text for key, text in shown["texts"].items())
     assert all(english[key] == value for key, value in shown["attributes"])
     page.find("#login-button").click()
@@ -66,7 +49,7 @@ def test_spanish_first_shows_the_login_screen_in_spanish(spanish_browser, server
     spanish, english = catalogue("es"), catalogue("en")
     assert html_language(page) == ["es", "ltr"]
     assert page.driver.title == spanish["login.pageTitle"]
-    shown = shown_texts(page)
+    shown = shown_texts(page, "#login-scene")
     assert len(shown["texts"]) >= 15
     for key, text in shown["texts"].items():
         assert text == spanish[key], key

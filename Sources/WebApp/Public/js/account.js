@@ -8,7 +8,7 @@ import { leaveSession } from './session.js';
 import { LinkedAccounts } from './providers.js';
 import { el, initials, hueFor, setBusy, showAlert, confirmAction, formFailureMessage } from './ui.js';
 import { $ } from './dom.js';
-import { t, LANGUAGES, isRTL, language, setLanguage, onLanguageChange, translateDocument } from './i18n.js';
+import { t, language, setLanguage, onLanguageChange, translateDocument, fillLanguageChoice } from './i18n.js';
 import { showTranslatedMessage } from './formMessages.js';
 import { followAccountLanguage, saveAccountLanguage } from './accountLanguage.js';
 
@@ -88,16 +88,7 @@ export class AccountDialog {
    *  applies at once on this device and is kept with the account; should keeping it fail,
    *  the dialog says so and the device keeps the choice. */
   setUpLanguage() {
-    const select = $('account-language');
-    select.replaceChildren(...LANGUAGES.map(({ tag, name }) => {
-      const option = new Option(name, tag);
-      option.lang = tag;
-      if (isRTL(tag)) option.dir = 'rtl';
-      return option;
-    }));
-    select.value = language();
-    select.addEventListener('change', () => this.chooseLanguage(select.value));
-    onLanguageChange((tag) => { select.value = tag; });
+    fillLanguageChoice($('account-language'), (tag) => this.chooseLanguage(tag));
   }
 
   async chooseLanguage(tag) {

@@ -9,7 +9,7 @@ import { sessionBegan } from './sessionEvents.js';
 import { classAddress } from './currentClass.js';
 import { takeAfterSignIn } from './classPages.js';
 import { $ } from './dom.js';
-import { t, onLanguageChange, LANGUAGES, isRTL, language, setLanguage, translateDocument } from './i18n.js';
+import { t, onLanguageChange, setLanguage, translateDocument, fillLanguageChoice } from './i18n.js';
 import { showTranslatedMessage } from './formMessages.js';
 import { followAccountLanguage } from './accountLanguage.js';
 
@@ -145,17 +145,8 @@ export function setUpAuthForms() {
 /** The login card's language choice: each language by its own name; the choice is kept on
  *  this device and the page re-translated at once (js/i18n.js). */
 function setUpLanguageChoice() {
-  const select = $('language-select');
-  select.replaceChildren(...LANGUAGES.map(({ tag, name }) => {
-    const option = new Option(name, tag);
-    option.lang = tag;
-    if (isRTL(tag)) option.dir = 'rtl';
-    return option;
-  }));
-  select.value = language();
-  select.addEventListener('change', () => { setLanguage(select.value); });
-  onLanguageChange((tag) => {
-    select.value = tag;
+  fillLanguageChoice($('language-select'), (tag) => { setLanguage(tag); });
+  onLanguageChange(() => {
     if (!$('login-scene').hidden) showLoginTitle();
   });
 }

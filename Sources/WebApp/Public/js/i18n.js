@@ -295,6 +295,21 @@ export function formatList(items, type = 'conjunction') {
   return new Intl.ListFormat(current, { style: 'long', type }).format(items.map(String));
 }
 
+/** Fills a <select> with every language, each named in itself (and in its own direction),
+ *  showing the page's language and following every change of it; `choose(tag)` runs when
+ *  the student picks one. */
+export function fillLanguageChoice(select, choose) {
+  select.replaceChildren(...LANGUAGES.map(({ tag, name }) => {
+    const option = new Option(name, tag);
+    option.lang = tag;
+    if (isRTL(tag)) option.dir = 'rtl';
+    return option;
+  }));
+  select.value = current;
+  select.addEventListener('change', () => choose(select.value));
+  onLanguageChange((tag) => { select.value = tag; });
+}
+
 /** Called with the new tag after every change of language (after the page is translated). */
 export function onLanguageChange(callback) {
   listeners.add(callback);
