@@ -5,15 +5,14 @@ right (its zoom buttons stay top left), back arrows point right, addresses are t
 right, and a Latin name in the list keeps its own direction (isolated from the Arabic around it)."""
 import pytest
 
-from conftest import DESKTOP, PHONE, Page, make_driver
+from conftest import DESKTOP, PHONE, make_driver
+from languages import fresh
 
 SIZES = [pytest.param(PHONE, id="phone"), pytest.param(DESKTOP, id="desktop")]
 
 
-def signed_in(lang, server, api, user):
-    driver = make_driver(lang=lang)
-    page = Page(driver, server, api)
-    page.offline(False)
+def signed_in(driver, server, api, user):
+    page = fresh(driver, server, api)
     page.log_in(user)
     return page
 
@@ -26,17 +25,15 @@ def student(api):
 
 
 @pytest.fixture(scope="module")
-def arabic(server, api, student):
-    page = signed_in("ar,en", server, api, student)
-    yield page
-    page.driver.quit()
+def arabic(arabic_browser, server, api, student):
+    return signed_in(arabic_browser, server, api, student)
 
 
 @pytest.fixture(scope="module")
 def english(server, api, student):
-    page = signed_in("en-US", server, api, student)
-    yield page
-    page.driver.quit()
+    driver = make_driver(lang="en-US")
+    yield signed_in(driver, server, api, student)
+    driver.quit()
 
 
 def box(page, css):
@@ -87,7 +84,7 @@ def test_logout_and_the_pin_button_swap_sides(arabic, english, size):
 
 @pytest.mark.parametrize("size", SIZES)
 def test_a_rows_avatar_is_right_of_the_name(arabic, english, size, student):
-    row = f'#search-results > li .row'
+    row = '#search-results > li .row'
     for page in (arabic, english):
         on_tab(page, "search", size)
         page.type_into("#search-input", "Lovelace")

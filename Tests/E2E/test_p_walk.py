@@ -25,19 +25,17 @@ import time
 import traceback
 import urllib.parse
 import uuid
-from pathlib import Path
 
 import pytest
-from selenium.webdriver.common.by import By
 
 from a11y import axe_violations, blocking, describe
-from conftest import DESKTOP, PHONE, SCREENSHOTS, Page, make_driver
+from conftest import DESKTOP, PHONE, SCREENSHOTS, make_driver
 from helpers import User
+from languages import catalogue, fresh
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")),
                                 reason="the album screen needs the server started here, pointed at the photo stub")
 
-LOCALES = Path(__file__).resolve().parents[2] / "Sources" / "WebApp" / "Public" / "locales"
 LANGUAGES = [tag for tag in os.environ.get("ONTHEMAP_WALK_LANGUAGES", "es,fr,pt-BR,de,zh-Hans,hi,ar").split(",") if tag]
 # The browser's languages for each: the language first, English after it (as most browsers).
 BROWSER_LANGUAGE = {"es": "es,en", "fr": "fr,en", "pt-BR": "pt-BR,en", "de": "de,en", "zh-Hans": "zh-CN,en",
@@ -155,11 +153,6 @@ return words.join(' ');
 
 
 # ---- the catalogues' words --------------------------------------------------------------------
-
-def catalogue(tag):
-    with open(LOCALES / f"{tag}.json", encoding="utf-8") as handle:
-        return json.load(handle)
-
 
 def message_text(message):
     """A message's words without its ICU syntax: argument names, types, plural and select keys."""
@@ -336,11 +329,7 @@ def demo_strings(api):
 
 
 def walk(tag, driver, server, api, photo_stub):
-    page = Page(driver, server, api)
-    page.offline(False)
-    driver.get(server + "/health")
-    driver.delete_all_cookies()
-    driver.execute_script("localStorage.clear(); sessionStorage.clear();")
+    page = fresh(driver, server, api)
     result = Walk(tag, page)
     step = result.step
 
