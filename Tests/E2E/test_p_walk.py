@@ -240,6 +240,7 @@ class Walk:
         self.cut = {}            # screen -> [description]
         self.failures = []       # screens that could not be reached
         self.started = time.time()
+        self.html_lang = None
 
     def capture(self, screen):
         """At phone then desktop size: texts, the cut check (phone), axe, a screenshot."""
@@ -359,6 +360,7 @@ def walk(tag, driver, server, api, photo_stub):
     step("login", login_screen)
     masks |= {name for name in page.js("return import('/js/i18n.js').then(m => m.LANGUAGES.map(l => l.name))")}
     intl_text = page.js(INTL_WORDS, tag)
+    result.html_lang = page.js("return [document.documentElement.lang, document.documentElement.dir]")
 
     def login_error():
         page.type_into("#login-email", student.email)
@@ -562,6 +564,7 @@ def write_report(result):
 
 def test_every_screen_was_reached(walked):
     write_report(walked)
+    assert walked.html_lang == [walked.tag, "rtl" if walked.tag == "ar" else "ltr"], "the page is not in the browser's language"
     assert not walked.failures, "screens not reached:\n" + "\n".join(walked.failures)
 
 
