@@ -198,15 +198,16 @@ def words(text):
     return {word.lower() for word in re.findall(r"[^\W\d_]+", text) if len(word) >= 2}
 
 
-def catalogue_words(tag):
-    return set().union(*(words(message_text(message)) for message in catalogue(tag).values()))
-
-
-ENGLISH_WORDS = catalogue_words("en") | COMMON_ENGLISH
 URL = re.compile(r"\b(?:https?://|www\.)\S+|\S+@\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|local|example|io|dev|info)\b\S*"
                  r"|/c/\S+|#/\S+", re.I)
 
 
+def catalogue_words(tag):
+    """The words of a catalogue's messages (the addresses in its examples left out)."""
+    return set().union(*(words(URL.sub(" ", message_text(message))) for message in catalogue(tag).values()))
+
+
+ENGLISH_WORDS = catalogue_words("en") | COMMON_ENGLISH
 class Leftovers:
     """Finds English in the texts a screen shows: set aside what students typed, addresses,
     product names; what stays is English when the language's catalogue lacks the word."""
