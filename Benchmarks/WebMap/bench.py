@@ -210,12 +210,14 @@ def stop_server(server):
         server.wait()
 
 
-def wait_for_snapshot(base):
-    """Seconds until the snapshot answers 200 (it is built in the background at start)."""
+def wait_for_snapshot(base, session):
+    """Seconds until the snapshot answers 200 (it is built in the background at start); asked
+    as the signed-in student (a new server's default class is members-only)."""
     started = time.time()
+    snapshot = urllib.request.Request(base + "/api/locations/snapshot/map", headers={"X-Parse-Session-Token": session})
     while True:
         try:
-            with urllib.request.urlopen(base + "/api/locations/snapshot/map", timeout=600) as response:
+            with urllib.request.urlopen(snapshot, timeout=600) as response:
                 response.read()
                 return time.time() - started
         except urllib.error.HTTPError as error:
@@ -278,7 +280,7 @@ def main():
                 server = start_server(args.bin, data_dir, port, log)
             print(f"seeded {size - seeded} locations in {took:.1f} s ({(size - seeded) / took:.0f}/s)", flush=True)
             seeded = size
-            built = wait_for_snapshot(base)
+            built = wait_for_snapshot(base, session)
             rss = int(next(line.split()[1] for line in open(f"/proc/{server.pid}/status") if line.startswith("VmRSS")))
             print(f"snapshot ready {built:.1f} s after start; server RSS {rss // 1024} MB", flush=True)
             for language in languages:

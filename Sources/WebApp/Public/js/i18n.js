@@ -361,6 +361,11 @@ async function apply(tag) {
     tag === DEFAULT_LANGUAGE ? catalogue(DEFAULT_LANGUAGE) : catalogue(DEFAULT_LANGUAGE).catch(() => ({})),
     tag === DEFAULT_LANGUAGE ? null : catalogue(tag),
   ]);
+  // index.html runs this module early (async, beside snapshot.js) so the catalogue downloads
+  // alongside the map's data: the page it translates may not be parsed yet.
+  if (document.readyState === 'loading') {
+    await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true }));
+  }
   current = tag;
   translator = createTranslator({ locale: tag, messages: messages || english, fallback: english });
   const html = document.documentElement;
