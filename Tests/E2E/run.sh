@@ -6,7 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-apt_packages=(chromium chromium-driver libjs-leaflet fonts-inter)
+# Devanagari and Chinese fonts: without them Hindi and Chinese draw as boxes, and the language
+# walk's checks of cut-off text measure nothing.
+apt_packages=(chromium chromium-driver libjs-leaflet fonts-inter fonts-lohit-deva fonts-wqy-microhei)
 missing=()
 for package in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -194,7 +194,7 @@ LATIN_ALLOWED = {
     "On", "the", "Map", "OnTheMap", "GitHub", "LinkedIn", "Google", "Facebook", "Apple", "Flickr",
     "Wikimedia", "Commons", "Moodle", "Canvas", "LTI", "CSV", "JSON", "URL", "https", "http",
     "OpenStreetMap", "ID", "PWA", "iOS", "Android", "QR", "Travel", "example", "com", "www", "you",
-    "Lagos", "Nigeria", "Lyon", "France", "Ctrl",
+    "Lagos", "Nigeria", "Lyon", "France", "Ctrl", "JavaScript", "Leaflet",
     # Protocol names the server's course-launch and sign-in pages keep (the platform's words).
     "HTTP", "PKCE", "iss",
 }

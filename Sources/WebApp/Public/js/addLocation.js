@@ -8,7 +8,7 @@
 // archived class's map is read-only: the pin button says so instead of opening the sheet.
 import { geocode, placement, createLocation, updateLocation, fetchOwnLocation } from './api.js';
 import { el, safeURL, setBusy, showAlert, confirmAction, describeFailure } from './ui.js';
-import { addBaseLayers, mapOptions, pinIcon } from './map.js';
+import { addBaseLayers, mapOptions, translateLeaflet, pinIcon } from './map.js';
 import { state, loadWorld } from './state.js';
 import { refreshAll } from './students.js';
 import { refuseWhileOffline } from './connection.js';
@@ -368,6 +368,7 @@ class AddLocationSheet {
     const lng = placed ? placed.longitude : Number(result.longitude);
     if (!this.previewMap) {
       this.previewMap = L.map('preview-map', { ...mapOptions(this.config), worldCopyJump: false });
+      translateLeaflet(this.previewMap);
       this.loadWorld().then((world) => addBaseLayers(this.previewMap, this.config, world));
       this.previewMarker = L.marker([lat, lng], { icon: pinIcon('own'), keyboard: false }).addTo(this.previewMap);
     }

@@ -59,6 +59,26 @@ function attribute(map, text) {
   });
 }
 
+/** Leaflet's own words on a map (its zoom buttons' names, its credit's title) in the page's
+ *  language, now and after every change of it. */
+export function translateLeaflet(map) {
+  const apply = () => {
+    for (const [css, key] of [['.leaflet-control-zoom-in', 'map.zoomIn'], ['.leaflet-control-zoom-out', 'map.zoomOut']]) {
+      const button = map.getContainer().querySelector(css);
+      if (button) {
+        button.title = t(key);
+        button.setAttribute('aria-label', t(key));
+      }
+    }
+    if (map.attributionControl) {
+      const title = t('map.leafletTitle').replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char]);
+      map.attributionControl.setPrefix(`<a href="https://leafletjs.com" title="${title}">Leaflet</a>`);
+    }
+  };
+  apply();
+  onLanguageChange(apply);
+}
+
 export function mapOptions(config) {
   return {
     maxZoom: config.tileURL ? TILES_MAX_ZOOM : BASEMAP_MAX_ZOOM,
@@ -132,6 +152,7 @@ const CLUSTER_RADIUS = 60;
 export class StudentMap {
   constructor(container, config) {
     this.map = L.map(container, mapOptions(config));
+    translateLeaflet(this.map);
     this.map.setView([25, 10], initialZoom(container));
     this.icon = pinIcon();
     this.ownIcon = pinIcon('own');

@@ -199,7 +199,8 @@ class ModerationDialog {
       const tabs = [...this.tabs.children].filter((tab) => !tab.hidden);
       const index = tabs.indexOf(event.target.closest('[data-view]'));
       if (index < 0) return;
-      const next = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 }[event.key];
+      const step = document.documentElement.dir === 'rtl' ? -1 : 1; // the row runs right to left in Arabic
+      const next = { ArrowRight: index + step, ArrowLeft: index - step, Home: 0, End: tabs.length - 1 }[event.key];
       if (next === undefined) return;
       event.preventDefault();
       const tab = tabs[(next + tabs.length) % tabs.length];

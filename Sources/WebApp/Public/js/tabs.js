@@ -77,7 +77,9 @@ export function setUpTabs() {
   tabs.addEventListener('keydown', (event) => {
     if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
     const index = TABS.indexOf(state.tab);
-    const next = TABS[(index + (event.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
+    // The arrow toward the end of the row moves on: the right one, or the left one in Arabic.
+    const forward = (event.key === 'ArrowRight') !== (document.documentElement.dir === 'rtl');
+    const next = TABS[(index + (forward ? 1 : TABS.length - 1)) % TABS.length];
     focusSearchField = false;
     go(classAddress(next));
     $(`tab-${next}`).focus();

@@ -4,7 +4,7 @@
 import * as api from './api.js';
 import { showAlert, describeFailure } from './ui.js';
 import { PinGestures, travelIcon } from './travelGestures.js';
-import { addBaseLayers, mapOptions, nameMarker, clickMarkersWithKeys } from './map.js';
+import { addBaseLayers, mapOptions, translateLeaflet, nameMarker, clickMarkersWithKeys } from './map.js';
 import { AlbumPanel } from './album.js';
 import { placeOf } from './albumView.js';
 import { refuseWhileOffline } from './connection.js';
@@ -104,6 +104,7 @@ export class TravelTab {
       this.mapPromise = (async () => {
         const config = await this.configPromise;
         const map = L.map(this.container, { ...mapOptions(config), doubleClickZoom: true });
+        translateLeaflet(map);
         map.setView([30, 10], 2);
         this.map = map;
         this.container.dataset.zoom = String(map.getZoom());
