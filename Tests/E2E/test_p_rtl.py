@@ -4,6 +4,8 @@ the right of the name, a sheet's Close button on the other side — while the ma
 right (its zoom buttons stay top left), back arrows point right, addresses are typed left to
 right, and a Latin name in the list keeps its own direction (isolated from the Arabic around it)."""
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
 
 from conftest import DESKTOP, PHONE, make_driver
 from languages import fresh
@@ -186,3 +188,17 @@ def test_an_empty_field_keeps_its_hint_on_the_right(arabic):
     assert arabic.js(direction) == "rtl", "the placeholder keeps to the right"
     arabic.type_into("#search-input", "Lovelace")
     assert arabic.js(direction) == "ltr", "what is typed takes its own direction (dir=auto)"
+
+
+def test_the_arrow_toward_the_rows_end_moves_on(arabic):
+    """In Arabic the tab row runs right to left: the left arrow goes to the next tab (the list,
+    left of the map), the right arrow back."""
+    arabic.viewport(DESKTOP)
+    arabic.tab("map")
+    arabic.find("#tab-map").click()
+    ActionChains(arabic.driver).send_keys(Keys.ARROW_LEFT).perform()
+    arabic.visible("#list-view")
+    assert arabic.js("return document.activeElement.id") == "tab-list"
+    ActionChains(arabic.driver).send_keys(Keys.ARROW_RIGHT).perform()
+    arabic.visible("#map-view")
+    assert arabic.js("return document.activeElement.id") == "tab-map"
