@@ -79,7 +79,29 @@ def shoot(driver, base):
             path = OUT / f"{scene}-{width}x{height}.png"
             driver.save_screenshot(str(path))
             print("wrote", path.relative_to(ROOT))
+    languages(driver, base, wait)
     installed_offline(driver, base, wait)
+
+
+def languages(driver, base, wait):
+    """The list in Arabic on a phone (right to left) and the map in Hindi on a desktop: the
+    language as a student would choose it on the login card (kept on the device)."""
+    for tag, scene, (width, height) in (("ar", "list", SIZES[1]), ("hi", "map", SIZES[0])):
+        driver.execute_script("localStorage.setItem('onthemap.language', arguments[0])", tag)
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+        driver.get(f"{base}/#/{scene}")
+        driver.refresh()
+        wait.until(lambda d: d.execute_script("return document.documentElement.lang") == tag)
+        if scene == "list":
+            wait.until(lambda d: len(d.find_elements("css selector", "#student-list > li")) > 10)
+        else:
+            wait.until(lambda d: d.execute_script("return document.getElementById('map').dataset.state === 'ready'"))
+        time.sleep(0.8)
+        path = OUT / f"{scene}-{tag}-{width}x{height}.png"
+        driver.save_screenshot(str(path))
+        print("wrote", path.relative_to(ROOT))
+    driver.execute_script("localStorage.removeItem('onthemap.language')")
 
 
 def installed_offline(driver, base, wait):
