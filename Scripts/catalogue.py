@@ -5,6 +5,7 @@ or, with --server, the server's and command line's (Sources/Localization/Catalog
   python3 Scripts/catalogue.py add FILE [--server]   merge FILE's messages into every catalogue
   python3 Scripts/catalogue.py missing [--server]    keys English has that a language lacks
   python3 Scripts/catalogue.py unused                web app English keys no script or page names
+  python3 Scripts/catalogue.py remove KEY… [--server] take keys out of every catalogue
 
 FILE is JSON: {"key": {"en": "…", "es": "…", …}, …}, every language of LANGUAGES given.
 A new key goes after the last key that shares its first segment ("account.…" beside the
@@ -93,11 +94,32 @@ def used_keys():
     return keys
 
 
+def quoted_keys():
+    """Every quoted string in a script that looks like a key: a key a script hands to t()
+    through a variable (`t(done ? 'a.b' : 'a.c')`, a table of keys) still counts as used."""
+    keys = set(used_keys())
+    for path in PUBLIC.glob("js/*.js"):
+        keys.update(re.findall(r"""['"`]([a-z][A-Za-z0-9]*(?:\.[A-Za-z0-9]+)+)['"`]""", path.read_text(encoding="utf-8")))
+    return keys
+
+
 def unused():
     english = read("en")
-    for key in sorted(set(english) - used_keys()):
+    for key in sorted(set(english) - quoted_keys()):
         print(key)
     return 0
+
+
+def remove(keys):
+    """Takes `keys` out of every catalogue (a message nothing shows any more)."""
+    with open(Path(tempfile.gettempdir()) / "onthemap-catalogue.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for tag in LANGUAGES:
+            catalogue = read(tag)
+            for key in keys:
+                catalogue.pop(key, None)
+            write(tag, catalogue)
+    print(f"{len(keys)} keys removed from {len(LANGUAGES)} catalogues")
 
 
 if __name__ == "__main__":
@@ -111,5 +133,7 @@ if __name__ == "__main__":
         sys.exit(missing())
     elif command == "unused":
         sys.exit(unused())
+    elif command == "remove" and len(arguments) > 1:
+        remove(arguments[1:])
     else:
         sys.exit(__doc__)
