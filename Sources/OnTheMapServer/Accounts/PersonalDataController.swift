@@ -26,6 +26,7 @@ struct PersonalDataController: Sendable {
     @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.requireSignedIn(.api("Log in to download your data.")).account
         let locations = try await store.ownedLocations(accountKey: me.key)
+        let language = try await store.accountLanguage(accountKey: me.key)
         var pins: [[String: Any]] = []
         for pin in try await store.pins(ownerKey: me.key) {
             let photos = try await store.photos(pinID: pin.id).map { photo -> [String: Any] in
@@ -42,7 +43,7 @@ struct PersonalDataController: Sendable {
                 "key": me.key, "email": me.email, "first_name": me.firstName, "last_name": me.lastName,
                 "created_at": ParseDate.string(from: me.createdAt), "is_admin": me.isAdmin, "email_verified": me.emailVerified,
                 "has_password": !me.passwordHash.isEmpty,
-                "language": try await store.accountLanguage(accountKey: me.key) ?? NSNull(),
+                "language": language.map { $0 as Any } ?? NSNull(),
             ],
             "classes": try await store.classes(ofAccount: me.key).map { ["slug": $0.mapClass.slug, "name": $0.mapClass.name, "role": $0.role.rawValue] },
             "locations": locations.map { owned -> [String: Any] in
