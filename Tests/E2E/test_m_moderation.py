@@ -14,7 +14,7 @@ ADMIN_EMAIL, ADMIN_PASSWORD = "demo@onthemap.local", "onthemap-demo"
 def sign_out(page):
     """Forgets the session and leaves the page, so the next load starts signed out."""
     page.driver.delete_all_cookies()
-    page.js("localStorage.clear()")
+    page.js("localStorage.clear(); sessionStorage.clear()")
     page.driver.get("about:blank")
 
 

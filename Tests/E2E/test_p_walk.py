@@ -32,6 +32,7 @@ from a11y import axe_violations, blocking, describe
 from conftest import DESKTOP, PHONE, SCREENSHOTS, make_driver
 from helpers import User
 from languages import catalogue, fresh
+from test_m_moderation import sign_out
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")),
                                 reason="the album screen needs the server started here, pointed at the photo stub")
@@ -283,21 +284,6 @@ def settle_i18n(page):
                5, "the page stayed hidden")
 
 
-def sign_out(page):
-    page.driver.delete_all_cookies()
-    page.js("localStorage.clear(); sessionStorage.clear()")
-    page.driver.get("about:blank")
-
-
-def log_in(page, user):
-    page.open("/#/login")
-    page.visible("#login-email")
-    page.type_into("#login-email", user.email)
-    page.type_into("#login-password", user.password + "\n")
-    page.visible("#main-scene", 15)
-    page.map_ready()
-
-
 def close_dialog(page, css):
     page.find(f"{css}-close").click()
     page.gone(css)
@@ -374,7 +360,7 @@ def walk(tag, driver, server, api, photo_stub):
         page.visible("#signup-first")
     step("signup", sign_up)
 
-    step("map", lambda: log_in(page, student))
+    step("map", lambda: page.log_in(student))
 
     def list_screen():
         page.tab("list")
@@ -475,7 +461,7 @@ def walk(tag, driver, server, api, photo_stub):
 
     # The administrator: a new class, moderation; then the offline banner.
     sign_out(page)
-    step("admin-map", lambda: log_in(page, admin))
+    step("admin-map", lambda: page.log_in(admin))
 
     def new_class():
         page.clickable("#class-button").click()

@@ -46,8 +46,7 @@ struct SignInController: Sendable {
 
     @Sendable func start(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let provider = providers.provider(context.parameters.get("provider") ?? "") else {
-            let problem = Problem(.notFound, "noProvider")
-            return SignInPage.problem(problem.status, problem.title, problem.message, language: request.language)
+            return Problem(.notFound, "noProvider").page(for: request)
         }
         let returnPath = Self.safeReturnPath(request.uri.queryParameters.get("return"))
         // A native app (the CLI) signing in through the browser: RFC 8252 loopback redirect.
@@ -55,8 +54,7 @@ struct SignInController: Sendable {
         if let redirect = request.uri.queryParameters.get("client_redirect") {
             guard let loopback = Self.loopbackRedirect(String(redirect)),
                   let challenge = request.uri.queryParameters.get("client_challenge"), Self.isChallenge(String(challenge)) else {
-                let problem = Problem(.badRequest, "appRedirect")
-                return SignInPage.problem(problem.status, problem.title, problem.message, language: request.language)
+                return Problem(.badRequest, "appRedirect").page(for: request)
             }
             client = (loopback, String(challenge))
         }
@@ -80,8 +78,7 @@ struct SignInController: Sendable {
             redirectURI = try self.redirectURI(for: provider.id, request: request, context: context)
         } catch {
             context.logger.notice("sign-in refused", metadata: ["reason": "unknown host"])
-            let problem = Problem(.badRequest, "foreignHost", ["detail": .text(error.description)])
-            return SignInPage.problem(problem.status, problem.title, problem.message, language: request.language)
+            return Problem(.badRequest, "foreignHost", ["detail": .text(error.description)]).page(for: request)
         }
         let url: URL
         do {
@@ -94,8 +91,7 @@ struct SignInController: Sendable {
             }
         } catch {
             context.logger.warning("sign-in provider unavailable", metadata: ["provider": "\(provider.id)", "reason": "\(error)"])
-            let problem = Problem(.badGateway, "providerUnreachable", ["provider": .text(provider.name)])
-            return SignInPage.problem(problem.status, problem.title, problem.message, language: request.language)
+            return Problem(.badGateway, "providerUnreachable", ["provider": .text(provider.name)]).page(for: request)
         }
         let now = configuration.clock.now()
         try await store.deleteExpiredPendingSignIns(now: now)
@@ -155,6 +151,11 @@ struct SignInController: Sendable {
             self.title = LocalizedText("signin.\(name).title", arguments)
             self.message = LocalizedText("signin.\(name).message", arguments, then: then)
         }
+
+        /// The page saying so, in the request's reader's language.
+        func page(for request: Request) -> Response {
+            SignInPage.problem(status, title, message, language: request.language)
+        }
     }
 
     @Sendable func callback(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -164,7 +165,7 @@ struct SignInController: Sendable {
             response = try await finish(id: id, request: request, context: context)
         } catch let problem as Problem {
             context.logger.notice("sign-in refused", metadata: ["provider": "\(id.prefix(32))", "reason": "\(problem.title)"])
-            response = SignInPage.problem(problem.status, problem.title, problem.message, language: request.language)
+            response = problem.page(for: request)
         }
         // The browser's pending-sign-in cookie is spent either way.
         response.setCookie(Cookie(name: Self.browserCookieName(https: context.isHTTPS), value: "", maxAge: 0, path: "/",

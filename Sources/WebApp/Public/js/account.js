@@ -10,7 +10,7 @@ import { el, initials, hueFor, setBusy, showAlert, confirmAction, formFailureMes
 import { $ } from './dom.js';
 import { t, language, setLanguage, onLanguageChange, translateDocument, fillLanguageChoice } from './i18n.js';
 import { showTranslatedMessage } from './formMessages.js';
-import { followAccountLanguage, saveAccountLanguage } from './accountLanguage.js';
+import { saveAccountLanguage } from './accountLanguage.js';
 
 /** The file "Download My Data" saves (the server's Content-Disposition names it the same). */
 export const MY_DATA_FILE = 'onthemap-my-data.json';
@@ -33,8 +33,6 @@ export class AccountDialog {
     this.hasPassword = true;
     this.setUpLanguage();
     onLanguageChange(() => this.showPasswordTexts());
-    // A page opened signed in: the account's language may have been chosen on another device.
-    if (state.account) followAccountLanguage();
 
     $('account-close').addEventListener('click', () => this.dialog.close());
     $('password-form').addEventListener('submit', (event) => {

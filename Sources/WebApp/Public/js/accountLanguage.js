@@ -15,7 +15,8 @@ function offered(value) {
 }
 
 /** Puts the page in the signed-in account's language, when it has one and the page shows
- *  another. `answer` is an /api/account answer already at hand; without it, asks. Never
+ *  another. `answer` is an /api/account answer already at hand (moderation.js's, each time
+ *  the main scene shows); without it (just after signing in), asks. Never
  *  rejects: offline, or an older server, the page stays in its language. */
 export async function followAccountLanguage(answer) {
   const account = state.account;

@@ -8,6 +8,7 @@ import { request, fetchAccountIn } from './api.js';
 import { state } from './state.js';
 import { classPath, currentClass } from './currentClass.js';
 import { noteAccount } from './approval.js';
+import { followAccountLanguage } from './accountLanguage.js';
 import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure, formatCount } from './ui.js';
 import { t, onLanguageChange } from './i18n.js';
 import { $ } from './dom.js';
@@ -480,6 +481,7 @@ export async function moderationSignedIn() {
     if (checkedFor !== key) return;  // another class (or account) since
     showNewNotices(me.account, me.notices || []);
     noteAccount(me);
+    followAccountLanguage(me); // chosen on another device: this answer says so, no second ask
     if (!me.can_moderate) return;
     const isAdmin = Boolean(me.account.is_admin);
     // A flag where the bar is narrow (the word stays its name), the word where it is wide.
