@@ -151,6 +151,10 @@ public protocol ClassRepository: Sendable {
     func classSummaries() async throws -> [ClassSummary]
     /// Saves name, visibility, join rule and invite code; false when the class is gone.
     @discardableResult func updateClass(_ mapClass: MapClass) async throws -> Bool
+    /// Changes only the settings `changes` names, in one statement, so a change made
+    /// meanwhile by someone else (the host, another teacher) to another setting stands;
+    /// answers the class as it now is, or nil when it is gone.
+    func changeClass(id: String, _ changes: ClassChanges) async throws -> MapClass?
     /// The classes an account is a member of, with its role in each, by name.
     func classes(ofAccount accountKey: String) async throws -> [(mapClass: MapClass, role: ClassRole)]
     /// Open classes the account is not (yet) a recorded member of (archived ones take no one).
@@ -161,6 +165,9 @@ public protocol ClassRepository: Sendable {
     /// Adds the account as a member with `role`, or gives a member that role; refuses (with
     /// nothing changed) to leave the class without a teacher.
     func setMember(classId: String, accountKey: String, role: ClassRole, now: Date) async throws -> MembershipChange
+    /// Gives a member of the class another role; `.notFound` (nothing changed) when the account
+    /// is not a member. Refuses to leave the class without a teacher.
+    func changeRole(classId: String, accountKey: String, role: ClassRole) async throws -> MembershipChange
     /// Adds the account as a student unless it is a member already (a join keeps a higher role).
     func join(classId: String, accountKey: String, now: Date) async throws
     /// Removes the member and their locations in this class, in one transaction; refuses to
@@ -168,12 +175,36 @@ public protocol ClassRepository: Sendable {
     func removeMember(classId: String, accountKey: String) async throws -> MembershipChange
     /// Rewrites every location of the class, hidden ones included, a page at a time: each
     /// record `place` answers for gets that point and place name (its `updatedAt` is kept).
-    /// Then forgets the class's earlier entries in the change log, which held the old points.
+    /// Each rewrite's entry in the change log replaces the record's earlier ones, which held
+    /// the old point (migration 18).
     /// Returns how many records changed.
     func rewritePlaces(in classId: String, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int
     /// Deletes the class with its locations (and their reports and logged changes), its roster
     /// and its invite link, in one transaction; false when there is no such class.
     func deleteClass(id: String) async throws -> Bool
+}
+
+/// The settings a change of a class sets; nil leaves a setting as the database has it.
+public struct ClassChanges: Sendable, Equatable {
+    public var name: String?
+    public var visibility: MapClass.Visibility?
+    public var joinRule: MapClass.JoinRule?
+    public var precision: MapClass.Precision?
+    public var approval: MapClass.Approval?
+    /// A new invite code; `.some(nil)` revokes the current one.
+    public var inviteCode: String??
+    /// An invite code for a class that has none (turning invitations on).
+    public var inviteCodeIfNone: String?
+    /// Archived (since `now` unless it already was), or open again.
+    public var archived: Bool?
+    public var now: Date
+
+    public init(now: Date) { self.now = now }
+
+    public var isEmpty: Bool {
+        name == nil && visibility == nil && joinRule == nil && precision == nil && approval == nil && inviteCode == nil
+            && inviteCodeIfNone == nil && archived == nil
+    }
 }
 
 /// Where a record is shown instead of its point (see `MapClass.Precision`).

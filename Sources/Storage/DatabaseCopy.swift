@@ -70,6 +70,7 @@ public enum DatabaseCopy {
     static let skipped: [(name: String, reason: String)] = [
         ("schema_migrations", "the destination is migrated to this version when it is opened"),
         ("location_changes", "the live map's change log: the destination's own triggers log every row copied into it"),
+        ("location_log_horizon", "where the source's change log was pruned: the destination's log starts with the copy"),
         ("pending_sign_ins", "sign-ins under way expire within minutes; one caught by the move starts again"),
         ("sign_in_handoffs", "an app's one-time sign-in codes live two minutes"),
         ("login_failures", "failed-login counters restart (a copy is made with the servers stopped)"),

@@ -9,6 +9,11 @@ public struct LocationChange: Sendable, Equatable {
         case created, updated, deleted
         /// The table was emptied at once (PostgreSQL TRUNCATE): start again from a snapshot.
         case reset
+        /// Someone's access ended (migration 18): `objectId` is an account's key or a session
+        /// token's digest (empty for everyone), `classId` the class (empty for every class).
+        /// Not a change of the map: the streams it names close, and their readers reconnect
+        /// through the full check.
+        case ended
     }
 
     public var version: Int64
@@ -32,15 +37,18 @@ public struct LocationChange: Sendable, Equatable {
 public protocol LocationChangeRepository: Sendable {
     /// Changes with a version above `version`, oldest first, at most `limit`.
     func locationChanges(after version: Int64, limit: Int) async throws -> [LocationChange]
-    /// The newest `limit` changes, oldest first.
+    /// The newest `limit` changes of the map, oldest first (no `ended` entries).
     func latestLocationChanges(limit: Int) async throws -> [LocationChange]
     /// The highest version ever logged that is still kept (0 when none).
     func latestLocationVersion() async throws -> Int64
-    /// The highest logged version of each class that has changes still kept.
+    /// The highest logged version of each class that has changes still kept (`ended` entries aside).
     func latestLocationVersionsByClass() async throws -> [String: Int64]
     /// Every visible location of a class in object-id order after `objectId`, a page at a
     /// time, so a full read of a big class is many short statements, each within the deadline.
     func locationsByObjectId(after objectId: String, in classId: String, limit: Int) async throws -> [StudentInformation]
+    /// The highest version pruned from the log: every change above it is kept (as its record's
+    /// newest change). 0 when the log was never pruned.
+    func locationLogHorizon() async throws -> Int64
     /// Forgets all but the newest `keeping` changes; returns how many went.
     @discardableResult func pruneLocationChanges(keeping: Int) async throws -> Int
 }
@@ -61,7 +69,7 @@ extension SQLStore {
     public func latestLocationChanges(limit: Int) async throws -> [LocationChange] {
         try await withDatabase { db in
             try await db.raw("""
-                SELECT \(unsafeRaw: Self.changeColumns) FROM location_changes ORDER BY version DESC LIMIT \(literal: max(0, limit))
+                SELECT \(unsafeRaw: Self.changeColumns) FROM location_changes WHERE kind <> 'ended' ORDER BY version DESC LIMIT \(literal: max(0, limit))
                 """).all().map(Self.change(from:)).reversed()
         }
     }
@@ -75,7 +83,7 @@ extension SQLStore {
     public func latestLocationVersionsByClass() async throws -> [String: Int64] {
         try await withDatabase { db in
             var versions: [String: Int64] = [:]
-            for row in try await db.raw("SELECT class_id, MAX(version) AS v FROM location_changes GROUP BY class_id").all() {
+            for row in try await db.raw("SELECT class_id, MAX(version) AS v FROM location_changes WHERE kind <> 'ended' GROUP BY class_id").all() {
                 versions[try row.decode(column: "class_id", as: String.self)] = try row.decode(column: "v", as: Int64.self)
             }
             return versions
@@ -105,16 +113,34 @@ extension SQLStore {
         }
     }
 
+    public func locationLogHorizon() async throws -> Int64 {
+        try await withDatabase { db in
+            try await db.raw("SELECT pruned_through FROM location_log_horizon").first()?.decode(column: "pruned_through", as: Int64.self) ?? 0
+        }
+    }
+
     @discardableResult
     public func pruneLocationChanges(keeping: Int) async throws -> Int {
         try await withDatabase { db in
-            // The newest change always stays, so the highest version is never forgotten.
+            // The horizon first: a crash between the two leaves it higher than needed, never lower.
             try await db.raw("""
+                UPDATE location_log_horizon SET pruned_through = (SELECT COALESCE(MAX(version), 0) FROM location_changes) - \(literal: max(1, keeping))
+                WHERE pruned_through < (SELECT COALESCE(MAX(version), 0) FROM location_changes) - \(literal: max(1, keeping))
+                """).run()
+            // The newest change always stays, so the highest version is never forgotten. Ended
+            // access is needed only until every server has read it (a second or so), and names
+            // accounts: it goes sooner.
+            return try await db.raw("""
                 DELETE FROM location_changes
-                WHERE version <= (SELECT MAX(version) FROM location_changes) - \(literal: max(1, keeping)) RETURNING version
+                WHERE version <= (SELECT MAX(version) FROM location_changes) - \(literal: max(1, keeping))
+                   OR (kind = 'ended' AND version <= (SELECT MAX(version) FROM location_changes) - \(literal: max(1, min(keeping, Self.keptEndedAccess))))
+                RETURNING version
                 """).all().count
         }
     }
+
+    /// How many versions an `ended` entry outlives.
+    static let keptEndedAccess = 1_000
 
     private static func change(from row: any SQLRow) throws -> LocationChange {
         let kindText = try row.decode(column: "kind", as: String.self)

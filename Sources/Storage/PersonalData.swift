@@ -124,6 +124,8 @@ extension SQLStore {
                 "DELETE FROM pins WHERE owner_key = \(bind: key)",
                 // The live map's log kept the records as they were written: names, places, the key.
                 "DELETE FROM location_changes WHERE unique_key = \(bind: key)",
+                // Its memberships' ends named it; its sessions' ends (by digest) close its streams.
+                "DELETE FROM location_changes WHERE kind = 'ended' AND object_id = \(bind: key)",
                 "DELETE FROM accounts WHERE key = \(bind: key)",
             ] {
                 try await db.raw(statement).run()

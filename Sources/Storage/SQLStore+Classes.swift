@@ -61,6 +61,28 @@ extension SQLStore {
         }
     }
 
+    public func changeClass(id: String, _ changes: ClassChanges) async throws -> MapClass? {
+        var sets: [SQLQueryString] = []
+        if let name = changes.name { sets.append("name = \(bind: name)") }
+        if let visibility = changes.visibility { sets.append("visibility = \(bind: visibility.rawValue)") }
+        if let join = changes.joinRule { sets.append("join_rule = \(bind: join.rawValue)") }
+        if let precision = changes.precision { sets.append("precision = \(bind: precision.rawValue)") }
+        if let approval = changes.approval { sets.append("approval = \(bind: approval.rawValue)") }
+        if let code = changes.inviteCode {
+            sets.append("invite_code = \(bind: code)")
+        } else if let code = changes.inviteCodeIfNone {
+            sets.append("invite_code = COALESCE(invite_code, \(bind: code))")
+        }
+        if let archived = changes.archived {
+            sets.append(archived ? "archived_at = COALESCE(archived_at, \(bind: ParseDate.string(from: changes.now)))" : "archived_at = NULL")
+        }
+        guard !sets.isEmpty else { return try await mapClass(id: id) }
+        let assignments = sets.joined(separator: ", ")
+        return try await withDatabase { db in
+            try await db.raw("UPDATE classes SET \(assignments) WHERE id = \(bind: id) RETURNING *").first().map(Self.mapClass(from:))
+        }
+    }
+
     public func classes(ofAccount accountKey: String) async throws -> [(mapClass: MapClass, role: ClassRole)] {
         try await withDatabase { db in
             try await db.raw("""
@@ -122,6 +144,21 @@ extension SQLStore {
         }
     }
 
+    public func changeRole(classId: String, accountKey: String, role: ClassRole) async throws -> MembershipChange {
+        try await withTransaction { db in
+            guard let current = try await db.raw("""
+                SELECT role FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)
+                """).first()?.decode(column: "role", as: String.self)
+            else { return .notFound }
+            if role != .teacher, current == ClassRole.teacher.rawValue,
+               try await Self.isLastTeacher(classId: classId, accountKey: accountKey, on: db) { return .lastTeacher }
+            try await db.raw("""
+                UPDATE class_members SET role = \(bind: role.rawValue) WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)
+                """).run()
+            return .done
+        }
+    }
+
     public func join(classId: String, accountKey: String, now: Date) async throws {
         try await withDatabase { db in
             try await db.raw("""
@@ -151,7 +188,6 @@ extension SQLStore {
     }
 
     public func rewritePlaces(in classId: String, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int {
-        let before = try await latestLocationVersion()
         var changed = 0
         var last = ""
         while true {
@@ -178,10 +214,8 @@ extension SQLStore {
             guard page.count == 500, let next = page.last?.objectId else { break }
             last = next
         }
-        // The log's earlier entries of this class held the points just replaced.
-        try await withDatabase { db in
-            try await db.raw("DELETE FROM location_changes WHERE class_id = \(bind: classId) AND version <= \(bind: before)").run()
-        }
+        // The log's earlier entries of each record rewritten held the point just replaced: each
+        // update's entry replaced them (migration 18), so no server can replay them.
         return changed
     }
 
@@ -227,7 +261,7 @@ extension SQLStore {
                 "DELETE FROM lti_courses WHERE class_id = \(bind: id)",
                 "DELETE FROM lti_roster WHERE class_id = \(bind: id)",
                 // The log's copies of its posts go too; the deletions just logged tell viewers.
-                "DELETE FROM location_changes WHERE class_id = \(bind: id) AND kind <> 'deleted'",
+                "DELETE FROM location_changes WHERE class_id = \(bind: id) AND kind IN ('created', 'updated')",
                 "DELETE FROM classes WHERE id = \(bind: id)",
             ] {
                 try await db.raw(statement).run()

@@ -52,6 +52,20 @@ struct LiveMapTests {
         }
     }
 
+    /// Waits until the snapshot (its place names by objectId) satisfies `condition`: a write
+    /// made outside the server reaches it at the server's next poll of the log.
+    static func waitForMap(_ client: some TestClientProtocol, _ condition: ([String: String]) -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let places = Dictionary(try await snapshot(client).locations.compactMap { location in
+                (location["objectId"] as? String).map { ($0, location["mapString"] as? String ?? "") }
+            }, uniquingKeysWith: { first, _ in first })
+            if condition(places) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestFailure("the map never showed what was expected")
+    }
+
     /// The stream's events over `seconds` (the server ends it then), with `during` run
     /// once it is open.
     static func follow(
@@ -279,6 +293,8 @@ struct LiveMapTests {
         defer { Task { try? await other.close() } }
         try await app.test(.live) { client in
             let start = try await Self.snapshot(client).version
+            // Each write is let reach the map before the next: the log keeps only a record's
+            // newest change, so a server that reads it later would see the deletion alone.
             let events = try await Self.follow(port: try #require(client.port), "since=\(start)", count: 3) {
                 try await other.withDatabase { db in
                     try await db.raw("""
@@ -287,7 +303,13 @@ struct LiveMapTests {
                         VALUES ('byhand0001', NULL, 'k', 'Grace', 'Hopper', 'Arlington, VA', 'https://example.com', 38.88, -77.1,
                                 '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')
                         """).run()
+                }
+                try await Self.waitForMap(client) { $0["byhand0001"] == "Arlington, VA" }
+                try await other.withDatabase { db in
                     try await db.raw("UPDATE student_locations SET map_string = 'New York' WHERE object_id = 'byhand0001'").run()
+                }
+                try await Self.waitForMap(client) { $0["byhand0001"] == "New York" }
+                try await other.withDatabase { db in
                     try await db.raw("DELETE FROM student_locations WHERE object_id = 'byhand0001'").run()
                 }
             }
@@ -338,8 +360,8 @@ struct LiveMapTests {
         settings.viewerBuffer = 2
         let live = LiveLocations(store: store, settings: settings, logger: testLogger)
         try await live.start()
-        guard case .stream(_, let slow) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID) else { throw TestFailure("not subscribed") }
-        guard case .stream(_, let fast) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID) else { throw TestFailure("not subscribed") }
+        guard case .stream(_, let slow) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID, reader: nil) else { throw TestFailure("not subscribed") }
+        guard case .stream(_, let fast) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID, reader: nil) else { throw TestFailure("not subscribed") }
         #expect(live.viewerCount == 2)
         let seen = Mutex(0)
         let reader = Task {
@@ -382,13 +404,22 @@ struct SharedLiveMapTests {
                 let start = try await LiveMapTests.snapshot(first).version
                 async let seenByOne = LiveMapTests.follow(port: try #require(first.port), "since=\(start)", count: 4)
                 async let seenBySecond = LiveMapTests.follow(port: try #require(second.port), "since=\(start)", count: 4) {
+                    // Each write reaches both maps before the next (the log keeps only a
+                    // record's newest change: a server reading later would skip to it).
+                    func onBoth(_ place: String, of id: String) async throws {
+                        try await LiveMapTests.waitForMap(first) { $0[id] == place }
+                        try await LiveMapTests.waitForMap(second) { $0[id] == place }
+                    }
                     let a = try await first.postLocation(user, ["mapString": "On one"])
+                    try await onBoth("On one", of: a)
                     try await second.execute(uri: "/v1/StudentLocation/\(a)", method: .put, headers: user.parseHeaders,
                                              body: jsonBody(["mapString": "On two"])) { response in #expect(response.status == .ok) }
+                    try await onBoth("On two", of: a)
                     // By hand, from a session whose search_path is not the schema.
                     try await TestDatabases.execute("""
                         UPDATE "\(schema)".student_locations SET map_string = 'By hand' WHERE object_id = '\(a)'
                         """)
+                    try await onBoth("By hand", of: a)
                     try await TestDatabases.execute("TRUNCATE \"\(schema)\".student_locations CASCADE")  // reports refer to it
                 }
                 let (byOne, bySecond) = try await (seenByOne, seenBySecond)

@@ -95,28 +95,29 @@ struct ClassController: Sendable {
     }
 
     /// `PATCH /api/classes/:slug` `{"name"?,"visibility"?,"join"?}` (teachers).
+    /// Only the settings sent change, in the database's current class: a setting the host
+    /// changed a moment ago (while this server's copy of the class was older) stands.
     @Sendable func change(_ request: Request, context: AppRequestContext) async throws -> Response {
-        var (found, access) = try await classAccess(context)
+        let (found, access) = try await classAccess(context)
         try access.requireTeacher(.api)
         let form = try await decode(ClassForm.self, request)
         if form.slug != nil, form.slug != found.slug {
             throw APIError(.badRequest, "slug_fixed", "A class's slug cannot change: old apps and invite links use it.")
         }
-        if let name = form.name { found.name = try Self.name(name) }
-        if let visibility = form.visibility { found.visibility = visibility }
-        if let approval = form.approval { found.approval = approval }
-        if let archived = form.archived { found.archivedAt = archived ? (found.archivedAt ?? configuration.clock.now()) : nil }
-        if let precision = form.precision, precision != found.precision {
-            try await writes.setPrecision(precision, of: &found)
-        }
+        var changes = ClassChanges(now: configuration.clock.now())
+        if let name = form.name { changes.name = try Self.name(name) }
+        changes.visibility = form.visibility
+        changes.approval = form.approval
+        changes.archived = form.archived
+        changes.precision = form.precision
         if let join = form.join {
+            changes.joinRule = join
             // Turning invitations on with no link yet (a migrated default class): make one.
-            if join == .invite, found.joinRule != .invite, found.inviteCode == nil { found.inviteCode = Tokens.randomHex(bytes: 12) }
-            found.joinRule = join
+            if join == .invite { changes.inviteCodeIfNone = Tokens.randomHex(bytes: 12) }
         }
-        guard try await store.updateClass(found) else { throw Self.unknown }
-        directory.remember(found)
-        return try JSONResponse.make(try detail(found, role: access.role, access: access, request: request, context: context))
+        guard let changed = try await writes.changeClass(found.id, changes) else { throw Self.unknown }
+        directory.remember(changed)
+        return try JSONResponse.make(try detail(changed, role: access.role, access: access, request: request, context: context))
     }
 
     /// `POST /api/classes/:slug/invite`: a new invite link; the old one stops working.
@@ -130,12 +131,13 @@ struct ClassController: Sendable {
     }
 
     private func setInvite(_ code: String?, _ request: Request, _ context: AppRequestContext) async throws -> Response {
-        var (found, access) = try await classAccess(context)
+        let (found, access) = try await classAccess(context)
         try access.requireTeacher(.api)
-        found.inviteCode = code
-        guard try await store.updateClass(found) else { throw Self.unknown }
-        directory.remember(found)
-        return try JSONResponse.make(try detail(found, role: access.role, access: access, request: request, context: context))
+        var changes = ClassChanges(now: configuration.clock.now())
+        changes.inviteCode = .some(code)
+        guard let changed = try await store.changeClass(id: found.id, changes) else { throw Self.unknown }
+        directory.remember(changed)
+        return try JSONResponse.make(try detail(changed, role: access.role, access: access, request: request, context: context))
     }
 
     /// `POST /api/classes/:slug/join` `{"code"?}`: an open class takes anyone; an invite-only
@@ -200,13 +202,23 @@ struct ClassController: Sendable {
         return try await set(role: form.role ?? .student, of: account.key, in: found, context: context)
     }
 
-    /// `PUT /api/classes/:slug/members/:key` `{"role"}`
+    /// `PUT /api/classes/:slug/members/:key` `{"role"}`: a member's new role. Only a member's:
+    /// an account is added by email (or joins by itself), never by its key, which every post
+    /// shows; a key that is not on the roster is a 404, whether or not it is an account's.
     @Sendable func setRole(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (found, access) = try await classAccess(context)
         try access.requireTeacher(.api)
         let form = try await decode(MemberForm.self, request)
         guard let role = form.role else { throw APIError(.badRequest, "invalid_role", "role must be teacher, moderator or student.") }
-        return try await set(role: role, of: context.parameters.get("key") ?? "", in: found, context: context)
+        let key = context.parameters.get("key") ?? ""
+        switch try await store.changeRole(classId: found.id, accountKey: key, role: role) {
+        case .lastTeacher: throw Self.lastTeacher
+        case .notFound: throw APIError(.notFound, "not_found", "This account is not a member of the class.")
+        case .done:
+            context.logger.notice("class role set", metadata: ["class": "\(found.slug)", "account": "\(key)", "role": "\(role.rawValue)"])
+            let members = try await store.members(classId: found.id)
+            return try JSONResponse.make(MembersView(members: members.map { MemberView($0, withEmail: true) }))
+        }
     }
 
     /// `DELETE /api/classes/:slug/members/:key`: off the roster and off the map.

@@ -51,16 +51,19 @@ public enum ClassHostTools {
 
     /// A new invite code for the class (`revoke`: none), saved.
     public static func newInvite(for mapClass: MapClass, revoke: Bool, store: any OnTheMapStore) async throws -> MapClass {
-        var changed = mapClass
-        changed.inviteCode = revoke ? nil : Tokens.randomHex(bytes: 12)
-        try await store.updateClass(changed)
-        return changed
+        var changes = ClassChanges(now: Date())
+        changes.inviteCode = .some(revoke ? nil : Tokens.randomHex(bytes: 12))
+        return try await change(mapClass, changes, store: store).mapClass
     }
 
-    /// Sets the class's precision, coarsening its posts when coarser; returns how many changed.
-    /// Running servers see the rewritten posts through the change log, like any write.
-    public static func setPrecision(_ precision: MapClass.Precision, of mapClass: inout MapClass, store: any OnTheMapStore) async throws -> Int {
-        try await ClassPlacement.setPrecision(precision, of: &mapClass, store: store)
+    /// Changes only the settings named (a teacher's change made meanwhile to another one
+    /// stands), coarsening the class's posts when the precision became coarser; answers the
+    /// class as it now is and how many posts moved. Running servers see the rewritten posts
+    /// through the change log, like any write.
+    public static func change(_ mapClass: MapClass, _ changes: ClassChanges, store: any OnTheMapStore) async throws -> (mapClass: MapClass, moved: Int) {
+        let (changed, moved) = try await ClassPlacement.change(mapClass.id, changes, store: store)
+        guard let changed else { throw Refused(description: "No class with the slug '\(mapClass.slug)'.") }
+        return (changed, moved)
     }
 
     /// The link a student opens to join: `origin/#/join/<slug>/<code>`.

@@ -14,16 +14,36 @@ enum ClassPlacement {
         guard let found = try BundledGazetteer.shared.get().generalized(latitude: latitude, longitude: longitude, to: level) else {
             throw NoPlaceNearby()
         }
-        // The gazetteer keeps single-precision points: written to four decimals (about 10 m).
-        func rounded(_ degrees: Double) -> Double { (degrees * 10_000).rounded() / 10_000 }
         return PlaceRewrite(latitude: rounded(found.latitude), longitude: rounded(found.longitude), mapString: found.name)
     }
 
-    /// The record as the class shows it (unchanged in an `exact` class, or when no place is
-    /// near, which no write lets in).
+    /// The record as the class shows it (unchanged in an `exact` class). Coarsening never
+    /// leaves a post exact: a point with no place within the usual distance (an old post far
+    /// out at sea, say) goes to the nearest place at any distance, and failing that to the
+    /// middle of its 1-degree cell, named by that cell.
     static func rewrite(_ record: StudentInformation, precision: MapClass.Precision) -> PlaceRewrite? {
-        (try? place(latitude: record.latitude, longitude: record.longitude, precision: precision)) ?? nil
+        guard let level = level(precision) else { return nil }
+        if let near = try? place(latitude: record.latitude, longitude: record.longitude, precision: precision) { return near }
+        if let far = try? BundledGazetteer.shared.get().generalized(
+            latitude: record.latitude, longitude: record.longitude, to: level, maximumDistanceKm: anyDistanceKm) {
+            return PlaceRewrite(latitude: rounded(far.latitude), longitude: rounded(far.longitude), mapString: far.name)
+        }
+        return neutralCell(latitude: record.latitude, longitude: record.longitude)
     }
+
+    /// Farther than any two points on Earth.
+    static let anyDistanceKm = 20_100.0
+
+    /// The middle of the 1-degree cell holding the point, named by its corner ("12°N 45°W").
+    static func neutralCell(latitude: Double, longitude: Double) -> PlaceRewrite {
+        let row = min(89, max(-90, Int(latitude.rounded(.down))))
+        let column = min(179, max(-180, Int(longitude.rounded(.down))))
+        let name = "\(abs(row))°\(row < 0 ? "S" : "N") \(abs(column))°\(column < 0 ? "W" : "E")"
+        return PlaceRewrite(latitude: Double(row) + 0.5, longitude: Double(column) + 0.5, mapString: name)
+    }
+
+    /// The gazetteer keeps single-precision points: written to four decimals (about 10 m).
+    static func rounded(_ degrees: Double) -> Double { (degrees * 10_000).rounded() / 10_000 }
 
     static func level(_ precision: MapClass.Precision) -> PlaceLevel? {
         switch precision {
@@ -45,16 +65,15 @@ enum ClassPlacement {
         patch.mapString = place.mapString
     }
 
-    /// Sets a class's precision and, when it is coarser than before, coarsens the class's
-    /// existing locations (a finer level cannot bring back what was never kept). Returns how
-    /// many records changed.
-    @discardableResult
-    static func setPrecision(_ precision: MapClass.Precision, of mapClass: inout MapClass, store: any OnTheMapStore) async throws -> Int {
-        let coarser = precision > mapClass.precision
-        mapClass.precision = precision
-        try await store.updateClass(mapClass)
-        guard coarser else { return 0 }
-        return try await store.rewritePlaces(in: mapClass.id) { rewrite($0, precision: precision) }
+    /// Changes a class's settings (only those named) and, when its precision became coarser
+    /// than the database had it, coarsens the class's existing locations (a finer level
+    /// cannot bring back what was never kept). Returns the class as it now is (nil when it is
+    /// gone) and how many records changed.
+    static func change(_ classId: String, _ changes: ClassChanges, store: any OnTheMapStore) async throws -> (MapClass?, Int) {
+        let before = changes.precision == nil ? nil : try await store.mapClass(id: classId)?.precision
+        guard let changed = try await store.changeClass(id: classId, changes) else { return (nil, 0) }
+        guard let precision = changes.precision, let before, precision > before else { return (changed, 0) }
+        return (changed, try await store.rewritePlaces(in: classId) { rewrite($0, precision: precision) })
     }
 }
 

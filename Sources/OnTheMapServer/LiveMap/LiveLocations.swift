@@ -39,6 +39,14 @@ struct EncodedSnapshot: Sendable {
 /// (`LiveLocationsService` polls it when poked), so every server publishes the same
 /// versions in the same order, whoever wrote. Versions are the log's, shared by every
 /// class: a class's viewer sees gaps where other classes changed.
+///
+/// What it replays is never older than what the store holds: the log keeps only each
+/// record's newest change (migration 18), and the ring here drops a record's earlier entry
+/// when a newer one arrives, so a hidden, deleted or coarsened post cannot come back from
+/// memory. And it never outlives its reader's access: the log's `ended` entries (a
+/// membership, a session, an account or a class's visibility ending, on any server) close
+/// the matching streams, and each stream lasts minutes at most before its reader reconnects
+/// through the full check.
 final class LiveLocations: Sendable {
     struct Settings: Sendable {
         /// Changes kept in memory for viewers that resume; further behind, they reload.
@@ -72,6 +80,17 @@ final class LiveLocations: Sendable {
         /// Skips versions up to this one (a viewer that resumed from a newer id than ours).
         let skipThrough: Int64
         let classId: String
+        /// The signed-in reader's account and its session token's digest; nil for an
+        /// anonymous reader of a public class.
+        let reader: Reader?
+    }
+
+    /// Who reads a stream, for closing it when their access ends.
+    struct Reader: Sendable {
+        let accountKey: String
+        let sessionDigest: String
+
+        func matches(_ ended: String) -> Bool { ended == accountKey || ended == sessionDigest }
     }
 
     /// One class's map, once a snapshot of it was asked for.
@@ -131,15 +150,16 @@ final class LiveLocations: Sendable {
         let recent = try await store.latestLocationChanges(limit: settings.ringCapacity)
         let latest = try await store.latestLocationVersion()
         let perClass = try await store.latestLocationVersionsByClass()
+        let horizon = try await store.locationLogHorizon()
         let oldestKept = perClass.values.min() ?? latest
         state.withLock { s in
             s.lastChange = perClass
             // The log keeps every class's changes above the oldest one it still holds.
             s.knownFrom = max(0, oldestKept - 1)
-            s.version = recent.last?.version ?? latest
-            s.floor = recent.count == settings.ringCapacity ? (recent.first?.version ?? latest) : 0
-            // A pruned log: what is not kept cannot be replayed.
-            if let first = recent.first, recent.count < settings.ringCapacity, first.version > 1 { s.floor = first.version - 1 }
+            s.version = max(recent.last?.version ?? latest, latest)
+            // A pruned log: what is not kept cannot be replayed. (Gaps above the horizon are
+            // records' earlier changes, replaced by their newest, which the ring holds.)
+            s.floor = max(horizon, recent.count == settings.ringCapacity ? (recent.first?.version ?? latest) : 0)
             s.ring = recent.map { ($0, Self.frame(for: $0)) }
         }
     }
@@ -152,16 +172,16 @@ final class LiveLocations: Sendable {
 
     // MARK: Viewers
 
-    func subscribe(since: Int64, classId: String) -> Subscription {
-        open(skipThrough: since, classId: classId) { s, continuation in
+    func subscribe(since: Int64, classId: String, reader: Reader?) -> Subscription {
+        open(skipThrough: since, classId: classId, reader: reader) { s, continuation in
             if since > s.version { return .ahead }
             if since < s.floor {
                 // Past the ring: fine if nothing of this class (and no reset) came since.
                 let unchanged = since >= s.knownFrom && (s.lastChange[classId] ?? 0) <= since && (s.lastChange[""] ?? 0) <= since
-                return unchanged ? nil : .reload(version: s.version)
+                return unchanged ? nil : .reload(version: Self.classVersion(classId, in: s))
             }
             let backlog = s.ring.filter { $0.change.version > since && ($0.change.classId == classId || $0.change.kind == .reset) }
-            if backlog.contains(where: { $0.change.kind == .reset }) { return .reload(version: s.version) }
+            if backlog.contains(where: { $0.change.kind == .reset }) { return .reload(version: Self.classVersion(classId, in: s)) }
             for entry in backlog { continuation.yield(LiveFrame(version: entry.change.version, bytes: entry.frame, ends: false)) }
             return nil
         }
@@ -169,24 +189,36 @@ final class LiveLocations: Sendable {
 
     /// For a viewer whose last id is newer than what this server has published but that
     /// the database has logged: it hears nothing until this server catches up past it.
-    func subscribeAhead(skipThrough: Int64, classId: String) -> Subscription {
-        open(skipThrough: skipThrough, classId: classId) { _, _ in nil }
+    func subscribeAhead(skipThrough: Int64, classId: String, reader: Reader?) -> Subscription {
+        open(skipThrough: skipThrough, classId: classId, reader: reader) { _, _ in nil }
+    }
+
+    /// The version a class's readers are told to start from: its own last change (or a reset
+    /// of every class), never lower than what this server can prove nothing of the class
+    /// changed since. Not the server's newest version, which counts writes in other classes.
+    func classVersion(_ classId: String) -> Int64 {
+        state.withLock { Self.classVersion(classId, in: $0) }
+    }
+
+    private static func classVersion(_ classId: String, in s: State) -> Int64 {
+        max(s.lastChange[classId] ?? 0, s.lastChange[""] ?? 0, s.knownFrom)
     }
 
     /// A viewer's stream, registered under the lock unless `check` answers otherwise.
     private func open(
-        skipThrough: Int64, classId: String, _ check: (State, AsyncStream<LiveFrame>.Continuation) -> Subscription?
+        skipThrough: Int64, classId: String, reader: Reader?,
+        _ check: (State, AsyncStream<LiveFrame>.Continuation) -> Subscription?
     ) -> Subscription {
         // Room for a whole backlog plus some live frames: a viewer that cannot keep up
         // fills it and is dropped, so a stalled client holds a bounded amount of memory.
         let (stream, continuation) = AsyncStream<LiveFrame>.makeStream(
             bufferingPolicy: .bufferingOldest(settings.ringCapacity + settings.viewerBuffer))
         let (outcome, id): (Subscription?, UInt64) = state.withLock { s in
-            if s.finished { return (.reload(version: s.version), 0) }
+            if s.finished { return (.reload(version: Self.classVersion(classId, in: s)), 0) }
             if let answer = check(s, continuation) { return (answer, 0) }
             let id = s.nextViewer
             s.nextViewer += 1
-            s.viewers[id] = Viewer(continuation: continuation, skipThrough: skipThrough, classId: classId)
+            s.viewers[id] = Viewer(continuation: continuation, skipThrough: skipThrough, classId: classId, reader: reader)
             return (nil, id)
         }
         if let outcome {
@@ -243,9 +275,17 @@ final class LiveLocations: Sendable {
     /// ignored, so overlapping polls are harmless.
     func publish(_ changes: [LocationChange]) {
         for change in changes {
+            if change.kind == .ended {
+                endStreams(change)
+                continue
+            }
             deliver { s in
                 guard change.version > s.version else { return nil }
                 let frame = Self.frame(for: change)
+                // Only a record's newest change is kept: replay gives its current state.
+                if change.kind != .reset {
+                    s.ring.removeAll { $0.change.objectId == change.objectId && $0.change.kind != .reset }
+                }
                 s.ring.append((change, frame))
                 if s.ring.count > settings.ringCapacity { s.floor = s.ring.removeFirst().change.version }
                 s.version = change.version
@@ -261,13 +301,32 @@ final class LiveLocations: Sendable {
         }
     }
 
+    /// An `ended` entry: the streams of that account or session (everyone's when empty) in
+    /// that class (every class when empty) close; their readers reconnect through the full check.
+    private func endStreams(_ change: LocationChange) {
+        let ended: [AsyncStream<LiveFrame>.Continuation] = state.withLock { s in
+            guard change.version > s.version else { return [] }
+            s.version = change.version
+            var ended: [AsyncStream<LiveFrame>.Continuation] = []
+            for (id, viewer) in s.viewers
+            where (change.classId.isEmpty || viewer.classId == change.classId)
+                && (change.objectId.isEmpty || viewer.reader?.matches(change.objectId) == true) {
+                s.viewers[id] = nil
+                ended.append(viewer.continuation)
+            }
+            return ended
+        }
+        if !ended.isEmpty { logger.info("live map: streams closed as access ended", metadata: ["count": "\(ended.count)"]) }
+        for continuation in ended { continuation.finish() }
+    }
+
     /// Reads what the log holds past our version and publishes it; prunes the log now and then.
     func poll() async {
         do {
             while true {
                 let changes = try await store.locationChanges(after: version, limit: 500)
                 let current = version
-                let changed = Set(changes.filter { $0.version > current }.map(\.classId))
+                let changed = Set(changes.filter { $0.version > current && $0.kind != .ended }.map(\.classId))
                 if !changed.isEmpty { beforePublishing(changed) }
                 publish(changes)
                 if changes.count < 500 { break }
@@ -292,6 +351,7 @@ final class LiveLocations: Sendable {
         case .created, .updated: records[change.objectId] = change.record
         case .deleted: records[change.objectId] = nil
         case .reset: records.removeAll()
+        case .ended: break
         }
     }
 
@@ -311,7 +371,7 @@ final class LiveLocations: Sendable {
                     let changedAt = max(s.lastChange[classId] ?? 0, s.lastChange[""] ?? 0)
                     if let encoded = map.encoded[layout], encoded.version >= changedAt { return .ready(encoded) }
                     if let encoding = map.encoding[layout], encoding.version >= changedAt { return .encode(encoding.task) }
-                    let version = s.version, records = map.records
+                    let version = Self.classVersion(classId, in: s), records = map.records
                     let task = Task { LiveMapJSON.snapshot(records, version: version, layout: layout) }
                     map.encoding[layout] = (version, task)
                     return .encode(task)

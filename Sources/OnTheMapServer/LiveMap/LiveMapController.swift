@@ -12,9 +12,12 @@ struct LiveMapController: Sendable {
     let live: LiveLocations
     let store: any LocationChangeRepository
 
-    /// A stream ends on its own after this long by default; EventSource reconnects with
-    /// Last-Event-ID, so nothing is lost, and no connection lives forever.
-    static let defaultStreamLifetime = 1800
+    /// A stream ends on its own after this long at most (a shorter `?timeout=` is kept);
+    /// EventSource reconnects with Last-Event-ID, so nothing is lost, and each reconnection
+    /// checks the reader again: a session that expired stops reading within minutes even
+    /// where nothing announced it. (Ended memberships, sessions, accounts and classes close
+    /// their streams at once: `LiveLocations`.)
+    static let maximumStreamLifetime = 300
     static let retryMilliseconds = 2000
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -62,16 +65,19 @@ struct LiveMapController: Sendable {
         let since = try Self.startVersion(request)
         let lifetime = try Self.lifetime(request)
         let live = self.live, store = self.store, classId = context.mapClass.id
+        let reader = context.caller.signedIn.map {
+            LiveLocations.Reader(accountKey: $0.accountKey, sessionDigest: SessionToken.digest($0.session.id))
+        }
         let retry = ServerSentEvents.retry(milliseconds: Self.retryMilliseconds)
         let body = ResponseBody { writer in
             // Subscribed here, where the stream is consumed, so no viewer is left registered
             // by a response that was never sent.
-            var subscription = live.subscribe(since: since ?? live.version, classId: classId)
+            var subscription = live.subscribe(since: since ?? live.version, classId: classId, reader: reader)
             if case .ahead = subscription, let since {
                 // Another server may have published it already: believe ids the log has reached.
                 subscription = since <= (try await store.latestLocationVersion())
-                    ? live.subscribeAhead(skipThrough: since, classId: classId)
-                    : .reload(version: live.version)
+                    ? live.subscribeAhead(skipThrough: since, classId: classId, reader: reader)
+                    : .reload(version: live.classVersion(classId))
             }
             guard case .stream(let id, let stream) = subscription else {
                 if case .reload(let version) = subscription {
@@ -131,12 +137,18 @@ struct LiveMapController: Sendable {
         return Int64(text)
     }
 
+    /// `?timeout=` (1 to 3600, as clients have always sent), kept when shorter than the
+    /// server's own limit.
     static func lifetime(_ request: Request) throws -> Int {
-        guard let text = request.uri.queryParameters.get("timeout") else { return defaultStreamLifetime }
+        try lifetime(request.uri.queryParameters.get("timeout"))
+    }
+
+    static func lifetime(_ text: String?) throws -> Int {
+        guard let text else { return maximumStreamLifetime }
         guard let seconds = Int(text), (1...3600).contains(seconds), text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
             throw APIError(.badRequest, "invalid_timeout", "timeout must be a whole number of seconds from 1 to 3600.")
         }
-        return seconds
+        return min(seconds, maximumStreamLifetime)
     }
 
     /// `If-None-Match` names this ETag (or `*`), strong or weak.

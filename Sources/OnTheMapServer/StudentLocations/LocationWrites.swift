@@ -66,9 +66,24 @@ struct LocationWrites: Sendable {
         return outcome
     }
 
-    /// A class's precision; a coarser one coarsens the class's posts at once.
-    func setPrecision(_ precision: MapClass.Precision, of mapClass: inout MapClass) async throws {
-        if try await ClassPlacement.setPrecision(precision, of: &mapClass, store: store) > 0 { await changed([mapClass.id]) }
+    /// A change of a class's settings (only those named); a coarser precision coarsens the
+    /// class's posts at once. The class as it now is, or nil when it is gone.
+    func changeClass(_ classId: String, _ changes: ClassChanges) async throws -> MapClass? {
+        let (changedClass, moved) = try await ClassPlacement.change(classId, changes, store: store)
+        if moved > 0 { await changed([classId]) }
+        return changedClass
+    }
+
+    /// After a post was placed at `placedAt`: when the class became coarser meanwhile (a
+    /// teacher or the host changed it while the post was on its way), the post is placed
+    /// again. Either the class's change was written before this check reads it, or the
+    /// coarsening pass that follows it starts after the post was stored and rewrites it.
+    func placeAgainIfCoarsened(objectId: String, in classId: String, placedAt: MapClass.Precision) async throws {
+        guard let precision = try await store.mapClass(id: classId)?.precision, precision > placedAt else { return }
+        let moved = try await store.rewritePlaces(in: classId) { record in
+            record.objectId == objectId ? ClassPlacement.rewrite(record, precision: precision) : nil
+        }
+        if moved > 0 { await changed([classId]) }
     }
 
     /// An account deleted by its owner: its posts leave every class's map.

@@ -75,7 +75,7 @@ struct StudentLocationController: Sendable {
         let owner = try writer(context)
         let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
         var patch = try LocationBody.patch(from: body, creating: true)
-        try placed(&patch, current: nil, context)
+        let settings = try await placed(&patch, current: nil, context)
         let now = ParseDate.string(from: configuration.clock.now())
         let record = StudentInformation(
             objectId: Identifiers.objectId(),
@@ -87,8 +87,9 @@ struct StudentLocationController: Sendable {
             latitude: patch.latitude!, longitude: patch.longitude!,
             createdAt: now, updatedAt: now
         )
-        let waiting = try await waits(owner, creating: true, context) ?? false
+        let waiting = try await waits(owner, creating: true, approval: settings.approval, context) ?? false
         try await writes.insert(StoredLocation(record: record, ownerKey: owner, classId: context.mapClass.id, waiting: waiting))
+        try await writes.placeAgainIfCoarsened(objectId: record.objectId, in: context.mapClass.id, placedAt: settings.precision)
         if let owner, context.caller.signedIn?.role == nil, context.classAccess.isMember {
             // A post in an open class puts the student on its roster ("my classes").
             try await store.join(classId: context.mapClass.id, accountKey: owner, now: configuration.clock.now())
@@ -106,11 +107,12 @@ struct StudentLocationController: Sendable {
         var patch = try LocationBody.patch(from: body, creating: false)
         let stored = try await authorize(owner, toChange: id, context: context)
         if let ownerKey = stored.ownerKey { patch.uniqueKey = ownerKey }
-        try placed(&patch, current: stored.record, context)
-        patch.waiting = try await waits(owner, creating: false, context)
+        let settings = try await placed(&patch, current: stored.record, context)
+        patch.waiting = try await waits(owner, creating: false, approval: settings.approval, context)
         guard let updated = try await writes.update(objectId: id, in: context.mapClass.id, patch: patch, updatedAt: configuration.clock.now()) else {
             throw ParseError.objectNotFound
         }
+        try await writes.placeAgainIfCoarsened(objectId: id, in: context.mapClass.id, placedAt: settings.precision)
         return try JSONResponse.make(UpdatedResponse(updatedAt: updated.updatedAt))
     }
 
@@ -131,19 +133,24 @@ struct StudentLocationController: Sendable {
     }
 
     /// The class's precision applied to the write (`ClassPlacement`), in Parse's error format.
-    private func placed(_ patch: inout LocationPatch, current: StudentInformation?, _ context: AppRequestContext) throws {
+    /// The class is the database's, not the request's copy (kept a few seconds), so a post
+    /// right after the class was coarsened is not stored exact, nor one right after approval
+    /// was turned on let through; returns it for the rest of the write.
+    private func placed(_ patch: inout LocationPatch, current: StudentInformation?, _ context: AppRequestContext) async throws -> MapClass {
+        let settings = try await store.mapClass(id: context.mapClass.id) ?? context.mapClass
         do {
-            try ClassPlacement.apply(to: &patch, current: current, precision: context.mapClass.precision)
+            try ClassPlacement.apply(to: &patch, current: current, precision: settings.precision)
         } catch is NoPlaceNearby {
             throw ParseError(142, NoPlaceNearby.message)
         }
+        return settings
     }
 
     /// Whether the write waits for a moderator's approval (`MapClass.Approval`); nil leaves an
     /// existing post's wait as it is. Moderators, teachers and administrators never wait.
-    private func waits(_ owner: String?, creating: Bool, _ context: AppRequestContext) async throws -> Bool? {
+    private func waits(_ owner: String?, creating: Bool, approval: MapClass.Approval, _ context: AppRequestContext) async throws -> Bool? {
         let access = context.classAccess
-        switch context.mapClass.approval {
+        switch approval {
         case .off: return creating ? false : nil
         case _ where access.canModerate: return false
         case .all: return true

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OnTheMapModels
 import OnTheMapServer
 import Storage
 
@@ -76,21 +77,18 @@ struct ClassCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withHostStore(database) { store in
-                var found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
-                if let name { found.name = try await refusalsAsValidation { try ClassHostTools.checkedName(name) } }
-                if let visibility { found.visibility = visibility }
-                if let approval { found.approval = approval }
+                let current = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
+                var changes = ClassChanges(now: Date())
+                if let name { changes.name = try await refusalsAsValidation { try ClassHostTools.checkedName(name) } }
+                changes.visibility = visibility
+                changes.approval = approval
+                changes.precision = precision
                 if let join {
-                    if join == .invite, found.joinRule != .invite, found.inviteCode == nil {
-                        found = try await ClassHostTools.newInvite(for: found, revoke: false, store: store)
-                    }
-                    found.joinRule = join
+                    changes.joinRule = join
+                    if join == .invite { changes.inviteCodeIfNone = Tokens.randomHex(bytes: 12) }
                 }
-                try await store.updateClass(found)
-                if let precision, precision != found.precision {
-                    let changed = try await ClassHostTools.setPrecision(precision, of: &found, store: store)
-                    if changed > 0 { print("Moved \(changed) location\(changed == 1 ? "" : "s") to their \(precision.rawValue).") }
-                }
+                let (found, moved) = try await refusalsAsValidation { try await ClassHostTools.change(current, changes, store: store) }
+                if let precision, moved > 0 { print("Moved \(moved) location\(moved == 1 ? "" : "s") to their \(precision.rawValue).") }
                 print("\(found.slug): \(found.visibility.rawValue), join: \(found.joinRule.rawValue), precision: \(found.precision.rawValue), approval: \(found.approval.rawValue), name: \(found.name).")
             }
         }
@@ -153,9 +151,10 @@ extension ClassCommand {
 
         func run() async throws {
             try await withHostStore(database) { store in
-                var found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
-                found.archivedAt = undo ? nil : (found.archivedAt ?? Date())
-                try await store.updateClass(found)
+                let current = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
+                var changes = ClassChanges(now: Date())
+                changes.archived = !undo
+                let found = try await refusalsAsValidation { try await ClassHostTools.change(current, changes, store: store) }.mapClass
                 print(undo ? "\(found.slug) is open again." : "\(found.slug) is archived: its map is read-only.")
             }
         }
