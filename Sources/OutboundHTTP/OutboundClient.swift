@@ -6,7 +6,10 @@ import FoundationNetworking
 /// The server's one way out to other services (sign-in providers, photo providers and their
 /// images, the object store, an upstream geocoder): URLSession under one deadline and one
 /// error mapping. A call ends within its deadline whatever stalls (DNS, a trickled body),
-/// and its failures never repeat the URL, which can carry a token.
+/// and its failures never repeat the URL, which can carry a token. A call that carries
+/// credentials (an `Authorization` header) follows a redirect only on its own origin
+/// (`RedirectGuard`): any other redirect is the answer, so the credentials never travel to
+/// another host, nor from https to http.
 ///
 /// URLSession rather than AsyncHTTPClient: every caller lives in a Foundation-only target
 /// (`Geocoding`, `PhotoAlbums`, `ObjectStorage`) that the SDK's side of the house shares the
@@ -83,7 +86,7 @@ public final class OutboundClient: Sendable {
         configuration.httpCookieStorage = nil
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
-        session = URLSession(configuration: configuration)
+        session = URLSession(configuration: configuration, delegate: RedirectGuard(), delegateQueue: nil)
         self.userAgent = userAgent
         self.timeout = timeout
         self.exchange = exchange
@@ -146,5 +149,31 @@ public final class OutboundClient: Sendable {
         case .timedOut: "timed out"
         default: "network error (URLError \(error.code.rawValue))"
         }
+    }
+}
+
+/// Decides each redirect of the client's session. URLSession follows redirects by itself,
+/// every header included (swift-corelibs-foundation keeps `Authorization` whatever the new
+/// host and scheme), unless its delegate says otherwise; a session-wide delegate is the one
+/// both Foundation implementations consult (Linux ignores a task's own for redirects).
+final class RedirectGuard: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(Self.allows(from: task.originalRequest, to: request) ? request : nil)
+    }
+
+    /// A redirect is followed unless the call carries credentials and the new address is on
+    /// another origin (scheme, host and port) than the call's.
+    static func allows(from original: URLRequest?, to next: URLRequest) -> Bool {
+        guard let original, original.value(forHTTPHeaderField: "Authorization") != nil else { return true }
+        guard let from = original.url.flatMap(origin(of:)), let to = next.url.flatMap(origin(of:)) else { return false }
+        return from == to
+    }
+
+    /// `scheme://host:port`, the port spelled out (an absent one is the scheme's default).
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return "\(scheme)://\(host):\(port)"
     }
 }

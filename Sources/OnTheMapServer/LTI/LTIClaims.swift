@@ -89,8 +89,16 @@ struct LTILaunchClaims: Decodable, Sendable {
     var firstName: String? { givenName ?? name?.split(separator: " ").first.map(String.init) }
     var lastName: String? { familyName ?? name.map { $0.split(separator: " ").dropFirst().joined(separator: " ") } }
     var displayName: String {
-        let joined = [givenName, familyName].compactMap { $0 }.joined(separator: " ")
-        return name ?? (joined.isEmpty ? "Course member" : joined)
+        Self.memberName(name: name, givenName: givenName, familyName: familyName)
+    }
+
+    /// A course member's name for the course roster: `name`, else the given and family
+    /// names, each kept only when an account's name could be (`SignInPolicy.cleanName`: no
+    /// control or bidirectional formatting characters), else "Course member".
+    static func memberName(name: String?, givenName: String?, familyName: String?) -> String {
+        if let name = SignInPolicy.cleanName(name) { return name }
+        let joined = [givenName, familyName].compactMap(SignInPolicy.cleanName).joined(separator: " ")
+        return joined.isEmpty ? "Course member" : joined
     }
 }
 

@@ -66,9 +66,11 @@ struct LTIController: Sendable {
         }
     }
 
+    /// The fields a platform or a page of this site sent, form-encoded (`FormEncoding.decode`):
+    /// the query's, then a POST body's over them.
     static func form(_ request: Request, context: AppRequestContext) async throws -> [String: String] {
         var fields: [String: String] = [:]
-        for item in request.uri.queryParameters { fields[String(item.key)] = String(item.value) }
+        for (name, value) in FormEncoding.decode(request.uri.query ?? "") { fields[name] = value }
         guard request.method == .post else { return fields }
         let body: ByteBuffer
         do {
@@ -76,9 +78,7 @@ struct LTIController: Sendable {
         } catch {
             throw LTIProblem(.contentTooLarge, "tooLarge", tryAgain: true)
         }
-        var components = URLComponents()
-        components.percentEncodedQuery = String(buffer: body).replacingOccurrences(of: "+", with: "%20")
-        for item in components.queryItems ?? [] { fields[item.name] = item.value ?? "" }
+        for (name, value) in FormEncoding.decode(String(buffer: body)) { fields[name] = value }
         return fields
     }
 

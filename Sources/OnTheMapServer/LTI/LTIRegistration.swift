@@ -66,20 +66,20 @@ struct LTIRegistration: Sendable {
     }
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let query = request.uri.queryParameters
+        // Form-encoded as any query a platform builds; the first of a repeated name counts.
+        let query = Dictionary(FormEncoding.decode(request.uri.query ?? ""), uniquingKeysWith: { first, _ in first })
         let now = clock.now()
         // The platform opens this page in its own frame or window: it may frame the answer.
-        let registering = query.get("openid_configuration").flatMap { LTIPlatforms.urlProblem($0, field: "") == nil ? LTIPlatforms.origin(of: $0) : nil }
+        let registering = query["openid_configuration"].flatMap { LTIPlatforms.urlProblem($0, field: "") == nil ? LTIPlatforms.origin(of: $0) : nil }
         let frame = (await platforms.frameAncestors()) + (registering.map { [$0] } ?? [])
         do {
-            guard let invite = query.get("invite"), invite.count <= 128,
+            guard let invite = query["invite"], invite.count <= 128,
                   let ticket = try await store.takeTicket(digest: SessionToken.digest(invite), kind: .registration, now: now)
             else {
                 throw LTIProblem(.forbidden, "registrationLinkInvalid", log: "registration without a live invitation")
             }
             do {
-                let fields = Dictionary(query.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { first, _ in first })
-                let name = try await registerPlatform(query: fields, request: request, context: context, now: now)
+                let name = try await registerPlatform(query: query, request: request, context: context, now: now)
                 context.logger.notice("lti platform registered", metadata: ["platform": "\(name)"])
                 let say = Translator(request.language)
                 let body = """

@@ -9,6 +9,12 @@ import Synchronization
 /// membership pages, following `next` links. Runs in the background after a teacher's
 /// launch (the launch does not wait); members who left the course and whose membership came
 /// from a launch lose it. One sync per class at a time.
+///
+/// The token goes to the memberships URL's origin only: every page, `next` links included,
+/// must be on that origin (https, or http on a loopback host as `LTIPlatforms.urlProblem`
+/// allows), and a redirect elsewhere is not followed (`OutboundClient`). A page elsewhere
+/// stops the sync: the pages read before it are no complete roster, so nothing is applied
+/// and nobody is removed.
 final class LTIRosterSync: Sendable {
     static let scope = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
     static let mediaType = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
@@ -67,15 +73,25 @@ final class LTIRosterSync: Sendable {
 
     /// One sync; returns how many course members the roster now holds.
     func sync(classID: String, platform: LTIPlatform, membershipsURL: String) async throws -> Int {
+        guard let first = URL(string: membershipsURL), let origin = Self.fetchableOrigin(first) else {
+            throw Failure("memberships URL is neither https nor http on a loopback host")
+        }
         let token = try await accessToken(platform)
-        var next = URL(string: membershipsURL)
+        var next: URL? = first
         var entries: [LTIRosterEntry] = []
         var seen = Set<String>()
         var pages = 0
         while let url = next {
             pages += 1
             guard pages <= Self.maximumPages else { throw Failure("more than \(Self.maximumPages) membership pages") }
+            // Checked before the token is sent: a page link on another origin ends the sync.
+            guard Self.fetchableOrigin(url) == origin else {
+                throw Failure("a memberships page link leads off the memberships URL's origin (\(Self.fetchableOrigin(url) ?? "not http(s)"))")
+            }
             let reply = try await http.send(SignInHTTPRequest(url: url, headers: ["Authorization": "Bearer \(token)", "Accept": Self.mediaType]))
+            if (300..<400).contains(reply.status) {
+                throw Failure("memberships answered a redirect (HTTP \(reply.status)), not followed off the memberships URL's origin")
+            }
             guard reply.status == 200 else { throw Failure("memberships answered HTTP \(reply.status)") }
             guard let container = try? JSONDecoder().decode(Container.self, from: reply.body) else {
                 throw Failure("memberships page is not a membership container")
@@ -84,8 +100,7 @@ final class LTIRosterSync: Sendable {
                 guard let subject = member.user_id, !subject.isEmpty, subject.utf8.count <= 255, member.status.map({ $0 == "Active" }) ?? true,
                       seen.insert(subject).inserted
                 else { continue }
-                let given = [member.given_name, member.family_name].compactMap { $0 }.joined(separator: " ")
-                let name = String((member.name ?? (given.isEmpty ? "Course member" : given)).prefix(200))
+                let name = LTILaunchClaims.memberName(name: member.name, givenName: member.given_name, familyName: member.family_name)
                 entries.append(LTIRosterEntry(subject: subject, name: name, roles: Array((member.roles ?? []).prefix(20))))
             }
             guard entries.count <= Self.maximumMembers else { throw Failure("more than \(Self.maximumMembers) members") }
@@ -112,6 +127,17 @@ final class LTIRosterSync: Sendable {
             throw Failure("token endpoint answered HTTP \(reply.status)\(decoded?.error.map { " (\($0.prefix(40)))" } ?? "")")
         }
         return token
+    }
+
+    /// The origin of a URL the sync may send the token to (as `LTIPlatforms.origin(of:)`
+    /// spells it), or nil when the URL is neither https nor http on a loopback host.
+    static func fetchableOrigin(_ url: URL) -> String? {
+        guard LTIPlatforms.urlProblem(url.absoluteString, field: "") == nil, let origin = LTIPlatforms.origin(of: url.absoluteString) else { return nil }
+        // The scheme's own port, spelled out or not, is the same origin.
+        for (scheme, port) in [("https://", ":443"), ("http://", ":80")] where origin.hasPrefix(scheme) && origin.hasSuffix(port) {
+            return String(origin.dropLast(port.count))
+        }
+        return origin
     }
 
     /// The `rel="next"` target of a `Link` header (RFC 8288).

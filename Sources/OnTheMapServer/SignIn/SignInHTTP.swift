@@ -76,6 +76,48 @@ enum FormEncoding {
         text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
+    /// The fields of an `application/x-www-form-urlencoded` text (a form body, or a URL's
+    /// query), in order, as browsers and platforms encode them: `&`-separated `name=value`
+    /// pairs, `+` a space and `%XX` a byte of UTF-8; a `%` not followed by two hex digits
+    /// stays as it is, and bytes that are not UTF-8 read as U+FFFD (WHATWG URL, §5.1).
+    static func decode(_ text: some StringProtocol) -> [(String, String)] {
+        text.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (unescape(parts[0]), parts.count > 1 ? unescape(parts[1]) : "")
+        }
+    }
+
+    /// One name or value of a form-encoded text (see `decode`).
+    static func unescape(_ text: some StringProtocol) -> String {
+        let bytes = Array(text.utf8)
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "+") {
+                decoded.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                      let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                decoded.append(high << 4 | low)
+                index += 2
+            } else {
+                decoded.append(byte)
+            }
+            index += 1
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// `base` with these query fields added.
     static func url(_ base: URL, adding fields: [(String, String)]) -> URL {
         var text = base.absoluteString
