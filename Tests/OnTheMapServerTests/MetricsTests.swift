@@ -76,6 +76,34 @@ struct MetricsTests {
         }
     }
 
+    @Test("reads of a class that is not public are counted as one `private` series, never under the class's slug")
+    func privateClasses() async throws {
+        // A new server's default class is members-only.
+        try await withTestServer { client in
+            let user = try await client.makeUser()
+            try await client.postLocation(user)
+            _ = try await client.list("?limit=10", headers: user.parseHeaders)
+            let samples = try await Self.parse(client.execute(uri: "/metrics", method: .get) { $0.text })
+            let classes = samples.filter { $0.name == "onthemap_class_requests_total" }
+            #expect(classes.map { $0.labels["class"] } == ["private"])
+            #expect(classes.first?.value == 2)
+        }
+    }
+
+    @Test("a public class keeps its slug as its label; members-only and server-wide classes, and one of unknown visibility, are `private`")
+    func classLabels() throws {
+        let metrics = ServerMetrics()
+        metrics.recordClassRequest(slug: "open-map", visibility: .public)
+        metrics.recordClassRequest(slug: "open-map", visibility: .public)
+        metrics.recordClassRequest(slug: "secret-club", visibility: .members)
+        metrics.recordClassRequest(slug: "staff-room", visibility: .server)
+        metrics.recordClassRequest(slug: "unsaid")
+        let text = metrics.scrape()
+        let samples = try Self.parse(text).filter { $0.name == "onthemap_class_requests_total" }
+        #expect(Dictionary(uniqueKeysWithValues: samples.map { ($0.labels["class"] ?? "", $0.value) }) == ["open-map": 2, "private": 3])
+        for slug in ["secret-club", "staff-room", "unsaid"] { #expect(!text.contains(slug)) }
+    }
+
     @Test("with --metrics-token, /metrics needs the bearer token; anything else is 401 in our error format")
     func token() async throws {
         try await withTestServer({ $0.metricsToken = "s3cret-token" }, defaultClass: .public) { client in

@@ -3,6 +3,7 @@ import OnTheMapModels
 import HTTPTypes
 import Hummingbird
 import Metrics
+import Storage
 import Synchronization
 // Only these two: Prometheus' own Counter and Gauge would shadow swift-metrics' ones.
 import class Prometheus.PrometheusCollectorRegistry
@@ -46,14 +47,19 @@ public final class ServerMetrics: Sendable {
             .record(duration: duration)
     }
 
-    /// Classes counted by their own slug; any further one is counted as `other`, so a server
-    /// with thousands of classes keeps a bounded number of series.
+    /// Public classes counted by their own slug; any further one is counted as `other`, so a
+    /// server with thousands of classes keeps a bounded number of series.
     static let maximumClassLabels = 100
+    /// The one label of every class that is not public: `/metrics` is open unless the host
+    /// sets a token, and a members-only class's slug is its members' business.
+    static let privateClassLabel = "private"
     private let classLabels = Mutex<Set<String>>([])
 
     /// Counts one answered request to a class's map (list, record, live map, moderation).
-    func recordClassRequest(slug: String) {
-        let label = classLabels.withLock { labels -> String in
+    /// Only a public class is counted under its slug; a class whose visibility is not given
+    /// counts as private.
+    func recordClassRequest(slug: String, visibility: MapClass.Visibility? = nil) {
+        let label = visibility != .public ? Self.privateClassLabel : classLabels.withLock { labels -> String in
             if labels.contains(slug) { return slug }
             guard labels.count < Self.maximumClassLabels else { return "other" }
             labels.insert(slug)
