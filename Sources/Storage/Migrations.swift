@@ -793,7 +793,7 @@ enum Migrations {
                 END IF;
                 PERFORM pg_advisory_xact_lock(1869902701, hashtext(TG_TABLE_SCHEMA));
                 IF TG_OP = 'TRUNCATE' THEN
-                    EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''reset'', , )', TG_TABLE_SCHEMA);
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''reset'', '''', '''')', TG_TABLE_SCHEMA);
                 ELSIF TG_OP = 'DELETE' THEN
                     EXECUTE format('INSERT INTO %I.location_changes (kind, class_id, object_id) VALUES (''deleted'', $1, $2)', TG_TABLE_SCHEMA)
                         USING OLD.class_id, OLD.object_id;

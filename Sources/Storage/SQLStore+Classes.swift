@@ -135,6 +135,7 @@ extension SQLStore {
 
     public func setMember(classId: String, accountKey: String, role: ClassRole, now: Date) async throws -> MembershipChange {
         try await withTransaction { db in
+            try await Self.lockClassRoster(classId: classId, on: db)
             guard try await db.raw("SELECT 1 AS x FROM classes WHERE id = \(bind: classId)").first() != nil,
                   try await db.raw("SELECT 1 AS x FROM accounts WHERE key = \(bind: accountKey)").first() != nil
             else { return .notFound }
@@ -146,6 +147,7 @@ extension SQLStore {
 
     public func changeRole(classId: String, accountKey: String, role: ClassRole) async throws -> MembershipChange {
         try await withTransaction { db in
+            try await Self.lockClassRoster(classId: classId, on: db)
             guard let current = try await db.raw("""
                 SELECT role FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)
                 """).first()?.decode(column: "role", as: String.self)
@@ -171,6 +173,7 @@ extension SQLStore {
 
     public func removeMember(classId: String, accountKey: String) async throws -> MembershipChange {
         try await withTransaction { db in
+            try await Self.lockClassRoster(classId: classId, on: db)
             if try await Self.isLastTeacher(classId: classId, accountKey: accountKey, on: db) { return .lastTeacher }
             let removed = try await db.raw("""
                 DELETE FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey) RETURNING account_key

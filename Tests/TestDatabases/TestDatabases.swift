@@ -48,7 +48,8 @@ public enum TestDatabases {
             try await connection.sql().raw("\(unsafeRaw: sql)").run()
         } catch {
             try? await connection.close()
-            throw error
+            // PostgresNIO's errors hide their details unless asked; a failing test shows them.
+            throw TestDatabaseError(String(reflecting: error))
         }
         try await connection.close()
     }

@@ -63,7 +63,7 @@ struct ClassMiddleware: RouterMiddleware {
         }
         let response = try await next(request, context)
         if let metrics, response.status.code < 400, ["student_locations", "moderation"].contains(ServerMetrics.family(of: request.uri.path)) {
-            metrics.recordClassRequest(slug: context.mapClass.slug)
+            metrics.recordClassRequest(slug: context.mapClass.slug, visibility: context.mapClass.visibility)
         }
         return response
     }

@@ -56,9 +56,8 @@ public final class ServerMetrics: Sendable {
     private let classLabels = Mutex<Set<String>>([])
 
     /// Counts one answered request to a class's map (list, record, live map, moderation).
-    /// Only a public class is counted under its slug; a class whose visibility is not given
-    /// counts as private.
-    func recordClassRequest(slug: String, visibility: MapClass.Visibility? = nil) {
+    /// Only a public class is counted under its slug; every other class counts as `private`.
+    func recordClassRequest(slug: String, visibility: MapClass.Visibility) {
         let label = visibility != .public ? Self.privateClassLabel : classLabels.withLock { labels -> String in
             if labels.contains(slug) { return slug }
             guard labels.count < Self.maximumClassLabels else { return "other" }
