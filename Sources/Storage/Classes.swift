@@ -168,6 +168,19 @@ public protocol ClassRepository: Sendable {
     /// Gives a member of the class another role; `.notFound` (nothing changed) when the account
     /// is not a member. Refuses to leave the class without a teacher.
     func changeRole(classId: String, accountKey: String, role: ClassRole) async throws -> MembershipChange
+    /// Invites an email address to the class with a role (again: the new role), whether or not
+    /// an account has it.
+    func invite(classId: String, email: String, role: ClassRole, now: Date) async throws
+    /// The class's invitations not yet accepted, by address.
+    func invitations(classId: String) async throws -> [ClassInvitation]
+    /// false when the class had no invitation for the address.
+    @discardableResult func withdrawInvitation(classId: String, email: String) async throws -> Bool
+    /// The classes that invited the address and that the account is not a member of.
+    func classesInviting(email: String, notJoinedBy accountKey: String) async throws -> [MapClass]
+    /// Turns the address's invitation into the account's membership, in one transaction: the
+    /// invited role, or the role the account already has there. nil (nothing changed) when the
+    /// class has no invitation for the address.
+    func acceptInvitation(classId: String, email: String, accountKey: String, now: Date) async throws -> ClassRole?
     /// Adds the account as a student unless it is a member already (a join keeps a higher role).
     func join(classId: String, accountKey: String, now: Date) async throws
     /// Removes the member and their locations in this class, in one transaction; refuses to
@@ -182,6 +195,20 @@ public protocol ClassRepository: Sendable {
     /// Deletes the class with its locations (and their reports and logged changes), its roster
     /// and its invite link, in one transaction; false when there is no such class.
     func deleteClass(id: String) async throws -> Bool
+}
+
+/// An email address invited to a class, until the account with it joins (or the teacher
+/// withdraws it).
+public struct ClassInvitation: Sendable, Equatable {
+    public var email: String
+    public var role: ClassRole
+    public var invitedAt: Date
+
+    public init(email: String, role: ClassRole, invitedAt: Date) {
+        self.email = email
+        self.role = role
+        self.invitedAt = invitedAt
+    }
 }
 
 /// The settings a change of a class sets; nil leaves a setting as the database has it.

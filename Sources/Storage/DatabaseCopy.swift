@@ -18,6 +18,7 @@ public enum DatabaseCopy {
         ("classes", "id", [("id", .text), ("slug", .text), ("name", .text), ("visibility", .text), ("join_rule", .text), ("precision", .text), ("approval", .text), ("archived_at", .optionalText),
                            ("invite_code", .optionalText), ("created_at", .text)]),
         ("class_members", "class_id,account_key", [("class_id", .text), ("account_key", .text), ("role", .text), ("joined_at", .text)]),
+        ("class_invitations", "class_id,email", [("class_id", .text), ("email", .text), ("role", .text), ("invited_at", .text)]),
         ("sessions", "id", [("id", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text)]),
         ("login_devices", "digest", [("digest", .text), ("account_key", .text), ("last_login_at", .text)]),
         ("student_locations", "object_id", [

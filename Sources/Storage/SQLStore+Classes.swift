@@ -161,6 +161,69 @@ extension SQLStore {
         }
     }
 
+    public func invite(classId: String, email: String, role: ClassRole, now: Date) async throws {
+        try await withDatabase { db in
+            try await db.raw("""
+                INSERT INTO class_invitations (class_id, email, role, invited_at)
+                VALUES (\(bind: classId), \(bind: email), \(bind: role.rawValue), \(bind: ParseDate.string(from: now)))
+                ON CONFLICT (class_id, email) DO UPDATE SET role = excluded.role, invited_at = excluded.invited_at
+                """).run()
+        }
+    }
+
+    public func invitations(classId: String) async throws -> [ClassInvitation] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT email, role, invited_at FROM class_invitations WHERE class_id = \(bind: classId) ORDER BY email
+                """).all().map { row in
+                ClassInvitation(
+                    email: try row.decode(column: "email", as: String.self),
+                    role: ClassRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .student,
+                    invitedAt: ParseDate.date(from: try row.decode(column: "invited_at", as: String.self)) ?? .distantPast)
+            }
+        }
+    }
+
+    @discardableResult
+    public func withdrawInvitation(classId: String, email: String) async throws -> Bool {
+        try await withDatabase { db in
+            try await !db.raw("""
+                DELETE FROM class_invitations WHERE class_id = \(bind: classId) AND email = \(bind: email) RETURNING email
+                """).all().isEmpty
+        }
+    }
+
+    public func classesInviting(email: String, notJoinedBy accountKey: String) async throws -> [MapClass] {
+        try await withDatabase { db in
+            try await db.raw("""
+                SELECT classes.* FROM class_invitations JOIN classes ON classes.id = class_invitations.class_id
+                WHERE class_invitations.email = \(bind: email) AND NOT EXISTS (
+                    SELECT 1 FROM class_members WHERE class_members.class_id = classes.id AND class_members.account_key = \(bind: accountKey))
+                ORDER BY classes.name, classes.slug
+                """).all().map(Self.mapClass(from:))
+        }
+    }
+
+    public func acceptInvitation(classId: String, email: String, accountKey: String, now: Date) async throws -> ClassRole? {
+        try await withTransaction { db in
+            try await Self.lockClassRoster(classId: classId, on: db)
+            guard let row = try await db.raw("""
+                DELETE FROM class_invitations WHERE class_id = \(bind: classId) AND email = \(bind: email) RETURNING role
+                """).first()
+            else { return nil }
+            let invited = ClassRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .student
+            try await db.raw("""
+                INSERT INTO class_members (class_id, account_key, role, joined_at)
+                VALUES (\(bind: classId), \(bind: accountKey), \(bind: invited.rawValue), \(bind: ParseDate.string(from: now)))
+                ON CONFLICT (class_id, account_key) DO NOTHING
+                """).run()
+            let kept = try await db.raw("""
+                SELECT role FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)
+                """).first()?.decode(column: "role", as: String.self)
+            return kept.flatMap(ClassRole.init(rawValue:)) ?? invited
+        }
+    }
+
     public func join(classId: String, accountKey: String, now: Date) async throws {
         try await withDatabase { db in
             try await db.raw("""
@@ -261,6 +324,7 @@ extension SQLStore {
                 "DELETE FROM location_reports WHERE object_id IN (SELECT object_id FROM student_locations WHERE class_id = \(bind: id))",
                 "DELETE FROM student_locations WHERE class_id = \(bind: id)",
                 "DELETE FROM class_members WHERE class_id = \(bind: id)",
+                "DELETE FROM class_invitations WHERE class_id = \(bind: id)",
                 "DELETE FROM lti_courses WHERE class_id = \(bind: id)",
                 "DELETE FROM lti_roster WHERE class_id = \(bind: id)",
                 // The log's copies of its posts go too; the deletions just logged tell viewers.

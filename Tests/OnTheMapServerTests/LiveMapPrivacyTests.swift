@@ -314,6 +314,53 @@ struct LiveMapPrivacyTests {
             #expect(members.contains { $0["role"] as? String == "moderator" })
         }
     }
+
+    @Test("adding by email invites the address: the same answer whether or not an account has it; the account joins by itself with the invited role")
+    func invitations() async throws {
+        try await withTestServer { client in
+            let admin = try await client.makeUser()
+            let invitee = try await client.makeUser(email: "invitee-\(UUID().uuidString.prefix(6).lowercased())@example.com")
+            let made = try await ClassTests.makeClass(client, by: admin, slug: "invites-1", visibility: "members", join: "closed")
+            _ = made
+            func invite(_ email: String, _ role: String) async throws -> (HTTPResponse.Status, [String: Any]) {
+                try await ClassTests.status(client, "/api/classes/invites-1/members", .post, headers: admin.cookieHeaders,
+                                            body: ["email": email, "role": role])
+            }
+            // An address with an account and one without: answered alike, and neither is on the roster yet.
+            let known = try await invite(invitee.email.uppercased(), "moderator")
+            let unknown = try await invite("nobody-here@example.com", "moderator")
+            #expect(known.0 == .ok && unknown.0 == .ok)
+            func members(_ answer: [String: Any]) -> [[String: Any]] { answer["members"] as? [[String: Any]] ?? [] }
+            func invited(_ answer: [String: Any]) -> [String] { (answer["invitations"] as? [[String: Any]] ?? []).compactMap { $0["email"] as? String } }
+            #expect(members(known.1).count == 1 && members(unknown.1).count == 1, "only the teacher, in both answers")
+            #expect(invited(known.1) == [invitee.email] && invited(unknown.1) == ["nobody-here@example.com", invitee.email].sorted())
+            #expect(try await invite("not an address", "student").0 == .badRequest)
+
+            // The invitee sees the class among those to join, and joins it, closed as it is.
+            let list = try await ClassTests.status(client, "/api/classes", headers: invitee.cookieHeaders).1
+            let joinable = try #require(list["joinable"] as? [[String: Any]])
+            #expect(joinable.contains { $0["slug"] as? String == "invites-1" && $0["invited"] as? Bool == true })
+            #expect(try await ClassTests.status(client, "/api/classes/invites-1", headers: invitee.cookieHeaders).0 == .ok)
+            let joined = try await ClassTests.join(client, invitee, slug: "invites-1", code: nil)
+            #expect(joined.status == .ok)
+            #expect(try joined.json["role"] as? String == "moderator")
+            let roster = try await ClassTests.status(client, "/api/classes/invites-1/members", headers: admin.cookieHeaders).1
+            #expect(members(roster).contains { $0["email"] as? String == invitee.email && $0["role"] as? String == "moderator" })
+            #expect(invited(roster) == ["nobody-here@example.com"])
+
+            // Withdrawn, an invitation lets no one in; a second withdrawal is a 404.
+            let withdrawn = try await ClassTests.status(client, "/api/classes/invites-1/invitations/nobody-here%40example.com", .delete,
+                                                        headers: admin.cookieHeaders)
+            #expect(withdrawn.0 == .ok && invited(withdrawn.1).isEmpty)
+            #expect(try await ClassTests.status(client, "/api/classes/invites-1/invitations/nobody-here%40example.com", .delete,
+                                                headers: admin.cookieHeaders).0 == .notFound)
+            let latecomer = try await client.makeUser(email: "nobody-here@example.com")
+            #expect(try await ClassTests.join(client, latecomer, slug: "invites-1", code: nil).status == .forbidden)
+            // Moderators read the roster without addresses or invitations.
+            let asModerator = try await ClassTests.status(client, "/api/classes/invites-1/members", headers: invitee.cookieHeaders).1
+            #expect(invited(asModerator).isEmpty && !"\(asModerator)".contains("@"))
+        }
+    }
 }
 
 /// Two servers on one PostgreSQL database: what one server forgets or ends, the other does too.

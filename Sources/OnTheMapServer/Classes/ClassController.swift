@@ -30,25 +30,33 @@ struct ClassController: Sendable {
         group.post("classes/:slug/members", use: addMember)
         group.put("classes/:slug/members/:key", use: setRole)
         group.delete("classes/:slug/members/:key", use: removeMember)
+        group.delete("classes/:slug/invitations/:email", use: withdrawInvitation)
         group.delete("classes/:slug", use: deleteClass)
     }
 
     // MARK: Everyone signed in
 
-    /// `GET /api/classes`: my classes with my role in each, the open ones I could join, and
-    /// whether I may create classes.
+    /// `GET /api/classes`: my classes with my role in each, the ones I could join (open, or
+    /// that invited my address: `invited`), and whether I may create classes.
     @Sendable func mine(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.requireSignedIn(.api("Log in to see your classes."))
         var mine = try await store.classes(ofAccount: me.accountKey).map { ClassView($0.mapClass, role: $0.role) }
+        let inviting = try await store.classesInviting(email: me.account.email, notJoinedBy: me.accountKey)
         var joinable = try await store.openClasses(notJoinedBy: me.accountKey)
+        joinable.removeAll { open in inviting.contains { $0.id == open.id } }
         // The default class is everyone's when it is open, roster or not.
         let main = try await directory.defaultClass()
         if main.joinRule == .open, !mine.contains(where: { $0.slug == main.slug }) {
             mine.insert(ClassView(main, role: .student), at: 0)
             joinable.removeAll { $0.slug == main.slug }
         }
+        let invitedViews = inviting.filter { $0.slug != main.slug || main.joinRule != .open }.map { invited -> ClassView in
+            var view = ClassView(invited, role: nil)
+            view.invited = true
+            return view
+        }
         return try JSONResponse.make(ClassListView(
-            classes: mine, joinable: joinable.map { ClassView($0, role: nil) }, defaultClass: main.slug,
+            classes: mine, joinable: invitedViews + joinable.map { ClassView($0, role: nil) }, defaultClass: main.slug,
             canCreate: canCreate(me)
         ))
     }
@@ -84,11 +92,14 @@ struct ClassController: Sendable {
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (found, access) = try await classAccess(context)
         if !access.canRead {
-            _ = try context.requireSignedIn(ClassRefusal.api.signIn)
+            let me = try context.requireSignedIn(ClassRefusal.api.signIn)
             let code = request.uri.queryParameters.get("code")
             // The current code shows the class whatever its rule, so a closed class can say so.
             var invited = false
             if let expected = found.inviteCode, let code { invited = Tokens.constantTimeEqual(code, expected) }
+            if !invited, found.joinRule != .open {
+                invited = try await store.classesInviting(email: me.account.email, notJoinedBy: me.accountKey).contains { $0.id == found.id }
+            }
             guard found.joinRule == .open || invited else { throw ClassRefusal.api.notMember }
         }
         return try JSONResponse.make(try detail(found, role: access.role, access: access, request: request, context: context))
@@ -141,13 +152,19 @@ struct ClassController: Sendable {
     }
 
     /// `POST /api/classes/:slug/join` `{"code"?}`: an open class takes anyone; an invite-only
-    /// one the current invite code; a closed one nobody (a teacher adds members).
+    /// one the current invite code; a closed one nobody. Whatever its rule, a class that
+    /// invited my address takes me, with the role I was invited to.
     @Sendable func join(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.requireSignedIn(.api("Log in to join a class."))
         let (found, access) = try await classAccess(context)
         if access.caller.signedIn?.role == nil {
             guard found.archivedAt == nil else {
                 throw APIError(.forbidden, "class_archived", "This class is archived: it takes no new members.")
+            }
+            if let role = try await store.acceptInvitation(classId: found.id, email: me.account.email, accountKey: me.accountKey,
+                                                           now: configuration.clock.now()) {
+                context.logger.info("class invitation accepted", metadata: ["class": "\(found.slug)", "account": "\(me.accountKey)"])
+                return try JSONResponse.make(try detail(found, role: role, access: nil, request: request, context: context))
             }
             switch found.joinRule {
             case .open: break
@@ -179,27 +196,52 @@ struct ClassController: Sendable {
 
     // MARK: Teachers (and moderators, who read the roster)
 
-    /// `GET /api/classes/:slug/members`: moderators see names and roles; the email addresses
-    /// are for teachers, who manage the roster.
+    /// `GET /api/classes/:slug/members`: moderators see names and roles; the email addresses,
+    /// and the invitations, are for teachers, who manage the roster.
     @Sendable func members(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (found, access) = try await classAccess(context)
         try access.requireModerator(.api)
-        let members = try await store.members(classId: found.id)
-        return try JSONResponse.make(MembersView(members: members.map { MemberView($0, withEmail: access.canManage) }))
+        return try await roster(of: found, withEmails: access.canManage)
     }
 
-    /// `POST /api/classes/:slug/members` `{"email","role"}`: adds an account of this server.
+    /// `POST /api/classes/:slug/members` `{"email","role"}`: a member's address changes their
+    /// role; any other address is invited (again, with this role), and its account, whenever
+    /// there is one, joins by itself. The answer is the same whether or not an account has
+    /// the address, so a teacher cannot learn which addresses have accounts here.
     @Sendable func addMember(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (found, access) = try await classAccess(context)
         try access.requireTeacher(.api)
         let form = try await decode(MemberForm.self, request)
-        guard let email = form.email?.trimmingCharacters(in: .whitespaces).lowercased(), !email.isEmpty else {
-            throw APIError(.badRequest, "invalid_email", "email is required: the address the student's account uses.")
+        let email = AccountController.normalizedEmail(form.email ?? "")
+        guard AccountController.isPlausibleEmail(email) else {
+            throw APIError(.badRequest, "invalid_email", "email is required: an address such as name@example.com.")
         }
-        guard let account = try await store.account(email: email) else {
-            throw APIError(.notFound, "not_found", "No account of this server has that email; the student signs up first.")
+        let role = form.role ?? .student
+        if let member = try await store.members(classId: found.id).first(where: { $0.email == email }) {
+            return try await set(role: role, of: member.accountKey, in: found, context: context)
         }
-        return try await set(role: form.role ?? .student, of: account.key, in: found, context: context)
+        try await store.invite(classId: found.id, email: email, role: role, now: configuration.clock.now())
+        context.logger.notice("class invitation", metadata: ["class": "\(found.slug)", "role": "\(role.rawValue)"])
+        return try await roster(of: found, withEmails: true)
+    }
+
+    /// `DELETE /api/classes/:slug/invitations/:email`: the address is no longer invited.
+    @Sendable func withdrawInvitation(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (found, access) = try await classAccess(context)
+        try access.requireTeacher(.api)
+        let email = AccountController.normalizedEmail(context.parameters.get("email")?.removingPercentEncoding ?? "")
+        guard try await store.withdrawInvitation(classId: found.id, email: email) else {
+            throw APIError(.notFound, "not_found", "This class has no invitation for that address.")
+        }
+        return try await roster(of: found, withEmails: true)
+    }
+
+    /// The roster, and for teachers the invitations not yet accepted.
+    private func roster(of mapClass: MapClass, withEmails: Bool) async throws -> Response {
+        let members = try await store.members(classId: mapClass.id)
+        let invitations = withEmails ? try await store.invitations(classId: mapClass.id) : []
+        return try JSONResponse.make(MembersView(members: members.map { MemberView($0, withEmail: withEmails) },
+                                                 invitations: invitations.map(InvitationView.init)))
     }
 
     /// `PUT /api/classes/:slug/members/:key` `{"role"}`: a member's new role. Only a member's:
@@ -216,8 +258,7 @@ struct ClassController: Sendable {
         case .notFound: throw APIError(.notFound, "not_found", "This account is not a member of the class.")
         case .done:
             context.logger.notice("class role set", metadata: ["class": "\(found.slug)", "account": "\(key)", "role": "\(role.rawValue)"])
-            let members = try await store.members(classId: found.id)
-            return try JSONResponse.make(MembersView(members: members.map { MemberView($0, withEmail: true) }))
+            return try await roster(of: found, withEmails: true)
         }
     }
 
@@ -233,13 +274,12 @@ struct ClassController: Sendable {
     }
 
     private func set(role: ClassRole, of key: String, in mapClass: MapClass, context: AppRequestContext) async throws -> Response {
-        switch try await store.setMember(classId: mapClass.id, accountKey: key, role: role, now: configuration.clock.now()) {
+        switch try await store.changeRole(classId: mapClass.id, accountKey: key, role: role) {
         case .lastTeacher: throw Self.lastTeacher
-        case .notFound: throw ModerationController.accountNotFound
+        case .notFound: throw APIError(.notFound, "not_found", "This account is not a member of the class.")
         case .done:
             context.logger.notice("class role set", metadata: ["class": "\(mapClass.slug)", "account": "\(key)", "role": "\(role.rawValue)"])
-            let members = try await store.members(classId: mapClass.id)
-            return try JSONResponse.make(MembersView(members: members.map { MemberView($0, withEmail: true) }))
+            return try await roster(of: mapClass, withEmails: true)
         }
     }
 
@@ -336,6 +376,8 @@ struct ClassView: Encodable {
     let archived: Bool
     /// The caller's role (nil: not a member).
     let role: ClassRole?
+    /// In the list of classes one may join: it invited the caller's address.
+    var invited: Bool?
     /// Teachers only.
     var inviteCode: String?
     var invitePath: String?
@@ -353,7 +395,7 @@ struct ClassView: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case slug, name, visibility, join, precision, approval, archived, role, inviteCode = "invite_code", invitePath = "invite_path", inviteURL = "invite_url"
+        case slug, name, visibility, join, precision, approval, archived, role, invited, inviteCode = "invite_code", invitePath = "invite_path", inviteURL = "invite_url"
     }
 }
 
@@ -386,4 +428,18 @@ struct MemberView: Encodable {
 
 struct MembersView: Encodable {
     let members: [MemberView]
+    /// Teachers only: the addresses invited, not yet joined.
+    let invitations: [InvitationView]
+}
+
+struct InvitationView: Encodable {
+    let email, role, invitedAt: String
+    init(_ invitation: ClassInvitation) {
+        email = invitation.email
+        role = invitation.role.rawValue
+        invitedAt = ParseDate.string(from: invitation.invitedAt)
+    }
+    enum CodingKeys: String, CodingKey {
+        case email, role, invitedAt = "invited_at"
+    }
 }
