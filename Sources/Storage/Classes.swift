@@ -175,11 +175,12 @@ public protocol ClassRepository: Sendable {
     func invitations(classId: String) async throws -> [ClassInvitation]
     /// false when the class had no invitation for the address.
     @discardableResult func withdrawInvitation(classId: String, email: String) async throws -> Bool
-    /// The classes that invited the address and that the account is not a member of.
+    /// The classes that invited the address, whose invitation the account may take (its
+    /// address proven, or already its own when invited), and that it is not a member of.
     func classesInviting(email: String, notJoinedBy accountKey: String) async throws -> [MapClass]
     /// Turns the address's invitation into the account's membership, in one transaction: the
     /// invited role, or the role the account already has there. nil (nothing changed) when the
-    /// class has no invitation for the address.
+    /// class has no invitation for the address that the account may take.
     func acceptInvitation(classId: String, email: String, accountKey: String, now: Date) async throws -> ClassRole?
     /// Adds the account as a student unless it is a member already (a join keeps a higher role).
     func join(classId: String, accountKey: String, now: Date) async throws

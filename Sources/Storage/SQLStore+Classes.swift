@@ -193,11 +193,23 @@ extension SQLStore {
         }
     }
 
+    /// Who may take an invitation of their address: an account whose address a provider
+    /// vouched for, or one that already had the address when it was invited (as adding it
+    /// directly once did). A password sign-up proves nothing about its address, so one made
+    /// after the invitation cannot take it: the teacher invites again, or the student uses the
+    /// class's invite link.
+    static func mayTakeInvitation(accountKey: String) -> SQLQueryString {
+        """
+        EXISTS (SELECT 1 FROM accounts WHERE accounts.key = \(bind: accountKey)
+                AND (accounts.email_verified = 1 OR accounts.created_at <= class_invitations.invited_at))
+        """
+    }
+
     public func classesInviting(email: String, notJoinedBy accountKey: String) async throws -> [MapClass] {
         try await withDatabase { db in
             try await db.raw("""
                 SELECT classes.* FROM class_invitations JOIN classes ON classes.id = class_invitations.class_id
-                WHERE class_invitations.email = \(bind: email) AND NOT EXISTS (
+                WHERE class_invitations.email = \(bind: email) AND \(Self.mayTakeInvitation(accountKey: accountKey)) AND NOT EXISTS (
                     SELECT 1 FROM class_members WHERE class_members.class_id = classes.id AND class_members.account_key = \(bind: accountKey))
                 ORDER BY classes.name, classes.slug
                 """).all().map(Self.mapClass(from:))
@@ -208,7 +220,9 @@ extension SQLStore {
         try await withTransaction { db in
             try await Self.lockClassRoster(classId: classId, on: db)
             guard let row = try await db.raw("""
-                DELETE FROM class_invitations WHERE class_id = \(bind: classId) AND email = \(bind: email) RETURNING role
+                DELETE FROM class_invitations
+                WHERE class_id = \(bind: classId) AND email = \(bind: email) AND \(Self.mayTakeInvitation(accountKey: accountKey))
+                RETURNING role
                 """).first()
             else { return nil }
             let invited = ClassRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .student

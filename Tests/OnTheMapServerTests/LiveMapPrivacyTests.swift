@@ -356,6 +356,17 @@ struct LiveMapPrivacyTests {
                                                 headers: admin.cookieHeaders).0 == .notFound)
             let latecomer = try await client.makeUser(email: "nobody-here@example.com")
             #expect(try await ClassTests.join(client, latecomer, slug: "invites-1", code: nil).status == .forbidden)
+
+            // A password sign-up proves nothing about its address: one made after the invitation
+            // cannot take it (someone could sign up with a classmate's address); invited again
+            // once the account exists, it can, as adding an existing account always could.
+            #expect(try await invite("later@example.com", "student").0 == .ok)
+            let squatter = try await client.makeUser(email: "later@example.com")
+            let offered = try await ClassTests.status(client, "/api/classes", headers: squatter.cookieHeaders).1
+            #expect(!"\(offered)".contains("invites-1"))
+            #expect(try await ClassTests.join(client, squatter, slug: "invites-1", code: nil).status == .forbidden)
+            #expect(try await invite("later@example.com", "student").0 == .ok)
+            #expect(try await ClassTests.join(client, squatter, slug: "invites-1", code: nil).status == .ok)
             // Moderators read the roster without addresses or invitations.
             let asModerator = try await ClassTests.status(client, "/api/classes/invites-1/members", headers: invitee.cookieHeaders).1
             #expect(invited(asModerator).isEmpty && !"\(asModerator)".contains("@"))
