@@ -140,3 +140,24 @@ class User:
 
     def create_pin(self, latitude, longitude):
         return self.travel("POST", "/api/pins", {"latitude": latitude, "longitude": longitude})
+
+
+# ---- classes ----
+
+def add_member(teacher, slug, member, role="student"):
+    """Puts `member` (a User) on class `slug`'s roster with `role` the way a person gets there:
+    its teacher (a User, or a session id) adds their email, which invites them, and they
+    accept (joining with no code). A member already only changes role. Returns the roster
+    answer (`{"members", "invitations"}`) after the join."""
+    session = teacher if isinstance(teacher, str) else teacher.session
+    headers = {"X-Parse-Session-Token": session}
+    _, answer = member.api.request("POST", f"/api/classes/{slug}/members", {"email": member.email, "role": role}, headers=headers)
+    if any(item.get("key") == member.key for item in answer["members"]):
+        return answer
+    invited = {item["email"].lower(): item["role"] for item in answer["invitations"]}
+    assert invited.get(member.email.lower()) == role, f"{member.email} is not invited as {role}: {answer}"
+    member.api.request("POST", f"/api/classes/{slug}/join", {}, headers={"X-Parse-Session-Token": member.session})
+    _, roster = member.api.request("GET", f"/api/classes/{slug}/members", headers=headers)
+    assert any(item["key"] == member.key and item["role"] == role for item in roster["members"]), \
+        f"{member.email} did not join {slug} as {role}: {roster}"
+    return roster

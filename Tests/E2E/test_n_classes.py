@@ -2,21 +2,26 @@
 class and copies its invite link from the settings page; a student opens the link in a browser
 of their own, signs up and joins; both post a location in the class and see each other's pin
 arrive live; an account that has not joined cannot read the class's map. The settings and
-invitation pages pass axe, and the settings page works from the keyboard alone."""
+invitation pages pass axe, and the settings page works from the keyboard alone. Adding by email
+invites the address (the same words whether an account has it or not); an invitation can be
+withdrawn, and the invited student joins from the Classes sheet, where the class is marked
+Invited."""
 import json
 import urllib.parse
 import uuid
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from a11y import axe_violations, blocking, describe
 from conftest import DESKTOP, PHONE, Page, make_driver
-from helpers import PARSE_HEADERS, HTTPFailure, User
+from helpers import PARSE_HEADERS, HTTPFailure, User, add_member
 from test_e_add_location import geocoder_available
 from test_i_keyboard import focus_is_visible, focused, press, tab_to
+from test_m_moderation import sign_out
 
 ADMIN_EMAIL, ADMIN_PASSWORD = "demo@onthemap.local", "onthemap-demo"
 
@@ -218,7 +223,7 @@ def test_the_settings_page_works_from_the_keyboard(page, api):
     make_class(teacher, slug, "Chemistry")
     kept, leaving, returning = api.create_user("Kim", "Kept"), api.create_user("Lee", "Leaving"), api.create_user("Ray", "Returning")
     for member in (kept, leaving):
-        as_teacher(teacher, "POST", f"/api/classes/{slug}/members", {"email": member.email, "role": "student"})
+        add_member(teacher, slug, member)
 
     page.log_in(teacher)
     page.open(f"/#/c/{slug}/settings")
@@ -267,13 +272,28 @@ def test_the_settings_page_works_from_the_keyboard(page, api):
     assert page.js("return document.getElementById('members-section').contains(document.activeElement)")
     assert focus_is_visible(page)
 
-    # Add a member by email: type, Tab to the role, Tab to the button, Enter.
+    # Add a member by email: type, Tab to the role, Tab to the button, Enter. The address is
+    # invited; its row has a Withdraw button, which Enter takes back with no confirmation.
     tab_to(page, "#member-email")
     press(page, returning.email, Keys.TAB)
     assert focused(page).get_attribute("id") == "member-role"
     press(page, Keys.TAB, Keys.ENTER)
-    page.visible(f'#members-list > li[data-key="{returning.key}"]')
-    page.text_in("#members-done", "is now a student")
+    page.text_in("#members-done", f"{returning.email} is invited")
+    row = page.visible(f'#invitations-list > li[data-email="{returning.email}"]')
+    assert row.find_element(By.CSS_SELECTOR, ".member-role").text == "Student"
+    assert not page.find_all(f'#members-list > li[data-key="{returning.key}"]'), "an invitation is not a membership"
+    assert focused(page).get_attribute("id") == "member-email"
+    found = []
+    axe_check(page, "settings with an invitation", found)
+    assert not found, "axe found serious or critical violations:\n" + "\n".join(found)
+    tab_to(page, f'#invitations-list [data-withdraw="{returning.email}"]', backwards=True)
+    assert focused(page).get_attribute("aria-label") == f"Withdraw the invitation of {returning.email}"
+    press(page, Keys.ENTER)
+    page.text_in("#members-done", f"The invitation of {returning.email} is withdrawn.")
+    page.gone("#invitations-box")
+    assert focused(page).get_attribute("id") == "member-email", "with no invitation left the focus goes to the email field"
+    assert focus_is_visible(page)
+    assert as_teacher(teacher, "GET", f"/api/classes/{slug}/members")["invitations"] == []
 
     # Back to the class's map; the focus goes to the class button, which names the class.
     tab_to(page, "#class-back", backwards=True)
@@ -292,6 +312,94 @@ def test_the_settings_page_works_from_the_keyboard(page, api):
     page.screenshot("classes-sheet")
     press(page, Keys.ESCAPE)
     page.gone("#classes")
+
+
+def members_done(page):
+    """The members section's status line, once it says something."""
+    page.until(lambda d: page.find("#members-done").text, 10, "the members section said nothing")
+    return page.find("#members-done").text
+
+
+def add_by_email(page, email, role):
+    """The settings page's Add a member form, by mouse; returns what it says."""
+    page.js("document.getElementById('members-done').textContent = ''")
+    page.type_into("#member-email", email)
+    Select(page.find("#member-role")).select_by_value(role)
+    page.find("#member-add").click()
+    message = members_done(page)
+    assert not page.find("#members-error").is_displayed(), page.find("#members-error").text
+    return message
+
+
+def test_adding_by_email_invites_and_the_student_joins_from_the_classes_sheet(page, api):
+    """A closed class: adding an address invites it, in the same words whether an account has
+    it or not; a withdrawn invitation goes; the invited student finds the class marked Invited
+    in the Classes sheet, joins with the role invited, and is on the teacher's roster."""
+    teacher = administrator(api)
+    slug = unique_slug("astro")
+    make_class(teacher, slug, "Astronomy", join="closed")
+    invitee = api.create_user("Ines", "Invitee")
+    stranger = f"nobody.{uuid.uuid4().hex[:8]}@example.com"
+
+    page.log_in(teacher)
+    page.open(f"/#/c/{slug}/settings")
+    page.visible("#member-form")
+    page.until(lambda d: len(page.find_all("#members-list > li")) == 1, 10, "the roster never showed")
+    assert page.find("#member-form .class-hint").text == (
+        "They find the class under “Classes you can join” once they sign in with this address, and join it there.")
+    assert not page.find("#invitations-box").is_displayed(), "no invitation, no list"
+
+    # An address no account has, then an account's: the same sentence, only the address differs.
+    said_stranger = add_by_email(page, stranger, "moderator")
+    said_invitee = add_by_email(page, invitee.email, "moderator")
+    assert said_invitee == (f"{invitee.email} is invited: the class waits for them under “Classes you can join” "
+                            "once they sign in with this address.")
+    assert said_stranger.replace(stranger, "{email}") == said_invitee.replace(invitee.email, "{email}")
+    page.text_in("#invitations-title", "Invited, not joined yet")
+    rows = {row.get_attribute("data-email"): row for row in page.find_all("#invitations-list > li")}
+    assert set(rows) == {stranger, invitee.email}
+    for email, row in rows.items():
+        assert row.find_element(By.CSS_SELECTOR, ".member-email").text == email
+        assert row.find_element(By.CSS_SELECTOR, ".member-email").get_attribute("dir") == "auto"
+        assert row.find_element(By.CSS_SELECTOR, ".member-role").text == "Moderator"
+    assert len(page.find_all("#members-list > li")) == 1, "nobody joined yet"
+    page.js("document.getElementById('invitations-box').scrollIntoView({ block: 'center' })")
+    page.screenshot("class-invitations")
+
+    # Withdrawn: the row goes, the other stays, and the focus goes to its Withdraw button.
+    page.find(f'#invitations-list [data-withdraw="{stranger}"]').click()
+    page.text_in("#members-done", f"The invitation of {stranger} is withdrawn.")
+    page.until(lambda d: [r.get_attribute("data-email") for r in page.find_all("#invitations-list > li")] == [invitee.email],
+               10, "the withdrawn invitation's row stayed")
+    assert focused(page).get_attribute("data-withdraw") == invitee.email
+    invited = as_teacher(teacher, "GET", f"/api/classes/{slug}/members")["invitations"]
+    assert [(item["email"].lower(), item["role"]) for item in invited] == [(invitee.email.lower(), "moderator")]
+
+    # The student signs in: the Classes sheet offers the closed class, marked Invited; Join.
+    sign_out(page)
+    page.log_in(invitee)
+    page.clickable("#class-button").click()
+    page.visible("#classes")
+    page.visible("#joinable-section")
+    assert page.find("#joinable-title").get_attribute("textContent") == "Classes you can join"
+    button = page.visible(f'#joinable-classes [data-join="{slug}"]')
+    row = button.find_element(By.XPATH, "./ancestor::li[1]")
+    assert row.find_element(By.CSS_SELECTOR, ".class-row-name").text == "Astronomy"
+    about = row.find_element(By.CSS_SELECTOR, ".class-row-role").text
+    assert about.split(" · ")[0] == "Invited", about
+    button.click()
+    page.until(lambda d: d.current_url.endswith(f"#/c/{slug}/map"), 10, "joining did not open the class map")
+    page.text_in("#class-name", "Astronomy")
+    assert as_teacher(invitee, "GET", f"/api/classes/{slug}")["role"] == "moderator"
+
+    # The teacher's roster has them, with the role invited, and no invitation is left.
+    sign_out(page)
+    page.log_in(teacher)
+    page.open(f"/#/c/{slug}/settings")
+    row = page.visible(f'#members-list > li[data-key="{invitee.key}"]')
+    assert row.find_element(By.CSS_SELECTOR, ".member-email").text == invitee.email
+    assert Select(row.find_element(By.CSS_SELECTOR, "select")).first_selected_option.get_attribute("value") == "moderator"
+    assert not page.find("#invitations-box").is_displayed()
 
 
 def test_invitations_that_do_not_work_say_why(page, api):

@@ -15,7 +15,7 @@ import json
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from helpers import HTTPFailure
+from helpers import HTTPFailure, add_member
 from test_e_add_location import FAKE_GEOCODE, fill, open_sheet
 from test_i_keyboard import focus_is_visible, focused, press, tab_to
 from test_n_classes import administrator, as_teacher, axe_check, class_locations, post_in_class, unique_slug
@@ -38,9 +38,9 @@ def test_a_teacher_archives_reopens_and_deletes_a_class(page, api):
     as_teacher(admin, "POST", "/api/classes", {"slug": slug, "name": name})
     teacher = api.create_user("Tess", "Teacher")
     early, late = api.create_user("Ed", "Early"), api.create_user("Liv", "Late")
-    as_teacher(admin, "POST", f"/api/classes/{slug}/members", {"email": teacher.email, "role": "teacher"})
+    add_member(admin, slug, teacher, "teacher")
     for student in (early, late):
-        as_teacher(admin, "POST", f"/api/classes/{slug}/members", {"email": student.email, "role": "student"})
+        add_member(admin, slug, student)
     kept = post_in_class(early, slug, "Lagos, Nigeria", 6.45, 3.39)
     found = []
 
@@ -156,7 +156,7 @@ def test_a_post_into_a_class_archived_meanwhile_says_so(page, api):
     slug = unique_slug("eot")
     as_teacher(admin, "POST", "/api/classes", {"slug": slug, "name": "Latin 3", "precision": "exact"})
     student = api.create_user("Mo", "Meanwhile")
-    as_teacher(admin, "POST", f"/api/classes/{slug}/members", {"email": student.email, "role": "student"})
+    add_member(admin, slug, student)
 
     page.log_in(student)
     page.open(f"/#/c/{slug}/map")

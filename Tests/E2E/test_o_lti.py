@@ -34,7 +34,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import OUTPUT, ROOT, Page, ServerProcess, free_port
 from lti_agent import Agent, Response
-from helpers import PARSE_HEADERS, Api, HTTPFailure
+from helpers import PARSE_HEADERS, Api, HTTPFailure, add_member
 from lti_platform import (DEEP_LINKING_REQUEST, INSTITUTION_ADMINISTRATOR, INSTRUCTOR, LEARNER, LTI, NRPS_SCOPE,
                           TEACHING_ASSISTANT, TOOL_CONFIGURATION, Person, Platform, b64url, unsigned_token)
 
@@ -658,9 +658,9 @@ def test_roster_sync_pages_shows_who_has_not_posted_and_removes_who_left(lti):
     lti.launched(platform.launch(lti.record, assistant, course))
     sessions = {p.sub: lti.launched(platform.launch(lti.record, p, course)).session for p in learners[:3]}
     post_location(lti, slug, sessions[learners[0].sub])
-    # A student the teacher added in OnTheMap itself, not from the course.
+    # A student the teacher invited in OnTheMap itself, not from the course, who accepted.
     outsider = lti.api.create_user("Olga", "Outside")
-    lti.write("POST", f"/api/classes/{slug}/members", {"email": outsider.email}, first.session)
+    add_member(first.session, slug, outsider)
 
     requests = len(platform.membership_requests)
     second = lti.launched(platform.launch(lti.record, teacher, course, nrps=True))

@@ -1,15 +1,17 @@
 """Languages on a class's settings page (js/classSettings.js, index.html's settings-view): a
 teacher whose browser reads Spanish sees the whole page in Spanish (the texts of the page, the
-sentences the script writes, the accessible names of each member's controls, the course roster
-with its relative time and date, a confirmation's buttons); choosing French, then German,
+sentences the script writes, the accessible names of each member's controls and of an
+invitation's, the course roster with its relative time and date, a confirmation's buttons); choosing French, then German,
 re-translates what the script wrote at once; Arabic reads right to left, with its plural forms
 and its digits as Intl writes them. Every expected text comes from the catalogues (locales/*.json)."""
 import re
+import uuid
 
 import pytest
 
 from languages import catalogue
 from conftest import Page, make_driver
+from helpers import add_member
 from test_n_classes import administrator, as_teacher, make_class, unique_slug
 
 
@@ -68,14 +70,17 @@ def arabic_browser():
 @pytest.fixture(scope="module")
 def settings_class(api):
     """A class the server's administrator teaches, by town with first posts approved, with two
-    students: three members in all."""
+    students (three members in all) and an address invited as a moderator. Returns the
+    teacher, the class's slug and the invited address."""
     teacher = administrator(api)
     slug = unique_slug("lang-settings")
     make_class(teacher, slug, "Geografía 1", precision="city", approval="new-members")
     for first, last in (("Kim", "Kept"), ("ليلى", "حسن")):
         student = api.create_user(first, last)
-        as_teacher(teacher, "POST", f"/api/classes/{slug}/members", {"email": student.email, "role": "student"})
-    return teacher, slug
+        add_member(teacher, slug, student)
+    guest = f"guest.{uuid.uuid4().hex[:8]}@example.com"
+    as_teacher(teacher, "POST", f"/api/classes/{slug}/members", {"email": guest, "role": "moderator"})
+    return teacher, slug, guest
 
 
 def open_settings(driver, server, api, teacher, slug):
@@ -88,6 +93,7 @@ def open_settings(driver, server, api, teacher, slug):
     page.open(f"/#/c/{slug}/settings")
     page.visible("#settings-view")
     page.until(lambda d: len(page.find_all("#members-list > li")) == 3, 15, "the roster never showed")
+    page.until(lambda d: len(page.find_all("#invitations-list > li")) == 1, 15, "the invitation never showed")
     page.visible("#course-roster-section", 15)
     page.until(lambda d: page.find("#course-roster-count").text, 10, "the course roster never showed")
     return page
@@ -131,6 +137,8 @@ def written(page):
           roleLabels: [...document.querySelectorAll('#members-list .member-role-select')].map((n) => n.getAttribute('aria-label')),
           removeLabels: [...document.querySelectorAll('#members-list [data-remove]')].map((n) => [n.textContent, n.getAttribute('aria-label')]),
           options: [...document.querySelectorAll('#members-list .member-role-select option')].map((n) => n.textContent),
+          invitedRoles: [...document.querySelectorAll('#invitations-list .member-role')].map((n) => n.textContent),
+          withdrawLabels: [...document.querySelectorAll('#invitations-list [data-withdraw]')].map((n) => [n.textContent, n.getAttribute('aria-label')]),
         };
     """)
 
@@ -139,7 +147,7 @@ def member_names(page):
     return page.js("return [...document.querySelectorAll('#members-list .member-who strong > span[dir=auto]')].map((n) => n.textContent)")
 
 
-def check_language(page, tag, slug):
+def check_language(page, tag, slug, guest):
     """Everything on the page in `tag`: the static texts, and what the script wrote."""
     messages, english = catalogue(tag), catalogue("en")
     assert page.js("return document.documentElement.lang") == tag
@@ -184,14 +192,18 @@ def check_language(page, tag, slug):
                                     translate(page, "settings.members.removeLabel", {"name": isolated(tag, name)})] for name in names]
     assert set(now["options"]) == {messages["classOptions.role.teacher"], messages["classOptions.role.moderator"],
                                    messages["classOptions.role.student"]}
+    # So are the invitation's: its role, and its Withdraw button naming the address.
+    assert now["invitedRoles"] == [messages["classOptions.role.moderator"]]
+    assert now["withdrawLabels"] == [[messages["settings.invitations.withdraw"],
+                                      translate(page, "settings.invitations.withdrawLabel", {"email": isolated(tag, guest)})]]
     return now
 
 
 def test_spanish_then_french_then_german(spanish_browser, server, api, settings_class):
-    teacher, slug = settings_class
+    teacher, slug, guest = settings_class
     page = open_settings(spanish_browser, server, api, teacher, slug)
     spanish = catalogue("es")
-    now = check_language(page, "es", slug)
+    now = check_language(page, "es", slug, guest)
     assert now["members"].startswith("3 ")
     assert page.js("return document.documentElement.dir") == "ltr"
     assert page.find("#delete-class-slug").text == slug
@@ -214,12 +226,12 @@ def test_spanish_then_french_then_german(spanish_browser, server, api, settings_
     # French chosen: what the script wrote is re-translated at once, the form keeps its values.
     page.type_into("#class-name-input", "Géographie 1 (brouillon)")
     set_language(page, "fr")
-    check_language(page, "fr", slug)
+    check_language(page, "fr", slug, guest)
     assert page.find("#class-name-input").get_attribute("value") == "Géographie 1 (brouillon)"
 
     # German, whose long words must fit as well.
     set_language(page, "de")
-    now = check_language(page, "de", slug)
+    now = check_language(page, "de", slug, guest)
     assert page.find("#invite-copy").text == catalogue("de")["settings.invite.copy"]
     overflowing = page.js("""
         return [...document.querySelectorAll('#settings-view button, #settings-view .field-label, #settings-view h2')]
@@ -234,10 +246,10 @@ def test_spanish_then_french_then_german(spanish_browser, server, api, settings_
 
 
 def test_arabic_reads_right_to_left_with_its_plural_forms(arabic_browser, server, api, settings_class):
-    teacher, slug = settings_class
+    teacher, slug, guest = settings_class
     page = open_settings(arabic_browser, server, api, teacher, slug)
     assert page.js("return [document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
-    now = check_language(page, "ar", slug)
+    now = check_language(page, "ar", slug, guest)
     # Arabic's plural forms (three is "few"), its digits as Intl writes them for Arabic.
     one, three = page.js("const f = new Intl.NumberFormat('ar'); return [f.format(1), f.format(3)]")
     assert now["members"].startswith(f"{three} أعضاء")
@@ -245,6 +257,7 @@ def test_arabic_reads_right_to_left_with_its_plural_forms(arabic_browser, server
     # The class's address inside an Arabic sentence is isolated, and so are names.
     assert f"\u2068/c/{slug}\u2069" in now["intro"]
     assert all("\u2068" in label for label in now["roleLabels"])
+    assert f"\u2068{guest}\u2069" in now["withdrawLabels"][0][1]
     assert page.find("#settings-title").get_attribute("dir") == "auto"
     assert "ليلى حسن" in member_names(page)
     # A confirmation in Arabic names the member.

@@ -1,9 +1,9 @@
 """Every screen in every language but English: a browser whose first language is Spanish,
 French, Portuguese (Brazil), German, Simplified Chinese, Hindi, then Arabic walks the login and
 sign-up screens, the map, the list, a search with results, adding a location (both steps and an
-alert), Travel with an album, the account dialog, the Classes sheet, a class's settings (as its
-teacher), an invitation, the new-class page and moderation (as an administrator), and the offline
-banner. At each screen, at phone and desktop size, it keeps what a student reads or hears (the
+alert), Travel with an album, the account dialog, the Classes sheet (with a class that invited
+them), a class's settings (as its teacher, with an address invited), an invitation, the new-class
+page and moderation (as an administrator), and the offline banner. At each screen, at phone and desktop size, it keeps what a student reads or hears (the
 visible text, and the accessible names: aria-label, title, placeholder, alt, button values) and
 screenshots (test-output/screenshots/<lang>-<screen>-<size>.png). Then per language:
 
@@ -30,7 +30,7 @@ import pytest
 
 from a11y import axe_violations, blocking, describe
 from conftest import DESKTOP, PHONE, SCREENSHOTS, make_driver
-from helpers import User
+from helpers import User, add_member
 from languages import catalogue, fresh
 from test_m_moderation import sign_out
 
@@ -322,7 +322,9 @@ def walk(tag, driver, server, api, photo_stub):
     step = result.step
 
     # The data, through the API: a student with a post and a Travel pin, a class they teach (the
-    # administrator makes it and adds them as its teacher), a class they are invited to.
+    # administrator makes it and adds them as its teacher, and invites an address that has not
+    # joined yet), a class they are invited to (by its link, and by their email: the Classes
+    # sheet marks it Invited).
     admin = User(api, "1000000001", ADMIN_EMAIL, ADMIN_PASSWORD, "Demo", "Student")
     suffix = os.environ.get("ONTHEMAP_WALK_SUFFIX") or uuid.uuid4().hex[:6]
     student = api.create_user("Zainab", "Okafor")
@@ -331,12 +333,15 @@ def walk(tag, driver, server, api, photo_stub):
     taught, invited = f"walk-{tag.lower()}-{suffix}", f"join-{tag.lower()}-{suffix}"
     taught_name, invited_name = f"Kiswahili {suffix}", f"Astronomia {suffix}"
     class_request(admin, "POST", "/api/classes", {"slug": taught, "name": taught_name})
-    class_request(admin, "POST", f"/api/classes/{taught}/members", {"email": student.email, "role": "teacher"})
+    add_member(admin, taught, student, "teacher")
+    guest = f"guest.{suffix}@example.com"
+    class_request(admin, "POST", f"/api/classes/{taught}/members", {"email": guest, "role": "moderator"})
     invite = class_request(admin, "POST", "/api/classes", {"slug": invited, "name": invited_name})["invite_code"]
+    class_request(admin, "POST", f"/api/classes/{invited}/members", {"email": student.email, "role": "student"})
     # A demo post the student reports (the administrator's Reported list then shows it).
     reported = api.locations(limit=1, skip=5)["results"][0]["objectId"]
     class_request(student, "POST", f"/api/locations/{reported}/report", {"reason": "Qwzx"})
-    masks = demo_strings(api) | {"Qwzx", student.first, student.last, student.name, student.email, admin.first, admin.last,
+    masks = demo_strings(api) | {"Qwzx", student.first, student.last, student.name, student.email, guest, admin.first, admin.last,
                                  admin.name, taught, invited, taught_name, invited_name, "Nairobi, Kenya", "Lagos, Nigeria",
                                  "Lagos", "Nigeria", "Portugal", "Faro", "Zainab Okafor"}
 
@@ -444,6 +449,7 @@ def walk(tag, driver, server, api, photo_stub):
         page.clickable("#class-button").click()
         page.visible("#classes")
         page.until(lambda d: len(page.find_all("#classes .class-row")) > 0, 10, "the sheet never listed the classes")
+        page.until(lambda d: page.find_all(f'#joinable-classes [data-join="{invited}"]'), 10, "the invited class is not offered")
     if step("classes", classes_sheet):
         close_dialog(page, "#classes")
 
@@ -451,6 +457,7 @@ def walk(tag, driver, server, api, photo_stub):
         page.open(f"/#/c/{taught}/settings")
         page.visible("#settings-view")
         page.until(lambda d: len(page.find_all("#members-list > li")) >= 1, 10, "the roster never showed")
+        page.until(lambda d: len(page.find_all("#invitations-list > li")) == 1, 10, "the invitation never showed")
     step("class-settings", settings_screen)
 
     def join_screen():

@@ -176,7 +176,8 @@ export async function updateLocation(objectId, location) {
 const classURL = (slug, rest = '') => `/api/classes/${encodeURIComponent(slug)}${rest}`;
 
 /** `{ classes, joinable, default_class, can_create }`: my classes with my role in each, the
- *  open ones I could join, and whether I may create one. */
+ *  ones I could join (open ones, and any that invited my email address: `invited: true`), and
+ *  whether I may create one. */
 export async function fetchClasses() {
   const body = await request('/api/classes');
   return {
@@ -224,15 +225,33 @@ export async function leaveClass(slug) {
   return request(classURL(slug, '/leave'), { method: 'POST' });
 }
 
-/** The roster: `[{ key, email, first_name, last_name, role, joined_at }]`. */
-export async function fetchMembers(slug) {
-  const body = await request(classURL(slug, '/members'));
-  return Array.isArray(body && body.members) ? body.members : [];
+/** The roster and who is invited, from a members answer: `{ members: [{ key, email, first_name,
+ *  last_name, role, joined_at }], invitations: [{ email, role, invited_at }] }` (the
+ *  invitations are for teachers; moderators get none). */
+function rosterFrom(body) {
+  const invitations = Array.isArray(body && body.invitations) ? body.invitations : [];
+  return {
+    members: Array.isArray(body && body.members) ? body.members : [],
+    invitations: invitations.filter((item) => item && typeof item === 'object' && typeof item.email === 'string'),
+  };
 }
 
+/** The roster and the invitations (`rosterFrom`). */
+export async function fetchMembers(slug) {
+  return rosterFrom(await request(classURL(slug, '/members')));
+}
+
+/** Adds by email: a member's address changes their role; any other address is invited (the
+ *  answer is the same whether an account has it or not), and they join the class themself.
+ *  Resolves to the roster and the invitations (`rosterFrom`). */
 export async function addMember(slug, email, role) {
-  const body = await request(classURL(slug, '/members'), { method: 'POST', body: { email, role } });
-  return Array.isArray(body && body.members) ? body.members : [];
+  return rosterFrom(await request(classURL(slug, '/members'), { method: 'POST', body: { email, role } }));
+}
+
+/** Takes back the invitation of `email`; resolves to the roster and the invitations left
+ *  (`rosterFrom`). 404 when the address has none (withdrawn, or accepted, meanwhile). */
+export async function withdrawInvitation(slug, email) {
+  return rosterFrom(await request(classURL(slug, `/invitations/${encodeURIComponent(email)}`), { method: 'DELETE' }));
 }
 
 export async function setMemberRole(slug, key, role) {

@@ -3,7 +3,8 @@
 // its invite link; choose where its students appear (their exact point, town, region or
 // country: a coarser level moves everyone already on the map, so it is confirmed first);
 // whether posts wait for a moderator's approval (none, a member's first, every post and move);
-// and manage the roster (roles, removing, adding by email). At the end of term they archive
+// and manage the roster (roles, removing; adding by email invites the address, and the person
+// joins the class themself; an invitation not taken yet can be withdrawn). At the end of term they archive
 // the class (its map read-only for everyone, its posts kept) or reopen it, or delete it with
 // its map for good once its address is typed again. For a class a course platform opens (LTI),
 // its teachers also see the course's roster: who in the course is not on the map yet.
@@ -75,6 +76,7 @@ class SettingsPage {
     this.view = null;
     this.me = null;
     this.members = [];
+    this.invitations = [];
     this.attempt = 0;
     $('class-form').addEventListener('submit', (event) => {
       event.preventDefault();
@@ -90,6 +92,10 @@ class SettingsPage {
     $('members-list').addEventListener('click', (event) => {
       const button = event.target.closest('[data-remove]');
       if (button) this.removeMember(button.dataset.remove);
+    });
+    $('invitations-list').addEventListener('click', (event) => {
+      const button = event.target.closest('[data-withdraw]');
+      if (button) this.withdrawInvitation(button.dataset.withdraw);
     });
     $('leave-button').addEventListener('click', () => this.leave());
     $('archive-button').addEventListener('click', () => this.changeArchived());
@@ -126,7 +132,7 @@ class SettingsPage {
       this.renderInvite();
       this.renderEndOfTerm();
     }
-    if (!$('members-section').hidden && this.membersLoaded) this.renderMembers(this.members);
+    if (!$('members-section').hidden && this.membersLoaded) this.renderRoster({ members: this.members, invitations: this.invitations });
     else if (!$('members-section').hidden && $('members-hint').textContent) $('members-hint').textContent = t('settings.members.loading');
     if (this.roster && !$('course-roster-section').hidden) this.renderCourseRoster(this.roster);
   }
@@ -141,6 +147,8 @@ class SettingsPage {
     for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'course-roster-section', 'leave-section', 'end-section']) $(id).hidden = true;
     $('delete-class-confirm').value = '';
     this.membersLoaded = false;
+    this.invitations = [];
+    $('invitations-box').hidden = true;
     this.roster = null;
     $('settings-title').textContent = t('settings.heading');
     $('settings-intro').textContent = t('settings.loading');
@@ -363,14 +371,20 @@ class SettingsPage {
     $('member-form').hidden = !this.manages;
     $('members-hint').textContent = t('settings.members.loading');
     try {
-      const members = await api.fetchMembers(this.slug);
+      const roster = await api.fetchMembers(this.slug);
       if (attempt !== this.attempt) return;
-      this.renderMembers(members);
+      this.renderRoster(roster);
     } catch (error) {
       if (attempt !== this.attempt) return;
       $('members-hint').textContent = '';
       showFormMessage('members-error', formFailureMessage(error, t('settings.members.loadFailed')));
     }
+  }
+
+  /** The members, then who is invited and has not joined yet (teachers only). */
+  renderRoster({ members, invitations }) {
+    this.renderMembers(members);
+    this.renderInvitations(this.manages ? invitations : []);
   }
 
   renderMembers(members) {
@@ -409,6 +423,24 @@ class SettingsPage {
     return el('li', { class: 'member-row', dataset: { key: member.key } }, [who, el('span', { class: 'member-actions' }, [select, remove])]);
   }
 
+  renderInvitations(invitations) {
+    this.invitations = invitations;
+    $('invitations-box').hidden = invitations.length === 0;
+    $('invitations-list').replaceChildren(...invitations.map((invitation) => this.invitationRow(invitation)));
+  }
+
+  invitationRow(invitation) {
+    const withdraw = el('button', {
+      class: 'button secondary small', type: 'button', dataset: { withdraw: invitation.email },
+      'aria-label': t('settings.invitations.withdrawLabel', { email: isolated(invitation.email) }),
+      text: t('settings.invitations.withdraw'),
+    });
+    return el('li', { class: 'member-row invitation-row', dataset: { email: invitation.email } }, [
+      el('span', { class: 'member-who' }, [el('span', { class: 'member-email', dir: 'auto', text: invitation.email })]),
+      el('span', { class: 'member-actions' }, [el('span', { class: 'badge member-role', text: roleName(invitation.role) }), withdraw]),
+    ]);
+  }
+
   async setRole(member, select, name) {
     const role = select.value;
     if (role === member.role) return;
@@ -443,7 +475,7 @@ class SettingsPage {
         this.left(this.view.name);
         return;
       }
-      this.renderMembers(await api.fetchMembers(this.slug));
+      this.renderRoster(await api.fetchMembers(this.slug));
       this.say('members-done', t('settings.members.removed', { name: isolated(name) }));
       this.refreshCourseRoster();
       // The focus goes to the next member's Remove button (or the list's heading).
@@ -468,19 +500,52 @@ class SettingsPage {
     const button = $('member-add');
     setBusy(button, true, t('settings.add.busy'));
     try {
-      this.renderMembers(await api.addMember(this.slug, email, role));
+      const roster = await api.addMember(this.slug, email, role);
+      this.renderRoster(roster);
       $('member-email').value = '';
-      this.say('members-done', t('settings.add.done', { role, email: isolated(email) }));
-      this.refreshCourseRoster();
+      // A member's address changed their role; any other is invited, whether an account has
+      // it or not (the answer never tells).
+      const address = email.toLowerCase();
+      const member = roster.members.some((item) => typeof item.email === 'string' && item.email.toLowerCase() === address);
+      this.say('members-done', member
+        ? t('settings.add.done', { role, email: isolated(email) })
+        : t('settings.add.invited', { email: isolated(email) }));
+      if (member) this.refreshCourseRoster();
     } catch (error) {
-      showFormMessage('members-error', error.status === 404
-        ? t('settings.add.noAccount')
-        : formFailureMessage(error, t('settings.add.failed')));
+      showFormMessage('members-error', formFailureMessage(error, t('settings.add.failed')));
       $('member-email').select();
     } finally {
       setBusy(button, false);
       $('member-email').focus();
     }
+  }
+
+  /** Takes back an invitation, unconfirmed (nothing is lost: inviting the address again
+   *  makes it anew). The focus goes to the next invitation's Withdraw button, or to the
+   *  email field once none is left. */
+  async withdrawInvitation(email) {
+    if (!this.invitations.some((item) => item.email === email)) return;
+    for (const id of ['members-error', 'members-done']) showFormMessage(id, '');
+    const rows = [...$('invitations-list').children];
+    const index = rows.findIndex((row) => row.dataset.email === email);
+    try {
+      this.renderRoster(await api.withdrawInvitation(this.slug, email));
+      this.say('members-done', t('settings.invitations.withdrawn', { email: isolated(email) }));
+    } catch (error) {
+      showFormMessage('members-error', formFailureMessage(error, t('settings.invitations.withdrawFailed')));
+      // Gone meanwhile (withdrawn by another teacher, or accepted): the list says how it is now.
+      if (error.status !== 404) return;
+      try {
+        this.renderRoster(await api.fetchMembers(this.slug));
+      } catch {
+        return;
+      }
+    }
+    const left = $('invitations-list').children;
+    const next = left[Math.min(index, left.length - 1)];
+    const target = next && !$('invitations-box').hidden ? next.querySelector('[data-withdraw]') : null;
+    if (target) target.focus();
+    else $('member-email').focus();
   }
 
   // ---- the course's roster (a class a course platform opens) ----

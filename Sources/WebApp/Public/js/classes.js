@@ -1,5 +1,6 @@
 // Classes in the map's scene: the class button in the top bar (the shown class's name) and its
-// Classes sheet, which lists my classes with my role and the open ones I could join; switching
+// Classes sheet, which lists my classes with my role and the ones I could join (open ones, and
+// those that invited my email address, marked Invited); switching
 // classes; and the check, before a class named in the address loads, that I may open it.
 import * as api from './api.js';
 import { state } from './state.js';
@@ -275,7 +276,7 @@ class ClassesSheet {
       (ROLE_ORDER[a.role] ?? 3) - (ROLE_ORDER[b.role] ?? 3) || a.name.localeCompare(b.name));
     $('my-classes').replaceChildren(...mine.map((item) => this.classRow(item, item.slug === shown)));
     $('my-classes-section').hidden = mine.length === 0;
-    // An archived class takes no new members: it is not offered.
+    // An archived class takes no new members: it is not offered. (Those that invited me come first.)
     const joinable = answer.joinable.filter((item) => !item.archived);
     $('joinable-classes').replaceChildren(...joinable.map((item) => this.joinableRow(item)));
     $('joinable-section').hidden = joinable.length === 0;
@@ -308,7 +309,8 @@ class ClassesSheet {
     const button = el('button', {
       class: 'button secondary small', type: 'button', dataset: { join: item.slug }, 'aria-label': t('join.button', { class: item.name }),
     }, [el('span', { class: 'spinner', 'aria-hidden': 'true' }), el('span', { class: 'button-label', text: t('join.join') })]);
-    const about = [PRECISION_LABELS[item.precision], APPROVAL_LABELS[item.approval]].filter(Boolean).join(' · ');
+    const about = [item.invited ? t('classes.invited') : null, PRECISION_LABELS[item.precision], APPROVAL_LABELS[item.approval]]
+      .filter(Boolean).join(' · ');
     return el('li', { class: 'class-item' }, [
       el('span', { class: 'class-row' }, [
         el('span', { class: 'class-row-name', dir: 'auto', text: item.name }),
