@@ -37,23 +37,7 @@ struct OpenAPIDocumentTests {
 
     @Test("every route the router has is in the document, and every operation in it is a route")
     func routesMatchDocument() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let configuration = testConfiguration(dataDirectory: directory)
-        let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
-        let geocoder = try makeGeocoder(configuration: configuration)
-        let albums = try await TravelFeature.makeAlbumService(store: store, configuration: configuration, logger: testLogger)
-        let hashing = PasswordHashing(threads: 1, queueLimit: 1)
-        let router = buildRouter(
-            store: store, geocoder: geocoder, albums: albums, listCache: nil, hashing: hashing,
-            trustedProxies: .none, configuration: configuration, logger: testLogger,
-            directory: ClassDirectory(store: store, defaultSlug: "main", clock: configuration.clock),
-            live: LiveLocations(store: store, logger: testLogger)
-        )
-        await hashing.shutdown()
-        try await store.close()
-
-        let routes = Set(router.routes.map { "\($0.method) \($0.path)" }).subtracting(Self.undocumentedRoutes)
+        let routes = Set(try await mountedRoutes().map { "\($0.method) \($0.path)" }).subtracting(Self.undocumentedRoutes)
         let documented = try Self.documentedOperations(try Self.document())
         #expect(routes.count > 30)
         #expect(routes.subtracting(documented).sorted() == [], "routes missing from Docs/openapi.json")

@@ -171,3 +171,24 @@ extension TestClientProtocol {
         try await list("?limit=0&count=1")["count"] as! Int
     }
 }
+
+/// Every route the server mounts (method and path, parameters as `{name}`), from a router
+/// built as `buildApplication` builds it.
+func mountedRoutes() async throws -> [(method: String, path: String)] {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let configuration = testConfiguration(dataDirectory: directory)
+    let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
+    let geocoder = try makeGeocoder(configuration: configuration)
+    let albums = try await TravelFeature.makeAlbumService(store: store, configuration: configuration, logger: testLogger)
+    let hashing = PasswordHashing(threads: 1, queueLimit: 1)
+    let router = buildRouter(
+        store: store, geocoder: geocoder, albums: albums, listCache: nil, hashing: hashing,
+        trustedProxies: .none, configuration: configuration, logger: testLogger,
+        directory: ClassDirectory(store: store, defaultSlug: "main", clock: configuration.clock),
+        live: LiveLocations(store: store, logger: testLogger)
+    )
+    await hashing.shutdown()
+    try await store.close()
+    return router.routes.map { ("\($0.method)", "\($0.path)") }
+}

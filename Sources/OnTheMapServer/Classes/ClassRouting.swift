@@ -27,7 +27,7 @@ struct ClassPrefixResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped
             }
             return Response(status: .found, headers: [.location: "/#/c/\(slug)/map", .cacheControl: "no-store"])
         }
-        guard classPrefixedRoots.contains(where: { remainder.hasPrefix($0) }) else {
+        guard RouteFamily.of(remainder).servedPerClass else {
             return try await wrapped.respond(to: request, context: context)
         }
         var head = request.head
@@ -39,9 +39,6 @@ struct ClassPrefixResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped
         return try await wrapped.respond(to: Request(head: head, body: request.body), context: context)
     }
 }
-
-/// The API families the `/c/<slug>` prefix applies to.
-let classPrefixedRoots = ["/api/", "/v1/", "/parse/"]
 
 /// Resolves the request's class into `context.mapClass`: the one `/c/<slug>` named, or the
 /// default class. A slug no class has is a 404 in the path's protocol format.
@@ -62,7 +59,7 @@ struct ClassMiddleware: RouterMiddleware {
             context.mapClass = try await directory.defaultClass()
         }
         let response = try await next(request, context)
-        if let metrics, response.status.code < 400, ["student_locations", "moderation"].contains(ServerMetrics.family(of: request.uri.path)) {
+        if let metrics, response.status.code < 400, RouteFamily.of(request.uri.path).countedPerClass {
             metrics.recordClassRequest(slug: context.mapClass.slug, visibility: context.mapClass.visibility)
         }
         return response
@@ -70,7 +67,7 @@ struct ClassMiddleware: RouterMiddleware {
 
     static func unknownClass(_ slug: String, path: String) -> any Error {
         let message = "This server has no class '\(slug.prefix(40))'. Check the address your teacher gave you."
-        switch ErrorFormatMiddleware<AppRequestContext>.family(of: path) {
+        switch RouteFamily.of(path).errors {
         case .parse: return ParseError(101, message)
         case .udacity: return UdacityError(status: 404, message)
         case .api, .other: return APIError(.notFound, "unknown_class", message)

@@ -207,7 +207,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     static func refusal(path: String) -> (HTTPResponse.Status, ByteBuffer) {
         let message = "Too many open connections; try again shortly."
         let text: String
-        switch ErrorFormatMiddleware<AppRequestContext>.family(of: path) {
+        switch RouteFamily.of(path).errors {
         case .udacity: text = udacityResponsePrefix + #"{"status":503,"error":"\#(message)"}"#
         case .parse: text = #"{"code":155,"error":"\#(message)"}"#
         case .api, .other: text = #"{"error":{"code":"too_many_connections","message":"\#(message)"}}"#
@@ -305,7 +305,7 @@ private final class FirstByteWatcher: ChannelInboundHandler, RemovableChannelHan
         let message = lineTooLong
             ? "The request's URL is too long (the request line may be at most 64 KB); send the query in fewer or shorter parameters."
             : "The request's headers are too large (at most 64 KB in all)."
-        switch ErrorFormatMiddleware<AppRequestContext>.family(of: path) {
+        switch RouteFamily.of(path).errors {
         case .udacity: return (status, udacityResponsePrefix + #"{"status":\#(status.code),"error":"\#(message)"}"#)
         case .parse: return (status, #"{"code":116,"error":"\#(message)"}"#)
         case .api, .other:

@@ -40,7 +40,7 @@ public final class ServerMetrics: Sendable {
     /// Counts one answered request and its duration, by route family (never by raw path, so
     /// ids in paths cannot grow the number of series).
     func recordRequest(path: String, method: HTTPRequest.Method, status: Int, duration: Duration) {
-        let family = Self.family(of: path)
+        let family = RouteFamily.of(path).name
         Counter(label: "onthemap_http_requests_total",
                 dimensions: [("family", family), ("method", method.rawValue), ("status", String(status))], factory: factory).increment()
         Metrics.Timer(label: "onthemap_http_request_duration_seconds", dimensions: [("family", family)], factory: factory)
@@ -74,29 +74,6 @@ public final class ServerMetrics: Sendable {
             Gauge(label: name, factory: factory).record(value)
         }
         return registry.emitToString()
-    }
-
-    /// A route family per feature: what a host wants to tell apart on a dashboard.
-    static func family(of path: String) -> String {
-        let parts = path.split(separator: "/", maxSplits: 3).map(String.init)
-        guard let first = parts.first else { return "web" }
-        let second = parts.count > 1 ? parts[1] : ""
-        switch first {
-        case "parse", "StudentLocation": return "student_locations"
-        case "health", "metrics": return first
-        case "openapi.json": return "docs"
-        case "api", "v1":
-            switch second {
-            case "session": return "sessions"
-            case "users", "account", "password-reset": return "accounts"
-            case "StudentLocation": return "student_locations"
-            case "geocode": return "geocode"
-            case "pins", "photos": return "travel"
-            case "admin", "locations": return "moderation"
-            default: return "other_api"
-            }
-        default: return "web"
-        }
     }
 }
 

@@ -108,7 +108,7 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
             status = .unsupportedMediaType
             message = "Send the request body as JSON (Content-Type: application/json)."
         }
-        switch ErrorFormatMiddleware<Context>.family(of: path) {
+        switch RouteFamily.of(path).errors {
         case .udacity: return UdacityError(status: status.code, message)
         case .parse: return ParseError(status == .forbidden ? 119 : 107, message, status: status)
         case .api, .other: return APIError(status, status == .forbidden ? "cross_site_request" : "unsupported_media_type", message)

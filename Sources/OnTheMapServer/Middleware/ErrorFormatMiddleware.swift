@@ -4,19 +4,9 @@ import OnTheMapModels
 import Storage
 
 /// Errors that no route turned into a protocol error (unknown paths, wrong methods, bugs)
-/// still answer in the format of the API family the path belongs to, so a client always
-/// gets a body it can decode.
+/// still answer in the format of the route family the path belongs to (`RouteFamily`), so a
+/// client always gets a body it can decode.
 struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
-    enum Family { case udacity, parse, api, other }
-
-    static func family(of path: String) -> Family {
-        if path.hasPrefix("/parse/") || path.hasPrefix("/v1/StudentLocation") { return .parse }
-        for prefix in ["/api/session", "/v1/session", "/api/users/", "/v1/users/"] where path.hasPrefix(prefix) {
-            return .udacity
-        }
-        if path.hasPrefix("/api/") || path.hasPrefix("/v1/") { return .api }
-        return .other
-    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -27,7 +17,7 @@ struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch is PasswordHashingBusy {
             let message = "Too many logins at once; try again in a few seconds."
-            switch Self.family(of: request.uri.path) {
+            switch RouteFamily.of(request.uri.path).errors {
             case .udacity: throw RetryLater(UdacityError(status: 503, message), after: 2)
             default: throw RetryLater(APIError(.serviceUnavailable, "busy", message), after: 2)
             }
@@ -51,7 +41,7 @@ struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func timeout(path: String) -> any HTTPResponseError {
         let message = StorageError.queryTimeout.description
-        switch family(of: path) {
+        switch RouteFamily.of(path).errors {
         case .parse:
             // Parse's TIMEOUT (124), sent with 400 like its other codes.
             return ParseError(124, message)
@@ -64,7 +54,7 @@ struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private func translate(status: HTTPResponse.Status, message: String?, path: String) -> (any HTTPResponseError)? {
         let text = message ?? (status == .notFound ? "Not found." : status == .internalServerError ? "Internal server error." : status.reasonPhrase)
-        switch Self.family(of: path) {
+        switch RouteFamily.of(path).errors {
         case .udacity:
             return UdacityError(status: status.code, text)
         case .parse:
