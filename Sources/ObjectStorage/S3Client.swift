@@ -126,15 +126,6 @@ public final class S3Client: Sendable {
         return all
     }
 
-    /// Creates the bucket; one that already exists and is ours is fine.
-    public func createBucket() async throws {
-        let (response, body) = try await send("PUT", key: nil, operation: "CREATE BUCKET")
-        if (200..<300).contains(response.status) { return }
-        let failure = error(response, body, "CREATE BUCKET")
-        if failure.code == "BucketAlreadyOwnedByYou" || failure.code == "BucketAlreadyExists" { return }
-        throw failure
-    }
-
     /// A URL anyone may GET for `expires` seconds, without credentials.
     public func presignedGetURL(key: String, expires: Int, date: Date = Date()) -> URL {
         let path = objectPath(key)

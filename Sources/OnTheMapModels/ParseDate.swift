@@ -17,10 +17,4 @@ public enum ParseDate {
         if let date = try? style.parse(string) { return date }
         return try? plainStyle.parse(string)
     }
-
-    /// Whether `string` is already in the canonical Parse form.
-    public static func isCanonical(_ string: String) -> Bool {
-        guard let date = date(from: string) else { return false }
-        return self.string(from: date) == string
-    }
 }
