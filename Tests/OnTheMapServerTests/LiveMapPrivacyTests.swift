@@ -30,14 +30,21 @@ struct LiveMapPrivacyTests {
         return (configuration, directory)
     }
 
-    @Test("after a class shows towns, a viewer resuming from before reads the town, never the exact point or the typed address")
-    func coarsenedPointsDoNotComeBack() async throws {
-        let (configuration, directory) = try await Self.server()
+    /// A server, and the host's own connection to its database (what `onthemap admin` uses
+    /// from another process), for `body`.
+    static func withServerAndHost(public visibility: Bool = true,
+                                  _ body: @Sendable (any TestClientProtocol, SQLStore) async throws -> Void) async throws {
+        let (configuration, directory) = try await server(public: visibility)
         defer { try? FileManager.default.removeItem(at: directory) }
         let app = try await buildApplication(configuration: configuration, logger: testLogger)
         let host = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
         defer { Task { try? await host.close() } }
-        try await app.test(.router) { client in
+        try await app.test(.router) { client in try await body(client, host) }
+    }
+
+    @Test("after a class shows towns, a viewer resuming from before reads the town, never the exact point or the typed address")
+    func coarsenedPointsDoNotComeBack() async throws {
+        try await Self.withServerAndHost { client, host in
             let user = try await client.makeUser()
             let start = try await LiveMapTests.snapshot(client).version
             let id = try await client.postLocation(user, ["mapString": "Flat 4B, 5 Avenue Anatole France", "latitude": 48.8584, "longitude": 2.2945])
@@ -105,12 +112,7 @@ struct LiveMapPrivacyTests {
 
     @Test("edits of a post waiting for approval send nothing to the class's viewers")
     func waitingEditsAreSilent() async throws {
-        let (configuration, directory) = try await Self.server()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let app = try await buildApplication(configuration: configuration, logger: testLogger)
-        let host = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
-        defer { Task { try? await host.close() } }
-        try await app.test(.router) { client in
+        try await Self.withServerAndHost { client, host in
             _ = try await client.makeUser()  // the administrator, who would not wait
             let student = try await client.makeUser()
             var changes = ClassChanges(now: Date())
@@ -226,12 +228,7 @@ struct LiveMapPrivacyTests {
 
     @Test("a teacher's change keeps what the host changed a moment before; a post right after the class shows towns is placed at its town")
     func classWritesUseTheDatabase() async throws {
-        let (configuration, directory) = try await Self.server(public: false)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let app = try await buildApplication(configuration: configuration, logger: testLogger)
-        let host = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
-        defer { Task { try? await host.close() } }
-        try await app.test(.router) { client in
+        try await Self.withServerAndHost(public: false) { client, host in
             let admin = try await client.makeUser()
             let student = try await client.makeUser()
             let made = try await ClassTests.makeClass(client, by: admin, slug: "cached-1", precision: "exact")
