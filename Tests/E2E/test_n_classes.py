@@ -346,7 +346,8 @@ def test_adding_by_email_invites_and_the_student_joins_from_the_classes_sheet(pa
     page.visible("#member-form")
     page.until(lambda d: len(page.find_all("#members-list > li")) == 1, 10, "the roster never showed")
     assert page.find("#member-form .class-hint").text == (
-        "They find the class under “Classes you can join” once they sign in with this address, and join it there.")
+        "They find the class under “Classes you can join” when they sign in with this address, and join it there. "
+        "Someone who signs up after being invited needs a new invitation, or the invite link.")
     assert not page.find("#invitations-box").is_displayed(), "no invitation, no list"
 
     # An address no account has, then an account's: the same sentence, only the address differs.
