@@ -181,21 +181,6 @@ export function formatMessage(message, params = {}, locale = DEFAULT_LANGUAGE) {
   return render(compiled(message), params, locale);
 }
 
-/** The placeholders and plural/select arguments a message uses, e.g. ["count:plural", "name"]
- *  (the completeness check compares each catalogue's with English's). */
-export function messageArguments(message) {
-  const found = new Set();
-  const walk = (list) => {
-    for (const part of list) {
-      if (typeof part === 'string' || part.type === 'pound') continue;
-      found.add(part.type === 'plural' || part.type === 'select' ? `${part.name}:${part.type}` : part.name);
-      if (part.options) Object.values(part.options).forEach(walk);
-    }
-  };
-  walk(compiled(message));
-  return [...found].sort();
-}
-
 /** t() over one catalogue: a key it lacks comes from `fallback` (English), reported once. */
 export function createTranslator({ locale = DEFAULT_LANGUAGE, messages = {}, fallback = {}, warn = (text) => console.warn(text) } = {}) {
   const reported = new Set();
@@ -288,11 +273,6 @@ export function formatRelativeTime(value, now = Date.now()) {
   if (magnitude < 30 * 86400) return relative.format(Math.trunc(seconds / 86400), 'day');
   const sameYear = new Date(time).getFullYear() === new Date(now).getFullYear();
   return formatDate(time, sameYear ? { month: 'short', day: 'numeric' } : { dateStyle: 'medium' });
-}
-
-/** A list in the page's language ("Ana, Bo and Chen"; "Ana، وBo وChen"). */
-export function formatList(items, type = 'conjunction') {
-  return new Intl.ListFormat(current, { style: 'long', type }).format(items.map(String));
 }
 
 /** Fills a <select> with every language, each named in itself (and in its own direction),
