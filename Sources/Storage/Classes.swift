@@ -204,12 +204,6 @@ public struct ClassInvitation: Sendable, Equatable {
     public var email: String
     public var role: ClassRole
     public var invitedAt: Date
-
-    public init(email: String, role: ClassRole, invitedAt: Date) {
-        self.email = email
-        self.role = role
-        self.invitedAt = invitedAt
-    }
 }
 
 /// The settings a change of a class sets; nil leaves a setting as the database has it.

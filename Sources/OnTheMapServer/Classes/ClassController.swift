@@ -252,14 +252,7 @@ struct ClassController: Sendable {
         try access.requireTeacher(.api)
         let form = try await decode(MemberForm.self, request)
         guard let role = form.role else { throw APIError(.badRequest, "invalid_role", "role must be teacher, moderator or student.") }
-        let key = context.parameters.get("key") ?? ""
-        switch try await store.changeRole(classId: found.id, accountKey: key, role: role) {
-        case .lastTeacher: throw Self.lastTeacher
-        case .notFound: throw APIError(.notFound, "not_found", "This account is not a member of the class.")
-        case .done:
-            context.logger.notice("class role set", metadata: ["class": "\(found.slug)", "account": "\(key)", "role": "\(role.rawValue)"])
-            return try await roster(of: found, withEmails: true)
-        }
+        return try await set(role: role, of: context.parameters.get("key") ?? "", in: found, context: context)
     }
 
     /// `DELETE /api/classes/:slug/members/:key`: off the roster and off the map.
@@ -268,7 +261,7 @@ struct ClassController: Sendable {
         try access.requireTeacher(.api)
         switch try await writes.removeMember(classId: found.id, accountKey: context.parameters.get("key") ?? "") {
         case .lastTeacher: throw Self.lastTeacher
-        case .notFound: throw APIError(.notFound, "not_found", "This account is not a member of the class.")
+        case .notFound: throw Self.notAMember
         case .done: return try JSONResponse.make(["removed": true])
         }
     }
@@ -276,7 +269,7 @@ struct ClassController: Sendable {
     private func set(role: ClassRole, of key: String, in mapClass: MapClass, context: AppRequestContext) async throws -> Response {
         switch try await store.changeRole(classId: mapClass.id, accountKey: key, role: role) {
         case .lastTeacher: throw Self.lastTeacher
-        case .notFound: throw APIError(.notFound, "not_found", "This account is not a member of the class.")
+        case .notFound: throw Self.notAMember
         case .done:
             context.logger.notice("class role set", metadata: ["class": "\(mapClass.slug)", "account": "\(key)", "role": "\(role.rawValue)"])
             return try await roster(of: mapClass, withEmails: true)
@@ -305,6 +298,7 @@ struct ClassController: Sendable {
     // MARK: Helpers
 
     static let unknown = APIError(.notFound, "unknown_class", "This server has no such class.")
+    static let notAMember = APIError(.notFound, "not_found", "This account is not a member of the class.")
     static let lastTeacher = APIError(.conflict, "last_teacher",
                                       "A class always keeps a teacher: make another member a teacher first.")
 

@@ -1,29 +1,33 @@
-/// The change log's triggers on `student_locations` as migrations 11, 13 and 18 write them:
-/// each of those versions replaces them with the same shape and another rule for which posts
-/// are on the map, so the shape is written once here. (Versions 6 and 7, before classes, log
-/// no class and keep their own text.)
+/// The change log's triggers on `student_locations` as the migrations that replace them
+/// write them (6, 7, 11, 13 and 18): each version keeps the shape and changes which posts are
+/// on the map, or (from 11) logs each change's class, so the shape is written once here.
 enum ChangeLogTriggers {
-    /// A write that puts a record on the map (`created` or `updated`, with the whole record).
-    static func sqliteLogRecord(trigger: String, on event: String, kind: String, when shown: String) -> String {
-        """
-        CREATE TRIGGER \(trigger) AFTER \(event) ON student_locations
-        WHEN \(shown) BEGIN
-            INSERT INTO location_changes (kind, class_id, object_id, unique_key, first_name, last_name, map_string, media_url,
-                                          latitude, longitude, created_at, updated_at)
-            VALUES ('\(kind)', NEW.class_id, NEW.object_id, NEW.unique_key, NEW.first_name, NEW.last_name, NEW.map_string,
-                    NEW.media_url, NEW.latitude, NEW.longitude, NEW.created_at, NEW.updated_at);
-        END
-        """
+    /// A write that puts a record on the map (`created` or `updated`, with the whole record);
+    /// `shown`: the rule for being on the map, nil for every record (version 6); `withClass`:
+    /// the change names its class (from version 11).
+    static func sqliteLogRecord(trigger: String, on event: String, kind: String, when shown: String?, withClass: Bool = true) -> String {
+        let head = shown.map { "CREATE TRIGGER \(trigger) AFTER \(event) ON student_locations\nWHEN \($0) BEGIN" }
+            ?? "CREATE TRIGGER \(trigger) AFTER \(event) ON student_locations BEGIN"
+        let classColumn = withClass ? "class_id, " : "", classValue = withClass ? "NEW.class_id, " : ""
+        return """
+            \(head)
+                INSERT INTO location_changes (kind, \(classColumn)object_id, unique_key, first_name, last_name, map_string, media_url,
+                                              latitude, longitude, created_at, updated_at)
+                VALUES ('\(kind)', \(classValue)NEW.object_id, NEW.unique_key, NEW.first_name, NEW.last_name, NEW.map_string,
+                        NEW.media_url, NEW.latitude, NEW.longitude, NEW.created_at, NEW.updated_at);
+            END
+            """
     }
 
     /// An update that takes a record off the map: logged as `deleted`.
-    static func sqliteLogHidden(when hidden: String) -> String {
-        """
-        CREATE TRIGGER student_locations_log_hide AFTER UPDATE ON student_locations
-        WHEN \(hidden) BEGIN
-            INSERT INTO location_changes (kind, class_id, object_id) VALUES ('deleted', NEW.class_id, NEW.object_id);
-        END
-        """
+    static func sqliteLogHidden(when hidden: String, withClass: Bool = true) -> String {
+        let values = withClass ? "(kind, class_id, object_id) VALUES ('deleted', NEW.class_id, NEW.object_id)" : "(kind, object_id) VALUES ('deleted', NEW.object_id)"
+        return """
+            CREATE TRIGGER student_locations_log_hide AFTER UPDATE ON student_locations
+            WHEN \(hidden) BEGIN
+                INSERT INTO location_changes \(values);
+            END
+            """
     }
 
     /// PostgreSQL's one function for every write: under the log's per-schema lock (versions

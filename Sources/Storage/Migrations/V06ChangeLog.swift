@@ -10,22 +10,8 @@ extension Migration {
         // SQLite has one writer at a time, so versions are assigned in commit order.
         sqlite: [
             "CREATE TABLE location_changes (version INTEGER PRIMARY KEY AUTOINCREMENT, \(Migrations.changeColumns))",
-            """
-            CREATE TRIGGER student_locations_log_insert AFTER INSERT ON student_locations BEGIN
-                INSERT INTO location_changes (kind, object_id, unique_key, first_name, last_name, map_string, media_url,
-                                              latitude, longitude, created_at, updated_at)
-                VALUES ('created', NEW.object_id, NEW.unique_key, NEW.first_name, NEW.last_name, NEW.map_string,
-                        NEW.media_url, NEW.latitude, NEW.longitude, NEW.created_at, NEW.updated_at);
-            END
-            """,
-            """
-            CREATE TRIGGER student_locations_log_update AFTER UPDATE ON student_locations BEGIN
-                INSERT INTO location_changes (kind, object_id, unique_key, first_name, last_name, map_string, media_url,
-                                              latitude, longitude, created_at, updated_at)
-                VALUES ('updated', NEW.object_id, NEW.unique_key, NEW.first_name, NEW.last_name, NEW.map_string,
-                        NEW.media_url, NEW.latitude, NEW.longitude, NEW.created_at, NEW.updated_at);
-            END
-            """,
+            ChangeLogTriggers.sqliteLogRecord(trigger: "student_locations_log_insert", on: "INSERT", kind: "created", when: nil, withClass: false),
+            ChangeLogTriggers.sqliteLogRecord(trigger: "student_locations_log_update", on: "UPDATE", kind: "updated", when: nil, withClass: false),
             """
             CREATE TRIGGER student_locations_log_delete AFTER DELETE ON student_locations BEGIN
                 INSERT INTO location_changes (kind, object_id) VALUES ('deleted', OLD.object_id);

@@ -51,21 +51,9 @@ extension Migration {
         // back as an `updated` one when shown again.
         sqlite: [
             "DROP TRIGGER student_locations_log_update",
-            """
-            CREATE TRIGGER student_locations_log_update AFTER UPDATE ON student_locations
-            WHEN NEW.hidden_at IS NULL AND NEW.owner_disabled = 0 BEGIN
-                INSERT INTO location_changes (kind, object_id, unique_key, first_name, last_name, map_string, media_url,
-                                              latitude, longitude, created_at, updated_at)
-                VALUES ('updated', NEW.object_id, NEW.unique_key, NEW.first_name, NEW.last_name, NEW.map_string,
-                        NEW.media_url, NEW.latitude, NEW.longitude, NEW.created_at, NEW.updated_at);
-            END
-            """,
-            """
-            CREATE TRIGGER student_locations_log_hide AFTER UPDATE ON student_locations
-            WHEN NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 BEGIN
-                INSERT INTO location_changes (kind, object_id) VALUES ('deleted', NEW.object_id);
-            END
-            """,
+            ChangeLogTriggers.sqliteLogRecord(trigger: "student_locations_log_update", on: "UPDATE", kind: "updated",
+                                              when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0", withClass: false),
+            ChangeLogTriggers.sqliteLogHidden(when: "NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0", withClass: false),
         ],
         // As on SQLite: hidden records leave the live map as `deleted` changes.
         postgres: [
