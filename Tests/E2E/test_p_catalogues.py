@@ -154,6 +154,19 @@ def test_catalogue_matches_english(tag, where):
         assert "TODO" not in message and "[MT]" not in message, f"{tag}: {key} is not finished"
 
 
+def test_the_shared_cases_parse_and_the_broken_ones_do_not():
+    """Tests/MessageFormat/cases.json: what the web app and the server are tested against."""
+    cases = json.loads((Path(__file__).resolve().parents[1] / "MessageFormat" / "cases.json").read_text(encoding="utf-8"))
+    assert len(cases["format"]) > 20
+    for case in cases["format"]:
+        arguments, _ = parse(case["message"])
+        named = {argument.split(":")[0] for argument in arguments}
+        assert named <= set(case["arguments"]) | {"name"}, case["message"]
+    for message in cases["refused"]:
+        with pytest.raises((AssertionError, IndexError)):
+            parse(message)
+
+
 def test_the_checker_notices_a_mismatch():
     assert parse("{count, plural, one {# student} other {# students}} in {place}")[0] == {"count:plural", "place"}
     assert parse("Don't '{'quoted'}' {name}")[0] == {"name"}

@@ -50,6 +50,45 @@ import Testing
         #expect(throws: MessageFormat.SyntaxError.self) { try MessageFormat("{count, ordinal, other {x}}") }
     }
 
+    /// The cases every reader of the catalogues shares (the web app's tier runs the same file).
+    @Test func sharedCases() throws {
+        struct Cases: Decodable {
+            struct Format: Decodable {
+                let message: String
+                let arguments: [String: Argument]
+                let language: String
+                let expected: String
+            }
+            enum Argument: Decodable {
+                case text(String), number(Int)
+                init(from decoder: any Decoder) throws {
+                    let value = try decoder.singleValueContainer()
+                    if let number = try? value.decode(Int.self) { self = .number(number) } else { self = .text(try value.decode(String.self)) }
+                }
+                var argument: MessageArgument {
+                    switch self {
+                    case .text(let text): .text(text)
+                    case .number(let number): .number(number)
+                    }
+                }
+            }
+            let format: [Format]
+            let refused: [String]
+        }
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("MessageFormat/cases.json")
+        let cases = try JSONDecoder().decode(Cases.self, from: Data(contentsOf: file))
+        #expect(cases.format.count > 20)
+        for item in cases.format {
+            let language = try #require(Language(rawValue: item.language))
+            let formatted = try MessageFormat(item.message).format(item.arguments.mapValues(\.argument), language: language)
+            #expect(formatted == item.expected, "\(item.message) in \(item.language)")
+        }
+        for message in cases.refused {
+            #expect(throws: MessageFormat.SyntaxError.self, "\(message)") { try MessageFormat(message) }
+        }
+    }
+
     @Test func pluralCategoriesAreCLDRs() {
         #expect([0, 1, 2, 3, 11, 100, 102, 103].map(Language.arabic.pluralCategory) == ["zero", "one", "two", "few", "many", "other", "other", "few"])
         #expect(Language.french.pluralCategory(0) == "one")
