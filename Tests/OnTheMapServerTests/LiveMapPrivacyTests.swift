@@ -376,29 +376,22 @@ struct LiveMapPrivacyTests {
 struct SharedLiveMapPrivacyTests {
     @Test("a removal through one server closes the reader's stream on the other, and neither replays the removed post")
     func removalEndsStreamsEverywhere() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-shared-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let configuration = testConfiguration(dataDirectory: directory)
-        let one = try await buildApplication(configuration: configuration, logger: testLogger)
-        let two = try await buildApplication(configuration: configuration, logger: testLogger)
-        try await one.test(.live) { first in
-            try await two.test(.live) { second in
-                let admin = try await first.makeUser()
-                let student = try await first.makeUser()
-                let made = try await ClassTests.makeClass(first, by: admin, slug: "shared-1", visibility: "members", join: "invite")
-                #expect(try await ClassTests.join(first, student, slug: "shared-1", code: made["invite_code"] as? String).status == .ok)
-                let start = try await LiveMapPrivacyTests.replayVersion(second, admin)
-                let post = try await ClassTests.post(first, student, prefix: "/c/shared-1", place: "Left behind")
-                #expect(post.status == .created)
-                let stream = try await LiveMapPrivacyTests.openStream(port: try #require(second.port),
-                                                                      "/c/shared-1/api/locations/changes?timeout=60", session: student.sessionID)
-                #expect(try await ClassTests.status(first, "/api/classes/shared-1/members/\(student.key)", .delete,
-                                                    headers: admin.cookieHeaders).0 == .ok)
-                #expect(await LiveMapPrivacyTests.ends(stream))
-                for client in [first, second] {
-                    let replayed = try await LiveMapPrivacyTests.replay(client, prefix: "/c/shared-1", since: start, headers: admin.cookieHeaders)
-                    #expect(!replayed.contains { $0.data.contains("Left behind") })
-                }
+        try await withTwoServers { first, second, _ in
+            let admin = try await first.makeUser()
+            let student = try await first.makeUser()
+            let made = try await ClassTests.makeClass(first, by: admin, slug: "shared-1", visibility: "members", join: "invite")
+            #expect(try await ClassTests.join(first, student, slug: "shared-1", code: made["invite_code"] as? String).status == .ok)
+            let start = try await LiveMapPrivacyTests.replayVersion(second, admin)
+            let post = try await ClassTests.post(first, student, prefix: "/c/shared-1", place: "Left behind")
+            #expect(post.status == .created)
+            let stream = try await LiveMapPrivacyTests.openStream(port: try #require(second.port),
+                                                                  "/c/shared-1/api/locations/changes?timeout=60", session: student.sessionID)
+            #expect(try await ClassTests.status(first, "/api/classes/shared-1/members/\(student.key)", .delete,
+                                                headers: admin.cookieHeaders).0 == .ok)
+            #expect(await LiveMapPrivacyTests.ends(stream))
+            for client in [first, second] {
+                let replayed = try await LiveMapPrivacyTests.replay(client, prefix: "/c/shared-1", since: start, headers: admin.cookieHeaders)
+                #expect(!replayed.contains { $0.data.contains("Left behind") })
             }
         }
     }

@@ -391,45 +391,37 @@ struct LiveMapTests {
 struct SharedLiveMapTests {
     @Test("both servers stream every write, theirs, the other's and psql's, with the same ids")
     func twoServers() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-shared-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let configuration = testConfiguration(dataDirectory: directory)
-        let schema = "t_" + String(String(directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }).suffix(60))
-        try await setDefaultClass(.public, configuration: configuration)
-        let one = try await buildApplication(configuration: configuration, logger: testLogger)
-        let two = try await buildApplication(configuration: configuration, logger: testLogger)
-        try await one.test(.live) { first in
-            try await two.test(.live) { second in
-                let user = try await first.makeUser()
-                let start = try await LiveMapTests.snapshot(first).version
-                async let seenByOne = LiveMapTests.follow(port: try #require(first.port), "since=\(start)", count: 4)
-                async let seenBySecond = LiveMapTests.follow(port: try #require(second.port), "since=\(start)", count: 4) {
-                    // Each write reaches both maps before the next (the log keeps only a
-                    // record's newest change: a server reading later would skip to it).
-                    func onBoth(_ place: String, of id: String) async throws {
-                        try await LiveMapTests.waitForMap(first) { $0[id] == place }
-                        try await LiveMapTests.waitForMap(second) { $0[id] == place }
-                    }
-                    let a = try await first.postLocation(user, ["mapString": "On one"])
-                    try await onBoth("On one", of: a)
-                    try await second.execute(uri: "/v1/StudentLocation/\(a)", method: .put, headers: user.parseHeaders,
-                                             body: jsonBody(["mapString": "On two"])) { response in #expect(response.status == .ok) }
-                    try await onBoth("On two", of: a)
-                    // By hand, from a session whose search_path is not the schema.
-                    try await TestDatabases.execute("""
-                        UPDATE "\(schema)".student_locations SET map_string = 'By hand' WHERE object_id = '\(a)'
-                        """)
-                    try await onBoth("By hand", of: a)
-                    try await TestDatabases.execute("TRUNCATE \"\(schema)\".student_locations CASCADE")  // reports refer to it
+        try await withTwoServers(defaultClass: .public) { first, second, directory in
+            let schema = "t_" + String(String(directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }).suffix(60))
+            let user = try await first.makeUser()
+            let start = try await LiveMapTests.snapshot(first).version
+            async let seenByOne = LiveMapTests.follow(port: try #require(first.port), "since=\(start)", count: 4)
+            async let seenBySecond = LiveMapTests.follow(port: try #require(second.port), "since=\(start)", count: 4) {
+                // Each write reaches both maps before the next (the log keeps only a
+                // record's newest change: a server reading later would skip to it).
+                func onBoth(_ place: String, of id: String) async throws {
+                    try await LiveMapTests.waitForMap(first) { $0[id] == place }
+                    try await LiveMapTests.waitForMap(second) { $0[id] == place }
                 }
-                let (byOne, bySecond) = try await (seenByOne, seenBySecond)
-                try #require(bySecond.map(\.event) == ["created", "updated", "updated", "reload"])
-                #expect(bySecond.compactMap { $0.json["mapString"] as? String } == ["On one", "On two", "By hand"])
-                #expect(byOne == bySecond, "the same changes with the same ids on both servers")
-                // After the reset both snapshots agree the table is empty.
-                #expect(try await LiveMapTests.snapshot(first).locations.isEmpty)
-                #expect(try await LiveMapTests.snapshot(second).locations.isEmpty)
+                let a = try await first.postLocation(user, ["mapString": "On one"])
+                try await onBoth("On one", of: a)
+                try await second.execute(uri: "/v1/StudentLocation/\(a)", method: .put, headers: user.parseHeaders,
+                                         body: jsonBody(["mapString": "On two"])) { response in #expect(response.status == .ok) }
+                try await onBoth("On two", of: a)
+                // By hand, from a session whose search_path is not the schema.
+                try await TestDatabases.execute("""
+                    UPDATE "\(schema)".student_locations SET map_string = 'By hand' WHERE object_id = '\(a)'
+                    """)
+                try await onBoth("By hand", of: a)
+                try await TestDatabases.execute("TRUNCATE \"\(schema)\".student_locations CASCADE")  // reports refer to it
             }
+            let (byOne, bySecond) = try await (seenByOne, seenBySecond)
+            try #require(bySecond.map(\.event) == ["created", "updated", "updated", "reload"])
+            #expect(bySecond.compactMap { $0.json["mapString"] as? String } == ["On one", "On two", "By hand"])
+            #expect(byOne == bySecond, "the same changes with the same ids on both servers")
+            // After the reset both snapshots agree the table is empty.
+            #expect(try await LiveMapTests.snapshot(first).locations.isEmpty)
+            #expect(try await LiveMapTests.snapshot(second).locations.isEmpty)
         }
     }
 }

@@ -10,51 +10,43 @@ import TestDatabases
 struct SharedDatabaseTests {
     @Test("a write on one server reaches the other's cached list within moments")
     func listCacheHearsOtherServers() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-shared-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let configuration = testConfiguration(dataDirectory: directory)
-        #expect(configuration.cacheListResponses)
-        try await setDefaultClass(.public, configuration: configuration)
-        let reader = try await buildApplication(configuration: configuration, logger: testLogger)
-        let writer = try await buildApplication(configuration: configuration, logger: testLogger)
-        try await reader.test(.router) { readerClient in
-            try await writer.test(.router) { writerClient in
-                let user = try await writerClient.makeUser()
-                let firstPage = "?limit=100&order=-updatedAt"
-                // The reader caches its answer once it listens; ask until that has happened.
-                // Once the reader listens it answers from its cache: read until an answer comes from it.
-                try #require(await eventually {
-                    #expect((try await readerClient.list(firstPage)["results"] as! [Any]).isEmpty)
-                    return try await cacheHits(readerClient) > 0
-                })
-
-                let objectID = try await writerClient.postLocation(user)
-                try #require(await eventually { try await ids(readerClient.list(firstPage)) == [objectID] })
-
-                try await writerClient.execute(uri: "/parse/classes/StudentLocation/\(objectID)", method: .put, headers: user.parseHeaders,
-                                               body: jsonBody(["mapString": "Paris, France"])) { response throws in
-                    #expect(response.status == .ok)
-                }
-                try #require(await eventually {
-                    (try await readerClient.list(firstPage)["results"] as! [[String: Any]]).first?["mapString"] as? String == "Paris, France"
-                })
-
-                try await writerClient.execute(uri: "/parse/classes/StudentLocation/\(objectID)", method: .delete, headers: user.parseHeaders) { response throws in
-                    #expect(response.status == .ok)
-                }
-                try #require(await eventually { try await ids(readerClient.list(firstPage)).isEmpty })
-
-                // The reader's listening connection dies (a database restart, a proxy timeout)
-                // and a write lands before it is back: the reader must not keep serving its
-                // cached empty page.
+        #expect(testConfiguration(dataDirectory: FileManager.default.temporaryDirectory).cacheListResponses)
+        try await withTwoServers(mode: .router, defaultClass: .public) { readerClient, writerClient, _ in
+            let user = try await writerClient.makeUser()
+            let firstPage = "?limit=100&order=-updatedAt"
+            // The reader caches its answer once it listens; ask until that has happened.
+            // Once the reader listens it answers from its cache: read until an answer comes from it.
+            try #require(await eventually {
                 #expect((try await readerClient.list(firstPage)["results"] as! [Any]).isEmpty)
-                try await TestDatabases.execute("""
-                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                    WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
-                    """)
-                let second = try await writerClient.postLocation(user)
-                try #require(await eventually { try await ids(readerClient.list(firstPage)) == [second] })
+                return try await cacheHits(readerClient) > 0
+            })
+
+            let objectID = try await writerClient.postLocation(user)
+            try #require(await eventually { try await ids(readerClient.list(firstPage)) == [objectID] })
+
+            try await writerClient.execute(uri: "/parse/classes/StudentLocation/\(objectID)", method: .put, headers: user.parseHeaders,
+                                           body: jsonBody(["mapString": "Paris, France"])) { response throws in
+                #expect(response.status == .ok)
             }
+            try #require(await eventually {
+                (try await readerClient.list(firstPage)["results"] as! [[String: Any]]).first?["mapString"] as? String == "Paris, France"
+            })
+
+            try await writerClient.execute(uri: "/parse/classes/StudentLocation/\(objectID)", method: .delete, headers: user.parseHeaders) { response throws in
+                #expect(response.status == .ok)
+            }
+            try #require(await eventually { try await ids(readerClient.list(firstPage)).isEmpty })
+
+            // The reader's listening connection dies (a database restart, a proxy timeout)
+            // and a write lands before it is back: the reader must not keep serving its
+            // cached empty page.
+            #expect((try await readerClient.list(firstPage)["results"] as! [Any]).isEmpty)
+            try await TestDatabases.execute("""
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
+                """)
+            let second = try await writerClient.postLocation(user)
+            try #require(await eventually { try await ids(readerClient.list(firstPage)) == [second] })
         }
     }
 

@@ -192,3 +192,21 @@ func mountedRoutes() async throws -> [(method: String, path: String)] {
     try await store.close()
     return router.routes.map { ("\($0.method)", "\($0.path)") }
 }
+
+/// Two servers on one database, as a deployment behind a load balancer runs them (on
+/// PostgreSQL; a SQLite file is one server's), each with its test client in `mode`; `body`
+/// also gets the servers' data directory (its name makes the PostgreSQL schema's).
+func withTwoServers(
+    mode: TestingSetup = .live, defaultClass visibility: MapClass.Visibility? = nil,
+    _ body: @Sendable (_ first: any TestClientProtocol, _ second: any TestClientProtocol, _ directory: URL) async throws -> Void
+) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-shared-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let configuration = testConfiguration(dataDirectory: directory)
+    if let visibility { try await setDefaultClass(visibility, configuration: configuration) }
+    let one = try await buildApplication(configuration: configuration, logger: testLogger)
+    let two = try await buildApplication(configuration: configuration, logger: testLogger)
+    try await one.test(mode) { first in
+        try await two.test(mode) { second in try await body(first, second, directory) }
+    }
+}

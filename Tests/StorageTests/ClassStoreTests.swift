@@ -23,34 +23,31 @@ struct ClassStoreTests {
     @Test("migration 11 moves an existing map into the public default class; a new database's default class is members-only",
           arguments: Backend.available)
     func migration(backend: Backend) async throws {
-        let database = try backend.freshDatabase()
-        defer { Task { await database.cleanup() } }
         // A database as version 10 left it, with an account and a location.
-        let old = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), photoStorage: nil,
-                                          limits: Backend.generousLimits, logger: TestDatabases.logger("test"), migratingThrough: 10)
-        try await Self.account("1000000001", on: old)
-        try await old.withDatabase { db in
-            try await db.raw("""
-                INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string, media_url,
-                                               latitude, longitude, created_at, updated_at)
-                VALUES ('before0001', '1000000001', '1000000001', 'Ada', 'L', 'Paris', 'https://a.b', 48.85, 2.35,
-                        '2024-01-01T00:00:00.000Z', '2024-01-02T00:00:00.000Z')
-                """).run()
+        try await backend.withStore(migratingThrough: 10) { old in
+            try await Self.account("1000000001", on: old)
+            try await old.withDatabase { db in
+                try await db.raw("""
+                    INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string, media_url,
+                                                   latitude, longitude, created_at, updated_at)
+                    VALUES ('before0001', '1000000001', '1000000001', 'Ada', 'L', 'Paris', 'https://a.b', 48.85, 2.35,
+                            '2024-01-01T00:00:00.000Z', '2024-01-02T00:00:00.000Z')
+                    """).run()
+            }
+            #expect(try await old.latestLocationVersion() >= 1)
+            try await old.migrate()
+            let main = try #require(try await old.mapClass(slug: "main"))
+            #expect(main.id == MapClass.migratedDefaultID)
+            #expect(main.visibility == .public, "a community that existed keeps its public map until the host says otherwise")
+            #expect(main.joinRule == .open)
+            #expect(try await old.locations(LocationQuery(), in: main.id).map(\.objectId) == ["before0001"])
+            #expect(try await old.latestLocationVersionsByClass()[main.id] != nil, "the changes logged before name the default class")
+            // Writes after the migration name their class in the change log.
+            try await old.insertLocation(record("after00001"))
+            let changes = try await old.locationChanges(after: 0, limit: 100)
+            #expect(changes.last?.objectId == "after00001")
+            #expect(changes.last?.classId == main.id)
         }
-        #expect(try await old.latestLocationVersion() >= 1)
-        try await old.migrate()
-        let main = try #require(try await old.mapClass(slug: "main"))
-        #expect(main.id == MapClass.migratedDefaultID)
-        #expect(main.visibility == .public, "a community that existed keeps its public map until the host says otherwise")
-        #expect(main.joinRule == .open)
-        #expect(try await old.locations(LocationQuery(), in: main.id).map(\.objectId) == ["before0001"])
-        #expect(try await old.latestLocationVersionsByClass()[main.id] != nil, "the changes logged before name the default class")
-        // Writes after the migration name their class in the change log.
-        try await old.insertLocation(record("after00001"))
-        let changes = try await old.locationChanges(after: 0, limit: 100)
-        #expect(changes.last?.objectId == "after00001")
-        #expect(changes.last?.classId == main.id)
-        try await old.close()
 
         try await backend.withStore { fresh in
             let main = try #require(try await fresh.mapClass(slug: "main"))

@@ -30,34 +30,31 @@ struct MigrationUpgradeTests {
     @Test("a database of version 17 migrates to a new database's schema, its data kept and its change log compacted",
           arguments: Backend.available)
     func upgrade(backend: Backend) async throws {
-        let old = try backend.freshDatabase()
-        defer { Task { await old.cleanup() } }
-        let store = try await SQLStore.open(url: old.url, dataDirectory: NSTemporaryDirectory(), photoStorage: nil,
-                                            limits: Backend.generousLimits, logger: TestDatabases.logger("test"), migratingThrough: 17)
-        try await ClassStoreTests.account("1000000001", on: store)
-        var posted = record("upgrade001", key: "1000000001", mapString: "Flat 4B, 5 Avenue Anatole France")
-        posted.ownerKey = "1000000001"
-        try await store.insertLocation(posted)
-        _ = try await store.updateLocation(objectId: "upgrade001", in: MapClass.migratedDefaultID,
-                                           patch: LocationPatch(mapString: "Paris, France"), updatedAt: Date())
-        try await store.insertLocation(record("upgrade002", mapString: "Doxxed: 12 Via Roma"))
-        #expect(try await store.setHidden(objectId: "upgrade002", in: MapClass.migratedDefaultID, true, reason: "doxxing",
-                                          moderatorKey: nil, now: Date()))
-        #expect(try await store.locationChanges(after: 0, limit: 100).count == 4, "version 17 logged every write")
+        try await backend.withStore(migratingThrough: 17) { store in
+            try await ClassStoreTests.account("1000000001", on: store)
+            var posted = record("upgrade001", key: "1000000001", mapString: "Flat 4B, 5 Avenue Anatole France")
+            posted.ownerKey = "1000000001"
+            try await store.insertLocation(posted)
+            _ = try await store.updateLocation(objectId: "upgrade001", in: MapClass.migratedDefaultID,
+                                               patch: LocationPatch(mapString: "Paris, France"), updatedAt: Date())
+            try await store.insertLocation(record("upgrade002", mapString: "Doxxed: 12 Via Roma"))
+            #expect(try await store.setHidden(objectId: "upgrade002", in: MapClass.migratedDefaultID, true, reason: "doxxing",
+                                              moderatorKey: nil, now: Date()))
+            #expect(try await store.locationChanges(after: 0, limit: 100).count == 4, "version 17 logged every write")
 
-        try await store.migrate()
-        let upgraded = try await Self.schemaObjects(store)
-        try await backend.withStore { fresh in
-            let new = try await Self.schemaObjects(fresh)
-            #expect(upgraded == new)
+            try await store.migrate()
+            let upgraded = try await Self.schemaObjects(store)
+            try await backend.withStore { fresh in
+                let new = try await Self.schemaObjects(fresh)
+                #expect(upgraded == new)
+            }
+            #expect(upgraded.contains("table class_invitations") && upgraded.contains("table location_log_horizon"))
+            let log = try await store.locationChanges(after: 0, limit: 100)
+            #expect(log.map(\.objectId) == ["upgrade001", "upgrade002"], "each record's newest change only")
+            #expect(log.first?.record?.mapString == "Paris, France")
+            #expect(log.last?.kind == .deleted && log.last?.record == nil)
+            #expect(try await store.locationLogHorizon() == 0, "nothing was pruned")
+            #expect(try await store.location(objectId: "upgrade001", in: MapClass.migratedDefaultID, author: nil)?.record.mapString == "Paris, France")
         }
-        #expect(upgraded.contains("table class_invitations") && upgraded.contains("table location_log_horizon"))
-        let log = try await store.locationChanges(after: 0, limit: 100)
-        #expect(log.map(\.objectId) == ["upgrade001", "upgrade002"], "each record's newest change only")
-        #expect(log.first?.record?.mapString == "Paris, France")
-        #expect(log.last?.kind == .deleted && log.last?.record == nil)
-        #expect(try await store.locationLogHorizon() == 0, "nothing was pruned")
-        #expect(try await store.location(objectId: "upgrade001", in: MapClass.migratedDefaultID, author: nil)?.record.mapString == "Paris, France")
-        try await store.close()
     }
 }

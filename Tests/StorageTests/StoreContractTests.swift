@@ -40,9 +40,13 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
     /// the deadline tests set their own.
     static let generousLimits = QueryLimits(timeout: 30)
 
-    func withStore<T>(limits: QueryLimits = Backend.generousLimits, _ body: (SQLStore) async throws -> T) async throws -> T {
+    /// `body` with a store on a fresh database, migrated through version `last` only when
+    /// given (a database as an earlier version left it, for `store.migrate()` to finish).
+    func withStore<T>(limits: QueryLimits = Backend.generousLimits, migratingThrough last: Int = Int.max,
+                      _ body: (SQLStore) async throws -> T) async throws -> T {
         let database = try freshDatabase()
-        let store = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), limits: limits, logger: TestDatabases.logger("test"))
+        let store = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), photoStorage: nil, limits: limits,
+                                            logger: TestDatabases.logger("test"), migratingThrough: last)
         do {
             let result = try await body(store)
             try await store.close()

@@ -30,6 +30,41 @@ enum ChangeLogTriggers {
             """
     }
 
+    /// PostgreSQL's function before classes (versions 6 and 7): `create` is `CREATE` the first
+    /// time, `CREATE OR REPLACE` after; `hidden` (over `NEW`), when given, logs an update off the
+    /// map as `deleted`.
+    static func postgresLogFunctionWithoutClass(create: String, hidden: String?) -> String {
+        let hiddenBranch = hidden.map {
+            """
+                ELSIF \($0) THEN
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, object_id) VALUES (''deleted'', $1)', TG_TABLE_SCHEMA)
+                        USING NEW.object_id;
+
+            """
+        } ?? ""
+        return """
+            \(create) FUNCTION onthemap_log_location_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(1869902701, hashtext(TG_TABLE_SCHEMA));
+                IF TG_OP = 'TRUNCATE' THEN
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, object_id) VALUES (''reset'', '''')', TG_TABLE_SCHEMA);
+                ELSIF TG_OP = 'DELETE' THEN
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, object_id) VALUES (''deleted'', $1)', TG_TABLE_SCHEMA)
+                        USING OLD.object_id;
+            \(hiddenBranch)    ELSE
+                    EXECUTE format('INSERT INTO %I.location_changes (kind, object_id, unique_key, first_name, last_name, map_string, '
+                        'media_url, latitude, longitude, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+                        TG_TABLE_SCHEMA)
+                        USING CASE WHEN TG_OP = 'INSERT' THEN 'created' ELSE 'updated' END, NEW.object_id, NEW.unique_key,
+                            NEW.first_name, NEW.last_name, NEW.map_string, NEW.media_url, NEW.latitude, NEW.longitude,
+                            NEW.created_at, NEW.updated_at;
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """
+    }
+
     /// PostgreSQL's one function for every write: under the log's per-schema lock (versions
     /// visible in order), a `TRUNCATE` as `reset`, a delete or an update off the map (`hidden`,
     /// over `NEW`) as `deleted`, anything else with the whole record. `before`: statements run

@@ -26,27 +26,7 @@ extension Migration {
         // schema, so a hand-made write with another search_path logs in the right place.
         postgres: [
             "CREATE TABLE location_changes (version BIGSERIAL PRIMARY KEY, \(Migrations.changeColumns))",
-            """
-            CREATE FUNCTION onthemap_log_location_change() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                PERFORM pg_advisory_xact_lock(1869902701, hashtext(TG_TABLE_SCHEMA));
-                IF TG_OP = 'TRUNCATE' THEN
-                    EXECUTE format('INSERT INTO %I.location_changes (kind, object_id) VALUES (''reset'', '''')', TG_TABLE_SCHEMA);
-                ELSIF TG_OP = 'DELETE' THEN
-                    EXECUTE format('INSERT INTO %I.location_changes (kind, object_id) VALUES (''deleted'', $1)', TG_TABLE_SCHEMA)
-                        USING OLD.object_id;
-                ELSE
-                    EXECUTE format('INSERT INTO %I.location_changes (kind, object_id, unique_key, first_name, last_name, map_string, '
-                        'media_url, latitude, longitude, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-                        TG_TABLE_SCHEMA)
-                        USING CASE WHEN TG_OP = 'INSERT' THEN 'created' ELSE 'updated' END, NEW.object_id, NEW.unique_key,
-                            NEW.first_name, NEW.last_name, NEW.map_string, NEW.media_url, NEW.latitude, NEW.longitude,
-                            NEW.created_at, NEW.updated_at;
-                END IF;
-                RETURN NULL;
-            END
-            $$
-            """,
+            ChangeLogTriggers.postgresLogFunctionWithoutClass(create: "CREATE", hidden: nil),
             """
             CREATE TRIGGER student_locations_log_change
                 AFTER INSERT OR UPDATE OR DELETE ON student_locations
