@@ -13,10 +13,7 @@ final class ListBucketResultParser: NSObject, XMLParserDelegate {
 
     static func parse(_ data: Data) -> ListBucketResultParser {
         let delegate = ListBucketResultParser()
-        let parser = XMLParser(data: data)
-        parser.delegate = delegate
-        parser.shouldResolveExternalEntities = false
-        _ = parser.parse()
+        parseXML(data, with: delegate)
         return delegate
     }
 
@@ -59,10 +56,7 @@ final class ErrorBodyParser: NSObject, XMLParserDelegate {
     static func parse(_ data: Data) -> ErrorBodyParser {
         let delegate = ErrorBodyParser()
         guard !data.isEmpty else { return delegate }
-        let parser = XMLParser(data: data)
-        parser.delegate = delegate
-        parser.shouldResolveExternalEntities = false
-        _ = parser.parse()
+        parseXML(data, with: delegate)
         return delegate
     }
 
@@ -77,4 +71,13 @@ final class ErrorBodyParser: NSObject, XMLParserDelegate {
         if name == "Message" { message = String(text.prefix(300)) }
         text = ""
     }
+}
+
+/// Reads `data` with `delegate`, never resolving external entities (a bucket's answer cannot
+/// make the server read files or call addresses).
+private func parseXML(_ data: Data, with delegate: some XMLParserDelegate) {
+    let parser = XMLParser(data: data)
+    parser.delegate = delegate
+    parser.shouldResolveExternalEntities = false
+    _ = parser.parse()
 }

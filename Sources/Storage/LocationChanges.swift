@@ -96,20 +96,7 @@ extension SQLStore {
                 SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations
                 WHERE class_id = \(bind: classId) AND \(unsafeRaw: Self.visible) AND object_id > \(bind: objectId)
                 ORDER BY object_id LIMIT \(literal: max(0, limit))
-                """).all().map { row in
-                StudentInformation(
-                    objectId: try row.decode(column: "object_id", as: String.self),
-                    uniqueKey: try row.decode(column: "unique_key", as: String.self),
-                    firstName: try row.decode(column: "first_name", as: String.self),
-                    lastName: try row.decode(column: "last_name", as: String.self),
-                    mapString: try row.decode(column: "map_string", as: String.self),
-                    mediaURL: try row.decode(column: "media_url", as: String.self),
-                    latitude: try row.decode(column: "latitude", as: Double.self),
-                    longitude: try row.decode(column: "longitude", as: Double.self),
-                    createdAt: try row.decode(column: "created_at", as: String.self),
-                    updatedAt: try row.decode(column: "updated_at", as: String.self)
-                )
-            }
+                """).all().map(Self.location(from:))
         }
     }
 
