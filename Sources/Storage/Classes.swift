@@ -149,8 +149,6 @@ public protocol ClassRepository: Sendable {
     func mapClass(id: String) async throws -> MapClass?
     /// Every class, by slug, with its counts.
     func classSummaries() async throws -> [ClassSummary]
-    /// Saves name, visibility, join rule and invite code; false when the class is gone.
-    @discardableResult func updateClass(_ mapClass: MapClass) async throws -> Bool
     /// Changes only the settings `changes` names, in one statement, so a change made
     /// meanwhile by someone else (the host, another teacher) to another setting stands;
     /// answers the class as it now is, or nil when it is gone.
@@ -187,12 +185,13 @@ public protocol ClassRepository: Sendable {
     /// Removes the member and their locations in this class, in one transaction; refuses to
     /// remove the last teacher.
     func removeMember(classId: String, accountKey: String) async throws -> MembershipChange
-    /// Rewrites every location of the class, hidden ones included, a page at a time: each
-    /// record `place` answers for gets that point and place name (its `updatedAt` is kept).
+    /// Rewrites every location of the class (or the one `objectId` names), hidden ones
+    /// included, a page at a time: each record `place` answers for gets that point and place
+    /// name (its `updatedAt` is kept).
     /// Each rewrite's entry in the change log replaces the record's earlier ones, which held
     /// the old point (migration 18).
     /// Returns how many records changed.
-    func rewritePlaces(in classId: String, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int
+    func rewritePlaces(in classId: String, only objectId: String?, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int
     /// Deletes the class with its locations (and their reports and logged changes), its roster
     /// and its invite link, in one transaction; false when there is no such class.
     func deleteClass(id: String) async throws -> Bool
@@ -222,11 +221,6 @@ public struct ClassChanges: Sendable, Equatable {
     public var now: Date
 
     public init(now: Date) { self.now = now }
-
-    public var isEmpty: Bool {
-        name == nil && visibility == nil && joinRule == nil && precision == nil && approval == nil && inviteCode == nil
-            && inviteCodeIfNone == nil && archived == nil
-    }
 }
 
 /// Where a record is shown instead of its point (see `MapClass.Precision`).

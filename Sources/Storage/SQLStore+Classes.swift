@@ -47,20 +47,6 @@ extension SQLStore {
         }
     }
 
-    @discardableResult
-    public func updateClass(_ mapClass: MapClass) async throws -> Bool {
-        let c = mapClass
-        return try await withDatabase { db in
-            try await !db.raw("""
-                UPDATE classes SET name = \(bind: c.name), visibility = \(bind: c.visibility.rawValue),
-                    join_rule = \(bind: c.joinRule.rawValue), precision = \(bind: c.precision.rawValue),
-                    approval = \(bind: c.approval.rawValue), invite_code = \(bind: c.inviteCode),
-                    archived_at = \(bind: c.archivedAt.map(ParseDate.string(from:)))
-                WHERE id = \(bind: c.id) RETURNING id
-                """).all().isEmpty
-        }
-    }
-
     public func changeClass(id: String, _ changes: ClassChanges) async throws -> MapClass? {
         var sets: [SQLQueryString] = []
         if let name = changes.name { sets.append("name = \(bind: name)") }
@@ -267,7 +253,8 @@ extension SQLStore {
         }
     }
 
-    public func rewritePlaces(in classId: String, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int {
+    public func rewritePlaces(in classId: String, only objectId: String?, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int {
+        let one: SQLQueryString = objectId.map { "AND object_id = \(bind: $0)" } ?? ""
         var changed = 0
         var last = ""
         while true {
@@ -275,7 +262,7 @@ extension SQLStore {
             let page = try await withDatabase { db in
                 try await db.raw("""
                     SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations
-                    WHERE class_id = \(bind: classId) AND object_id > \(bind: after) ORDER BY object_id LIMIT 500
+                    WHERE class_id = \(bind: classId) \(one) AND object_id > \(bind: after) ORDER BY object_id LIMIT 500
                     """).all().map(Self.location(from:))
             }
             for record in page {

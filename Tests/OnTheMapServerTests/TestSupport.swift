@@ -33,9 +33,10 @@ func withTestServer<T: Sendable>(
 /// migrating it when new), before a server is built on it.
 func setDefaultClass(_ visibility: MapClass.Visibility, configuration: Configuration) async throws {
     let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
-    if var main = try await store.mapClass(slug: "main") {
-        main.visibility = visibility
-        try await store.updateClass(main)
+    if let main = try await store.mapClass(slug: "main") {
+        var changes = ClassChanges(now: Date())
+        changes.visibility = visibility
+        _ = try await store.changeClass(id: main.id, changes)
     }
     try await store.close()
 }

@@ -217,8 +217,8 @@ struct ClassController: Sendable {
             throw APIError(.badRequest, "invalid_email", "email is required: an address such as name@example.com.")
         }
         let role = form.role ?? .student
-        if let member = try await store.members(classId: found.id).first(where: { $0.email == email }) {
-            return try await set(role: role, of: member.accountKey, in: found, context: context)
+        if let account = try await store.account(email: email), try await store.role(classId: found.id, accountKey: account.key) != nil {
+            return try await set(role: role, of: account.key, in: found, context: context)
         }
         try await store.invite(classId: found.id, email: email, role: role, now: configuration.clock.now())
         context.logger.notice("class invitation", metadata: ["class": "\(found.slug)", "role": "\(role.rawValue)"])

@@ -73,7 +73,7 @@ enum ClassPlacement {
         let before = changes.precision == nil ? nil : try await store.mapClass(id: classId)?.precision
         guard let changed = try await store.changeClass(id: classId, changes) else { return (nil, 0) }
         guard let precision = changes.precision, let before, precision > before else { return (changed, 0) }
-        return (changed, try await store.rewritePlaces(in: classId) { rewrite($0, precision: precision) })
+        return (changed, try await store.rewritePlaces(in: classId, only: nil) { rewrite($0, precision: precision) })
     }
 }
 

@@ -79,10 +79,9 @@ struct LocationWrites: Sendable {
     /// again. Either the class's change was written before this check reads it, or the
     /// coarsening pass that follows it starts after the post was stored and rewrites it.
     func placeAgainIfCoarsened(objectId: String, in classId: String, placedAt: MapClass.Precision) async throws {
-        guard let precision = try await store.mapClass(id: classId)?.precision, precision > placedAt else { return }
-        let moved = try await store.rewritePlaces(in: classId) { record in
-            record.objectId == objectId ? ClassPlacement.rewrite(record, precision: precision) : nil
-        }
+        // Nothing is coarser than a country: no need to ask.
+        guard placedAt != .country, let precision = try await store.mapClass(id: classId)?.precision, precision > placedAt else { return }
+        let moved = try await store.rewritePlaces(in: classId, only: objectId) { ClassPlacement.rewrite($0, precision: precision) }
         if moved > 0 { await changed([classId]) }
     }
 
