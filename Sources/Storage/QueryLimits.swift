@@ -25,8 +25,9 @@ public struct QueryLimits: Sendable, Equatable {
     }
 }
 
-/// A counting semaphore whose waiters give up at a deadline: `$regex` queries take turns
-/// here instead of filling the connection pool.
+/// A counting semaphore whose waiters give up at a deadline (0: they wait as long as it
+/// takes): `$regex` queries take turns here instead of filling the connection pool, and on
+/// SQLite write transactions take turns one at a time.
 /// `@unchecked Sendable`: all state is guarded by `lock`.
 final class PatternQueryGate: @unchecked Sendable {
     private let lock = NSLock()

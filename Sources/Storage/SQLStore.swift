@@ -28,6 +28,12 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     private let limits: QueryLimits
     /// `$regex` queries take turns here, so they never hold every pooled connection.
     private let patternGate: PatternQueryGate
+    /// SQLite only: this process's write transactions take turns here, before taking a
+    /// connection. SQLite has one writer at a time anyway; waiting here instead of in
+    /// `BEGIN IMMEDIATE` keeps a waiting writer from holding one of the few threads the
+    /// SQLite calls run on, which the writer it waits for may need to finish (two writers
+    /// racing on a loaded 2-core machine ran out the busy timeout that way).
+    private let writeTurns = PatternQueryGate(limit: 1)
     /// Photo images: under the data directory, or in an object store (see `SQLStore+Travel.swift`).
     public let photoStorage: any PhotoStorage
     /// PostgreSQL only: the channel album changes are announced on (set by `open`).
@@ -344,17 +350,21 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     /// Runs `body` in one transaction on one connection (SQLite: `BEGIN IMMEDIATE`, taking the
     /// write lock at once, so two writers queue instead of failing to upgrade a read lock).
     func withTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await withDatabase { db in
-            try await db.raw(db.dialect.name == "postgresql" ? "BEGIN" : "BEGIN IMMEDIATE").run()
-            do {
-                let value = try await body(db)
-                try await db.raw("COMMIT").run()
-                return value
-            } catch {
-                try? await db.raw("ROLLBACK").run()
-                throw error
+        let transaction = {
+            try await self.withDatabase { db in
+                try await db.raw(db.dialect.name == "postgresql" ? "BEGIN" : "BEGIN IMMEDIATE").run()
+                do {
+                    let value = try await body(db)
+                    try await db.raw("COMMIT").run()
+                    return value
+                } catch {
+                    try? await db.raw("ROLLBACK").run()
+                    throw error
+                }
             }
         }
+        if isPostgres { return try await transaction() }
+        return try await writeTurns.withPermit(deadline: 0, transaction)
     }
 
     static func account(from row: any SQLRow) throws -> Account {
