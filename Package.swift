@@ -108,7 +108,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .executableTarget(name: "geocoder-benchmark", dependencies: ["Geocoding", "GeocoderAccuracySuite"], path: "Benchmarks/GeocoderBenchmark"),
+        .executableTarget(
+            name: "geocoder-benchmark", dependencies: ["Geocoding", "GeocoderAccuracySuite"], path: "Benchmarks/GeocoderBenchmark"),
         .executableTarget(
             name: "album-benchmark",
             dependencies: [
@@ -121,13 +122,16 @@ let package = Package(
         // Test support: picks SQLite or PostgreSQL for the server suites.
         .target(
             name: "TestDatabases",
-            dependencies: ["Storage", .product(name: "PostgresKit", package: "postgres-kit"), .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Storage", .product(name: "PostgresKit", package: "postgres-kit"), .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestDatabases"
         ),
         // The geocoder's accuracy suite (queries and expected places), for its tests and its
         // benchmark; not shipped in the Geocoding library.
-        .target(name: "GeocoderAccuracySuite", dependencies: ["Geocoding"], path: "Tests/GeocoderAccuracySuite",
-                resources: [.copy("Resources")]),
+        .target(
+            name: "GeocoderAccuracySuite", dependencies: ["Geocoding"], path: "Tests/GeocoderAccuracySuite",
+            resources: [.copy("Resources")]),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "GeocoderAccuracySuite"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"]),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization"]),

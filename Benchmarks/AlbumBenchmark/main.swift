@@ -13,17 +13,18 @@
 // server keeps its photos in the bucket, and both are timed in the same run, alternating
 // pins, to the moment the album API says every photo is ready.
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import Hummingbird
 import Logging
 import NIOCore
 import OnTheMapServer
 import ServiceLifecycle
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct Options {
     var latency = 200
@@ -40,7 +41,9 @@ struct Options {
             case "--runs": runs = value ?? runs
             case "--concurrency": concurrency = value ?? concurrency
             case "--photos": photos = value ?? photos
-            default: print("unknown option \(argument)"); exit(2)
+            default:
+                print("unknown option \(argument)")
+                exit(2)
             }
         }
     }
@@ -105,17 +108,21 @@ stubRouter.get("services/rest") { request, _ -> Response in
     let perPage = Int(request.uri.queryParameters["per_page"].map(String.init) ?? "21") ?? 21
     let photos: [[String: Any]] = (0..<perPage).map { index in
         let id = "p\(page)-\(index)-\(UUID().uuidString.prefix(8))"
-        return ["id": id, "owner": "1@N01", "secret": "s", "server": "1", "farm": 1, "title": "Photo \(id)",
-                "ispublic": 1, "isfriend": 0, "isfamily": 0, "url_m": "\(stubBase)/img/\(id).jpg", "height_m": 8, "width_m": 8]
+        return [
+            "id": id, "owner": "1@N01", "secret": "s", "server": "1", "farm": 1, "title": "Photo \(id)",
+            "ispublic": 1, "isfriend": 0, "isfamily": 0, "url_m": "\(stubBase)/img/\(id).jpg", "height_m": 8, "width_m": 8,
+        ]
     }
     let body: [String: Any] = ["photos": ["page": page, "pages": 50, "perpage": perPage, "total": "1050", "photo": photos], "stat": "ok"]
-    return Response(status: .ok, headers: [.contentType: "application/json"],
-                    body: .init(byteBuffer: ByteBuffer(data: try JSONSerialization.data(withJSONObject: body))))
+    return Response(
+        status: .ok, headers: [.contentType: "application/json"],
+        body: .init(byteBuffer: ByteBuffer(data: try JSONSerialization.data(withJSONObject: body))))
 }
 stubRouter.get("img/:name") { _, context -> Response in
     try await Task.sleep(for: latency)
-    return Response(status: .ok, headers: [.contentType: "image/jpeg"],
-                    body: .init(byteBuffer: ByteBuffer(data: jpeg(context.parameters.get("name") ?? ""))))
+    return Response(
+        status: .ok, headers: [.contentType: "image/jpeg"],
+        body: .init(byteBuffer: ByteBuffer(data: jpeg(context.parameters.get("name") ?? ""))))
 }
 let stub = Application(router: stubRouter, configuration: .init(address: .hostname("127.0.0.1", port: stubPort)), logger: quiet("stub"))
 
@@ -156,7 +163,9 @@ let sessionConfiguration = URLSessionConfiguration.ephemeral
 sessionConfiguration.httpCookieStorage = nil
 sessionConfiguration.httpShouldSetCookies = false
 let session = URLSession(configuration: sessionConfiguration)
-func call(_ method: String, _ path: String, _ body: [String: Any]? = nil, cookie: String? = nil, port: Int = serverPort) async throws -> (Int, Data) {
+func call(_ method: String, _ path: String, _ body: [String: Any]? = nil, cookie: String? = nil, port: Int = serverPort) async throws -> (
+    Int, Data
+) {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
     request.httpMethod = method
     if let body {
@@ -200,7 +209,10 @@ func measure() async throws -> (album: [(first: Double, all: Double)], reference
             let count = keptFiles(pinID)
             if count > 0, first == nil { first = clock.now - start }
             if count >= options.photos { break }
-            if clock.now - start > .seconds(30) { print("album did not complete"); exit(1) }
+            if clock.now - start > .seconds(30) {
+                print("album did not complete")
+                exit(1)
+            }
             try await Task.sleep(for: .microseconds(500))
         }
         let all = clock.now - start
@@ -216,7 +228,9 @@ func measure() async throws -> (album: [(first: Double, all: Double)], reference
         let clock = ContinuousClock()
         let start = clock.now
         let (data, _) = try await direct.data(from: URL(string: "\(stubBase)/services/rest/?page=1&per_page=\(options.photos)")!)
-        let photos = ((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["photos"] as? [String: Any])?["photo"] as? [[String: Any]] ?? []
+        let photos =
+            ((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["photos"] as? [String: Any])?["photo"] as? [[String: Any]]
+            ?? []
         let urls = photos.compactMap { ($0["url_m"] as? String).flatMap(URL.init(string:)) }
         let firstDone = FirstTimer()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -245,7 +259,8 @@ func signUp(port: Int) async throws -> String {
         try await Task.sleep(for: .milliseconds(50))
     }
     let email = "bench-\(UUID().uuidString.prefix(6))@example.com"
-    _ = try await call("POST", "/api/users", ["email": email, "password": "benchmark pass", "first_name": "B", "last_name": "M"], port: port)
+    _ = try await call(
+        "POST", "/api/users", ["email": email, "password": "benchmark pass", "first_name": "B", "last_name": "M"], port: port)
     let (_, login) = try await call("POST", "/api/session", ["udacity": ["username": email, "password": "benchmark pass"]], port: port)
     let loginObject = try JSONSerialization.jsonObject(with: login.dropFirst(5)) as? [String: Any]
     guard let cookie = (loginObject?["session"] as? [String: Any])?["id"] as? String else { throw CancellationError() }
@@ -263,8 +278,9 @@ func compareStores() async throws -> (folder: [Double], objectStore: [Double]) {
         for port in servers {
             let clock = ContinuousClock()
             let start = clock.now
-            let (status, data) = try await call("POST", "/api/pins", ["latitude": 10.0 + Double(run), "longitude": 20.0 + Double(port % 7)],
-                                                cookie: cookies[port], port: port)
+            let (status, data) = try await call(
+                "POST", "/api/pins", ["latitude": 10.0 + Double(run), "longitude": 20.0 + Double(port % 7)],
+                cookie: cookies[port], port: port)
             guard status == 201, let pinID = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String else {
                 print("pin drop failed: \(status) \(String(decoding: data, as: UTF8.self))")
                 exit(1)
@@ -273,7 +289,10 @@ func compareStores() async throws -> (folder: [Double], objectStore: [Double]) {
                 let (_, body) = try await call("GET", "/api/pins/\(pinID)/photos", cookie: cookies[port], port: port)
                 let album = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["album"] as? [String: Any]
                 if album?["ready"] as? Int == options.photos { break }
-                if clock.now - start > .seconds(30) { print("album did not complete"); exit(1) }
+                if clock.now - start > .seconds(30) {
+                    print("album did not complete")
+                    exit(1)
+                }
                 try await Task.sleep(for: .milliseconds(1))
             }
             if run > 0 { times[port, default: []].append(milliseconds(clock.now - start)) }
@@ -289,9 +308,14 @@ actor FirstTimer {
 
 let services: [any Service] = [stub, server] + (objectStoreServer.map { [$0] } ?? [])
 let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [], logger: quiet("group")))
-typealias Figures = (album: [(first: Double, all: Double)], reference: [(first: Double, all: Double)], stores: (folder: [Double], objectStore: [Double])?)
+typealias Figures = (
+    album: [(first: Double, all: Double)], reference: [(first: Double, all: Double)], stores: (folder: [Double], objectStore: [Double])?
+)
 let results = try await withThrowingTaskGroup(of: Figures?.self) { tasks in
-    tasks.addTask { try await group.run(); return nil }
+    tasks.addTask {
+        try await group.run()
+        return nil
+    }
     tasks.addTask {
         let value = try await measure()
         let stores = comparesStores ? try await compareStores() : nil
@@ -304,7 +328,9 @@ let results = try await withThrowingTaskGroup(of: Figures?.self) { tasks in
 }
 
 let waves = (options.photos + options.concurrency - 1) / options.concurrency
-print("album-benchmark: \(options.photos) photos, \(options.latency) ms per request, \(options.concurrency) downloads at once, \(options.runs) runs")
+print(
+    "album-benchmark: \(options.photos) photos, \(options.latency) ms per request, \(options.concurrency) downloads at once, \(options.runs) runs"
+)
 print("floor (latency only): first image \(2 * options.latency) ms, whole album \((1 + waves) * options.latency) ms")
 print("server, first image on disk:  " + summary(results.album.map(\.first)))
 print("server, whole album on disk:  " + summary(results.album.map(\.all)))

@@ -32,9 +32,10 @@ struct Stats {
     var description: String {
         let s = latencies.sorted()
         let perSecond = Double(latencies.count) / (Double(total) / 1e9)
-        return String(format: "%-24@ %8d ops  %10.0f ops/s  p50 %7.1f µs  p99 %7.1f µs  max %8.1f µs",
-                      name as NSString, latencies.count, perSecond, percentile(s, 0.5), percentile(s, 0.99),
-                      Double(s.last ?? 0) / 1000)
+        return String(
+            format: "%-24@ %8d ops  %10.0f ops/s  p50 %7.1f µs  p99 %7.1f µs  max %8.1f µs",
+            name as NSString, latencies.count, perSecond, percentile(s, 0.5), percentile(s, 0.99),
+            Double(s.last ?? 0) / 1000)
     }
 }
 
@@ -43,7 +44,7 @@ func measure<T>(_ name: String, _ items: [T], rounds: Int, _ body: (T) -> Int) -
     var stats = Stats(name: name)
     stats.latencies.reserveCapacity(items.count * rounds)
     var sink = 0
-    for item in items.prefix(50) { sink &+= body(item) } // warm-up
+    for item in items.prefix(50) { sink &+= body(item) }  // warm-up
     let start = now()
     for _ in 0..<rounds {
         for item in items {
@@ -68,8 +69,10 @@ if !arguments.isEmpty {
     for q in arguments {
         print("\(q) ->")
         for r in gazetteer.lookup(q, limit: 5) {
-            print(String(format: "   %@  (%.4f, %.4f) %@ conf %.1f span %.2f x %.2f", r.name, r.latitude, r.longitude,
-                         r.kind.rawValue, r.confidence, r.span.latitudeDelta, r.span.longitudeDelta))
+            print(
+                String(
+                    format: "   %@  (%.4f, %.4f) %@ conf %.1f span %.2f x %.2f", r.name, r.latitude, r.longitude,
+                    r.kind.rawValue, r.confidence, r.span.latitudeDelta, r.span.longitudeDelta))
         }
     }
     exit(0)
@@ -92,17 +95,22 @@ for c in cases {
 
 // Workloads
 let queries = cases.map(\.query)
-let prefixes = queries.compactMap { q -> String? in
-    let t = q.trimmingCharacters(in: .whitespaces)
-    return t.count >= 3 ? String(t.prefix(max(1, t.count / 2))) : nil
-} + ["s", "m", "sa", "ber", "new", "lon"]
+let prefixes =
+    queries.compactMap { q -> String? in
+        let t = q.trimmingCharacters(in: .whitespaces)
+        return t.count >= 3 ? String(t.prefix(max(1, t.count / 2))) : nil
+    } + ["s", "m", "sa", "ber", "new", "lon"]
 // GEOCODER_SLOWEST=1: the slowest queries of each workload, to find the tail.
 if ProcessInfo.processInfo.environment["GEOCODER_SLOWEST"] != nil {
     func slowest(_ name: String, _ items: [String], rows: (String) -> Int, _ body: (String) -> Int) {
         var sink = 0
         let timed = items.map { q -> (String, UInt64) in
             var best = UInt64.max
-            for _ in 0..<3 { let t = now(); sink &+= body(q); best = min(best, now() - t) }
+            for _ in 0..<3 {
+                let t = now()
+                sink &+= body(q)
+                best = min(best, now() - t)
+            }
             return (q, best)
         }.sorted { $0.1 > $1.1 }
         print("\(name): slowest of \(items.count) (time, rows of the typo search)")
@@ -119,13 +127,19 @@ var rng = SystemRandomNumberGenerator()
 let points: [(Double, Double)] = (0..<2000).map { _ in
     (Double.random(in: -60...70, using: &rng), Double.random(in: -180...180, using: &rng))
 }
-enum Op { case geocode(String), suggest(String), reverse(Double, Double) }
+enum Op {
+    case geocode(String)
+    case suggest(String)
+    case reverse(Double, Double)
+}
 var mixed: [Op] = []
 for i in 0..<3000 {
     switch i % 10 {
     case 0..<6: mixed.append(.geocode(queries[i % queries.count]))
     case 6..<9: mixed.append(.suggest(prefixes[i % prefixes.count]))
-    default: let p = points[i % points.count]; mixed.append(.reverse(p.0, p.1))
+    default:
+        let p = points[i % points.count]
+        mixed.append(.reverse(p.0, p.1))
     }
 }
 
@@ -135,7 +149,9 @@ let hardCategories: Set<String> = ["typo", "wordorder", "address", "postcode", "
 let hardQueries = cases.filter { hardCategories.contains($0.category) }.map(\.query)
 let hardStats = measure("geocode (typed forms)", hardQueries, rounds: 50) { gazetteer.lookup($0, limit: 5).count }
 let suggestStats = measure("suggest (prefixes)", prefixes, rounds: 50) { gazetteer.suggestions(prefix: $0, limit: 5).count }
-let reverseStats = measure("reverse (random land+sea)", points, rounds: 5) { gazetteer.nearest(latitude: $0.0, longitude: $0.1) == nil ? 0 : 1 }
+let reverseStats = measure("reverse (random land+sea)", points, rounds: 5) {
+    gazetteer.nearest(latitude: $0.0, longitude: $0.1) == nil ? 0 : 1
+}
 let mixedStats = measure("mixed 60/30/10", mixed, rounds: 10) { op -> Int in
     switch op {
     case .geocode(let q): return gazetteer.lookup(q, limit: 5).count
@@ -155,12 +171,16 @@ let parallelRate = Double(2 * perThread * queries.count) / parallelSeconds
 
 let dataFile = Gazetteer.bundledURL.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int } ?? 0
 print("Geocoder benchmark (release build expected)")
-print(String(format: "data file            %.2f MB (%d places, %d regions, %d countries, %d index keys, %d postcodes)",
-             Double(dataFile) / 1e6, gazetteer.placeCount, gazetteer.regionCount, gazetteer.countryCount, gazetteer.keyCount,
-             gazetteer.postcodeCount))
+print(
+    String(
+        format: "data file            %.2f MB (%d places, %d regions, %d countries, %d index keys, %d postcodes)",
+        Double(dataFile) / 1e6, gazetteer.placeCount, gazetteer.regionCount, gazetteer.countryCount, gazetteer.keyCount,
+        gazetteer.postcodeCount))
 print(String(format: "load time            %.3f s   (target < 0.5 s)", loadSeconds))
-print(String(format: "resident memory      %.1f MB held by the gazetteer (VmRSS %.1f -> %.1f MB; target < 150 MB)",
-             Double(rssAfter - rssBefore) / 1024, Double(rssBefore) / 1024, Double(rssAfter) / 1024))
+print(
+    String(
+        format: "resident memory      %.1f MB held by the gazetteer (VmRSS %.1f -> %.1f MB; target < 150 MB)",
+        Double(rssAfter - rssBefore) / 1024, Double(rssBefore) / 1024, Double(rssAfter) / 1024))
 print(geocodeStats.description)
 print(hardStats.description)
 print(suggestStats.description)
@@ -169,11 +189,15 @@ print(mixedStats.description)
 // Counted work: rows of the typo search's edit-distance table per query (deterministic).
 let geocodeRows = queries.map { gazetteer.typoSearchRows(lookup: $0) }
 let suggestRows = prefixes.map { gazetteer.typoSearchRows(suggest: $0) }
-print(String(format: "typo search rows     geocode max %d (budget %d), suggest max %d per query (budget %d)",
-             geocodeRows.max() ?? 0, Gazetteer.typoSearchRowBudget, suggestRows.max() ?? 0, Gazetteer.suggestRowBudget))
+print(
+    String(
+        format: "typo search rows     geocode max %d (budget %d), suggest max %d per query (budget %d)",
+        geocodeRows.max() ?? 0, Gazetteer.typoSearchRowBudget, suggestRows.max() ?? 0, Gazetteer.suggestRowBudget))
 print(String(format: "geocode, 2 threads   %10.0f ops/s", parallelRate))
-print(String(format: "accuracy             %d/%d = %.1f%% (top result within the case's radius; nonsense must give nothing)",
-             correct, cases.count, 100 * Double(correct) / Double(cases.count)))
+print(
+    String(
+        format: "accuracy             %d/%d = %.1f%% (top result within the case's radius; nonsense must give nothing)",
+        correct, cases.count, 100 * Double(correct) / Double(cases.count)))
 for (category, r) in byCategory.sorted(by: { $0.key < $1.key }) {
     print("  \(category.padding(toLength: 12, withPad: " ", startingAt: 0)) \(r.ok)/\(r.all)")
 }

@@ -98,11 +98,12 @@ public final class Gazetteer: Geocoder, Sendable {
             guard let line = reader.nextLine() else { throw GeocodingError.invalidData("truncated countries") }
             reader.fields(line, into: &f)
             try require(9, "country")
-            countries.append(CountryRecord(
-                code: reader.string(f[0]), iso3: reader.string(f[1]), name: reader.string(f[2]),
-                latitude: reader.double(f[3]), longitude: reader.double(f[4]),
-                span: MapSpan(latitudeDelta: min(reader.double(f[5]), 180), longitudeDelta: min(reader.double(f[6]), 360)),
-                population: reader.int(f[7]), capital: Int32(reader.int(f[8]))))
+            countries.append(
+                CountryRecord(
+                    code: reader.string(f[0]), iso3: reader.string(f[1]), name: reader.string(f[2]),
+                    latitude: reader.double(f[3]), longitude: reader.double(f[4]),
+                    span: MapSpan(latitudeDelta: min(reader.double(f[5]), 180), longitudeDelta: min(reader.double(f[6]), 360)),
+                    population: reader.int(f[7]), capital: Int32(reader.int(f[8]))))
         }
 
         // Regions
@@ -115,20 +116,28 @@ public final class Gazetteer: Geocoder, Sendable {
             try require(9, "region")
             let country = reader.int(f[0])
             guard country >= 0 && country < countries.count else { throw GeocodingError.invalidData("bad region country") }
-            regions.append(RegionRecord(
-                country: Int32(country), code: reader.string(f[1]), abbreviation: reader.string(f[2]),
-                name: reader.string(f[3]), latitude: reader.double(f[4]), longitude: reader.double(f[5]),
-                span: MapSpan(latitudeDelta: min(reader.double(f[6]), 180), longitudeDelta: min(reader.double(f[7]), 360)),
-                population: reader.int(f[8])))
+            regions.append(
+                RegionRecord(
+                    country: Int32(country), code: reader.string(f[1]), abbreviation: reader.string(f[2]),
+                    name: reader.string(f[3]), latitude: reader.double(f[4]), longitude: reader.double(f[5]),
+                    span: MapSpan(latitudeDelta: min(reader.double(f[6]), 180), longitudeDelta: min(reader.double(f[7]), 360)),
+                    population: reader.int(f[8])))
         }
 
         // Places
         let placeCount = try reader.section("places")
-        var nameStart = [Int32](), nameLength = [UInt16](), lat = [Float](), lon = [Float]()
-        var region = [Int32](), population = [Int32]()
-        nameStart.reserveCapacity(placeCount); nameLength.reserveCapacity(placeCount)
-        lat.reserveCapacity(placeCount); lon.reserveCapacity(placeCount)
-        region.reserveCapacity(placeCount); population.reserveCapacity(placeCount)
+        var nameStart = [Int32]()
+        var nameLength = [UInt16]()
+        var lat = [Float]()
+        var lon = [Float]()
+        var region = [Int32]()
+        var population = [Int32]()
+        nameStart.reserveCapacity(placeCount)
+        nameLength.reserveCapacity(placeCount)
+        lat.reserveCapacity(placeCount)
+        lon.reserveCapacity(placeCount)
+        region.reserveCapacity(placeCount)
+        population.reserveCapacity(placeCount)
         for _ in 0..<placeCount {
             guard let line = reader.nextLine() else { throw GeocodingError.invalidData("truncated places") }
             reader.fields(line, into: &f)
@@ -170,9 +179,14 @@ public final class Gazetteer: Geocoder, Sendable {
         // Names
         let keyCount = try reader.section("names")
         let entryCount = placeCount + regions.count + countries.count
-        var keyStart = [Int32](), keyLength = [UInt16](), postingStart = [Int32](), postings = [Int32]()
-        keyStart.reserveCapacity(keyCount); keyLength.reserveCapacity(keyCount)
-        postingStart.reserveCapacity(keyCount + 1); postings.reserveCapacity(keyCount * 3 / 2)
+        var keyStart = [Int32]()
+        var keyLength = [UInt16]()
+        var postingStart = [Int32]()
+        var postings = [Int32]()
+        keyStart.reserveCapacity(keyCount)
+        keyLength.reserveCapacity(keyCount)
+        postingStart.reserveCapacity(keyCount + 1)
+        postings.reserveCapacity(keyCount * 3 / 2)
         var majorKeys = [Int32]()
         var keyHead = [UInt64]()
         keyHead.reserveCapacity(keyCount)

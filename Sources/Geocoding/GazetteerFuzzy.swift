@@ -74,19 +74,25 @@ extension Gazetteer {
     /// With `prefix`, at most `limit` keys are returned (the first ones in key order).
     /// With `majorPastOneEdit`, keys more than one edit away are looked for only among
     /// `majorKeys` (a third of the keys), for callers that keep nothing else that far.
-    func fuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool = false, limit: Int = Int.max,
-                   majorPastOneEdit: Bool = false, work: FuzzyWork = FuzzyWork()) -> [FuzzyKey] {
-        let memo = FuzzyWork.Walk(query: query, maxDistance: maxDistance, prefix: prefix, limit: limit,
-                                  majorPastOneEdit: majorPastOneEdit)
+    func fuzzyKeys(
+        _ query: String, maxDistance: Int, prefix: Bool = false, limit: Int = Int.max,
+        majorPastOneEdit: Bool = false, work: FuzzyWork = FuzzyWork()
+    ) -> [FuzzyKey] {
+        let memo = FuzzyWork.Walk(
+            query: query, maxDistance: maxDistance, prefix: prefix, limit: limit,
+            majorPastOneEdit: majorPastOneEdit)
         if let known = work.done[memo] { return known }
-        let found = uncachedFuzzyKeys(query, maxDistance: maxDistance, prefix: prefix, limit: limit,
-                                      majorPastOneEdit: majorPastOneEdit, work: work)
+        let found = uncachedFuzzyKeys(
+            query, maxDistance: maxDistance, prefix: prefix, limit: limit,
+            majorPastOneEdit: majorPastOneEdit, work: work)
         work.done[memo] = found
         return found
     }
 
-    private func uncachedFuzzyKeys(_ query: String, maxDistance: Int, prefix: Bool, limit: Int,
-                                   majorPastOneEdit: Bool, work: FuzzyWork) -> [FuzzyKey] {
+    private func uncachedFuzzyKeys(
+        _ query: String, maxDistance: Int, prefix: Bool, limit: Int,
+        majorPastOneEdit: Bool, work: FuzzyWork
+    ) -> [FuzzyKey] {
         let q = Array(query.utf8)
         let n = q.count
         let k = maxDistance
@@ -96,8 +102,9 @@ extension Gazetteer {
         // begin with the query's first byte are walked (a misspelt name nearly always keeps
         // its first letter, and the walk shrinks by an order of magnitude).
         if k > 1 {
-            let near = fuzzyKeys(query, maxDistance: k - 1, prefix: prefix, limit: limit,
-                                 majorPastOneEdit: majorPastOneEdit, work: work)
+            let near = fuzzyKeys(
+                query, maxDistance: k - 1, prefix: prefix, limit: limit,
+                majorPastOneEdit: majorPastOneEdit, work: work)
             if !near.isEmpty { return near }
             if majorPastOneEdit {
                 return majorKeys.withUnsafeBufferPointer {
@@ -114,7 +121,8 @@ extension Gazetteer {
     /// Positions in a sorted list of packed key heads of the keys that begin with `byte`.
     private func startingWith(_ byte: UInt8, _ heads: [UInt64]) -> Range<Int> {
         func lowerBound(_ value: UInt64) -> Int {
-            var lo = 0, hi = heads.count
+            var lo = 0
+            var hi = heads.count
             while lo < hi {
                 let mid = (lo + hi) / 2
                 if heads[mid] < value { lo = mid + 1 } else { hi = mid }
@@ -125,8 +133,10 @@ extension Gazetteer {
         return low..<(byte == 0xFF ? heads.count : lowerBound(UInt64(byte + 1) << 56))
     }
 
-    private func walk(_ q: [UInt8], _ k: Int, _ prefix: Bool, _ limit: Int,
-                      only: UnsafeBufferPointer<Int32>?, positions: Range<Int>, work: FuzzyWork) -> [FuzzyKey] {
+    private func walk(
+        _ q: [UInt8], _ k: Int, _ prefix: Bool, _ limit: Int,
+        only: UnsafeBufferPointer<Int32>?, positions: Range<Int>, work: FuzzyWork
+    ) -> [FuzzyKey] {
         let n = q.count
         let width = n + 1
         let maxDepth = n + k
@@ -142,91 +152,101 @@ extension Gazetteer {
         path.initialize(repeating: 0)
         defer { path.deallocate() }
         var depth = 0
-        var pathHead: UInt64 = 0 // the first 8 bytes of the path, packed like `keyHead`
+        var pathHead: UInt64 = 0  // the first 8 bytes of the path, packed like `keyHead`
         var found: [FuzzyKey] = []
         let keyCount = positions.upperBound
         var rowsLeft = work.remaining
         defer { work.spend(work.remaining - rowsLeft) }
 
         bytes.withUnsafeBufferPointer { buf in
-        keyStart.withUnsafeBufferPointer { starts in
-        keyLength.withUnsafeBufferPointer { lengths in
-        (only == nil ? keyHead : majorKeyHead).withUnsafeBufferPointer { heads in
-            q.withUnsafeBufferPointer { qb in
-                // `key` is a position in the walked list; `id` the key it stands for.
-                var key = positions.lowerBound
-                keys: while key < keyCount {
-                    if rowsLeft <= 0 { break keys }
-                    let id = only.map { Int($0[key]) } ?? key
-                    let start = Int(starts[id]), length = Int(lengths[id])
-                    let head = heads[key]
-                    let reach = min(length, depth)
-                    var common = min(reach, 8, (head ^ pathHead).leadingZeroBitCount / 8)
-                    if common == 8 {
-                        while common < reach && buf[start + common] == path[common] { common += 1 }
-                    }
-                    depth = common
-                    pathHead &= Gazetteer.headMask(depth)
-                    while depth < min(length, maxDepth) {
-                        let c = depth < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * depth)) : buf[start + depth]
-                        if rowsLeft <= 0 { break keys }
-                        rowsLeft -= 1
-                        let d = depth + 1
-                        let row = d * width, above = row - width
-                        var rowMin = cap
-                        if d <= k { rows[row] = d; rowMin = d }
-                        let lo = max(1, d - k), hi = min(n, d + k)
-                        if lo <= hi {
-                            for j in lo...hi {
-                                var v = min(rows[above + j] + 1, rows[row + j - 1] + 1,
-                                            rows[above + j - 1] + (c == qb[j - 1] ? 0 : 1))
-                                if d > 1 && j > 1 && c == qb[j - 2] && path[d - 2] == qb[j - 1] {
-                                    v = min(v, rows[above - width + j - 2] + 1)
+            keyStart.withUnsafeBufferPointer { starts in
+                keyLength.withUnsafeBufferPointer { lengths in
+                    (only == nil ? keyHead : majorKeyHead).withUnsafeBufferPointer { heads in
+                        q.withUnsafeBufferPointer { qb in
+                            // `key` is a position in the walked list; `id` the key it stands for.
+                            var key = positions.lowerBound
+                            keys: while key < keyCount {
+                                if rowsLeft <= 0 { break keys }
+                                let id = only.map { Int($0[key]) } ?? key
+                                let start = Int(starts[id])
+                                let length = Int(lengths[id])
+                                let head = heads[key]
+                                let reach = min(length, depth)
+                                var common = min(reach, 8, (head ^ pathHead).leadingZeroBitCount / 8)
+                                if common == 8 {
+                                    while common < reach && buf[start + common] == path[common] { common += 1 }
                                 }
-                                v = min(v, cap)
-                                rows[row + j] = v
-                                rowMin = min(rowMin, v)
+                                depth = common
+                                pathHead &= Gazetteer.headMask(depth)
+                                while depth < min(length, maxDepth) {
+                                    let c = depth < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * depth)) : buf[start + depth]
+                                    if rowsLeft <= 0 { break keys }
+                                    rowsLeft -= 1
+                                    let d = depth + 1
+                                    let row = d * width
+                                    let above = row - width
+                                    var rowMin = cap
+                                    if d <= k {
+                                        rows[row] = d
+                                        rowMin = d
+                                    }
+                                    let lo = max(1, d - k)
+                                    let hi = min(n, d + k)
+                                    if lo <= hi {
+                                        for j in lo...hi {
+                                            var v = min(
+                                                rows[above + j] + 1, rows[row + j - 1] + 1,
+                                                rows[above + j - 1] + (c == qb[j - 1] ? 0 : 1))
+                                            if d > 1 && j > 1 && c == qb[j - 2] && path[d - 2] == qb[j - 1] {
+                                                v = min(v, rows[above - width + j - 2] + 1)
+                                            }
+                                            v = min(v, cap)
+                                            rows[row + j] = v
+                                            rowMin = min(rowMin, v)
+                                        }
+                                    }
+                                    // The one way below this row that bypasses it: swapping `c` with the
+                                    // next byte, from the row above where `c` is the query's next byte.
+                                    var swapMin = cap
+                                    let swapLo = max(2, d + 1 - k)
+                                    let swapHi = min(n, d + 1 + k)
+                                    if rowMin > k && swapLo <= swapHi {
+                                        for j in swapLo...swapHi where qb[j - 1] == c {
+                                            swapMin = min(swapMin, rows[above + j - 2] + 1)
+                                        }
+                                    }
+                                    path[depth] = c
+                                    if depth < 8 { pathHead |= UInt64(c) << (56 - 8 * depth) }
+                                    depth = d
+                                    if prefix && rows[row + n] <= k {
+                                        // Everything under this prefix completes a close enough start.
+                                        let end = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads, only)
+                                        for each in key..<end {
+                                            if found.count == limit { break keys }
+                                            found.append(FuzzyKey(key: only.map { Int($0[each]) } ?? each, distance: rows[row + n]))
+                                        }
+                                        key = end
+                                        continue keys
+                                    }
+                                    // Out of reach, also through a later swap of two neighbours.
+                                    if rowMin > k && swapMin > k {
+                                        key = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads, only)
+                                        continue keys
+                                    }
+                                }
+                                if length <= maxDepth && !prefix {
+                                    let distance = rows[length * width + n]
+                                    if distance <= k { found.append(FuzzyKey(key: id, distance: distance)) }
+                                }
+                                // Longer keys under a prefix of the deepest reachable length are out of reach.
+                                key =
+                                    !prefix && depth == maxDepth
+                                    ? prefixEnd(path, depth, from: key + 1, pathHead, buf, starts, lengths, heads, only) : key + 1
                             }
-                        }
-                        // The one way below this row that bypasses it: swapping `c` with the
-                        // next byte, from the row above where `c` is the query's next byte.
-                        var swapMin = cap
-                        let swapLo = max(2, d + 1 - k), swapHi = min(n, d + 1 + k)
-                        if rowMin > k && swapLo <= swapHi {
-                            for j in swapLo...swapHi where qb[j - 1] == c {
-                                swapMin = min(swapMin, rows[above + j - 2] + 1)
-                            }
-                        }
-                        path[depth] = c
-                        if depth < 8 { pathHead |= UInt64(c) << (56 - 8 * depth) }
-                        depth = d
-                        if prefix && rows[row + n] <= k {
-                            // Everything under this prefix completes a close enough start.
-                            let end = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads, only)
-                            for each in key..<end {
-                                if found.count == limit { break keys }
-                                found.append(FuzzyKey(key: only.map { Int($0[each]) } ?? each, distance: rows[row + n]))
-                            }
-                            key = end
-                            continue keys
-                        }
-                        // Out of reach, also through a later swap of two neighbours.
-                        if rowMin > k && swapMin > k {
-                            key = prefixEnd(path, depth, from: key, pathHead, buf, starts, lengths, heads, only)
-                            continue keys
                         }
                     }
-                    if length <= maxDepth && !prefix {
-                        let distance = rows[length * width + n]
-                        if distance <= k { found.append(FuzzyKey(key: id, distance: distance)) }
-                    }
-                    // Longer keys under a prefix of the deepest reachable length are out of reach.
-                    key = !prefix && depth == maxDepth ? prefixEnd(path, depth, from: key + 1, pathHead, buf, starts, lengths, heads, only) : key + 1
                 }
             }
-        }
-        }
-        }
         }
         return found
     }
@@ -239,10 +259,12 @@ extension Gazetteer {
     /// First key index at or after `from` that does not start with the first `count` bytes
     /// of `path`. Galloping from `from`: most ranges skipped by the walk are a few keys long,
     /// and a binary search over all the keys each time was most of the walk's cost.
-    private func prefixEnd(_ path: UnsafeMutableBufferPointer<UInt8>, _ count: Int, from: Int, _ pathHead: UInt64,
-                           _ buf: UnsafeBufferPointer<UInt8>, _ starts: UnsafeBufferPointer<Int32>,
-                           _ lengths: UnsafeBufferPointer<UInt16>, _ heads: UnsafeBufferPointer<UInt64>,
-                           _ only: UnsafeBufferPointer<Int32>?) -> Int {
+    private func prefixEnd(
+        _ path: UnsafeMutableBufferPointer<UInt8>, _ count: Int, from: Int, _ pathHead: UInt64,
+        _ buf: UnsafeBufferPointer<UInt8>, _ starts: UnsafeBufferPointer<Int32>,
+        _ lengths: UnsafeBufferPointer<UInt16>, _ heads: UnsafeBufferPointer<UInt64>,
+        _ only: UnsafeBufferPointer<Int32>?
+    ) -> Int {
         let mask = Gazetteer.headMask(count)
         // Whether key `i` starts with the path (keys before the end all do).
         func under(_ position: Int) -> Bool {
@@ -254,7 +276,8 @@ extension Gazetteer {
             return true
         }
         let total = only?.count ?? starts.count
-        var lo = from, step = 1
+        var lo = from
+        var step = 1
         var hi = from
         while hi < total && under(hi) {
             lo = hi + 1

@@ -61,9 +61,16 @@ extension Gazetteer {
 
         // A postcode at either end of the name part is a qualifier ("80331 München").
         var words = parts[0]
-        var lead: [Substring] = [], trail: [Substring] = []
-        while let w = words.first, w.contains(where: \.isNumber) { lead.append(w); words.removeFirst() }
-        while let w = words.last, w.contains(where: \.isNumber) { trail.insert(w, at: 0); words.removeLast() }
+        var lead: [Substring] = []
+        var trail: [Substring] = []
+        while let w = words.first, w.contains(where: \.isNumber) {
+            lead.append(w)
+            words.removeFirst()
+        }
+        while let w = words.last, w.contains(where: \.isNumber) {
+            trail.insert(w, at: 0)
+            words.removeLast()
+        }
         let edgeRows = postcodeRows(lead) + postcodeRows(trail)
 
         var found: [Candidate] = []
@@ -102,8 +109,9 @@ extension Gazetteer {
                 guard let extra = qualifierPhrases(words[split...]) else { continue }
                 var more = q
                 more.refs += extra
-                found += candidates(name: words[..<split].joined(separator: " "), more,
-                                    baseScore: Weight.splitQualifier, typos: typos, work: work)
+                found += candidates(
+                    name: words[..<split].joined(separator: " "), more,
+                    baseScore: Weight.splitQualifier, typos: typos, work: work)
             }
         }
         if !typos || found.isEmpty {
@@ -114,8 +122,10 @@ extension Gazetteer {
 
     /// Candidates for a name under qualifiers that must all hold. With `typos`, only a
     /// name with no exact key is corrected (an exact name in the wrong place stays wrong).
-    func candidates(name: String, _ q: Qualification, baseScore: Double, typos: Bool,
-                    work: FuzzyWork) -> [Candidate] {
+    func candidates(
+        name: String, _ q: Qualification, baseScore: Double, typos: Bool,
+        work: FuzzyWork
+    ) -> [Candidate] {
         var keys: [FuzzyKey]
         if !typos {
             guard let k = keyRange(name, prefix: false).first else { return [] }
@@ -130,7 +140,8 @@ extension Gazetteer {
             for (entry, alternate) in postingsOf(keyIndex: fuzzy.key) {
                 // Two edits are trusted only for well-known places.
                 if fuzzy.distance >= 2 && entry < placeCount && placePopulation[entry] < Gazetteer.majorPopulation { continue }
-                var score = baseScore + importance(entry) + (alternate ? Weight.alternateName : 0)
+                var score =
+                    baseScore + importance(entry) + (alternate ? Weight.alternateName : 0)
                     + Double(fuzzy.distance) * Weight.typo
                 guard let bonus = qualification(entry, q) else { continue }
                 score += bonus
@@ -160,7 +171,8 @@ extension Gazetteer {
     /// The postcode row within reach of a place entry, if any.
     private func nearestPostcode(_ entry: Int, _ rows: [Int]) -> Int? {
         guard !rows.isEmpty, case .place(let p) = self.entry(entry) else { return nil }
-        let lat = Double(placeLatitude[p]), lon = Double(placeLongitude[p])
+        let lat = Double(placeLatitude[p])
+        let lon = Double(placeLongitude[p])
         return rows.first {
             Gazetteer.distanceKm(lat, lon, Double(postcodes.latitude[$0]), Double(postcodes.longitude[$0])) <= Gazetteer.postcodeRadiusKm
         }

@@ -8,15 +8,15 @@ extension Gazetteer {
     enum Weight {
         static let alternateName = -0.7
         static let capital = 0.5
-        static let regionFactor = 0.1    // a region counts as a tenth of its population
-        static let countryFactor = 2.0   // a country beats a same-named city
-        static let regionQualifier = 0.3 // "Perth, WA": a region match is worth more than a country match
-        static let splitQualifier = -0.5 // "Paris Texas" read as "Paris, Texas"
-        static let exactPrefix = 0.5     // type-ahead: the whole key typed
-        static let suggestAlternate = -1.5 // type-ahead: completing an alternate name is a weaker hint
-        static let typo = -1.0           // per edit of a misspelt name
-        static let postcode = 1.5        // a place near the postcode given with it
-        static let postcodeTown = 0.2    // a bare postcode: the town counts less than the country
+        static let regionFactor = 0.1  // a region counts as a tenth of its population
+        static let countryFactor = 2.0  // a country beats a same-named city
+        static let regionQualifier = 0.3  // "Perth, WA": a region match is worth more than a country match
+        static let splitQualifier = -0.5  // "Paris Texas" read as "Paris, Texas"
+        static let exactPrefix = 0.5  // type-ahead: the whole key typed
+        static let suggestAlternate = -1.5  // type-ahead: completing an alternate name is a weaker hint
+        static let typo = -1.0  // per edit of a misspelt name
+        static let postcode = 1.5  // a place near the postcode given with it
+        static let postcodeTown = 0.2  // a bare postcode: the town counts less than the country
         static let streetSkipped = -0.3  // words dropped from the front of an address
     }
 
@@ -110,7 +110,8 @@ extension Gazetteer {
         let n = min(length, query.count)
         var i = 0
         while i < n {
-            let a = buf[start + i], b = query[i]
+            let a = buf[start + i]
+            let b = query[i]
             if a != b { return a < b ? -1 : 1 }
             i += 1
         }
@@ -125,7 +126,8 @@ extension Gazetteer {
         return q.withUnsafeMutableBufferPointer { qm in
             let query = UnsafeBufferPointer(qm)
             return bytes.withUnsafeBufferPointer { buf in
-                var lo = 0, hi = keyStart.count
+                var lo = 0
+                var hi = keyStart.count
                 while lo < hi {
                     let mid = (lo + hi) / 2
                     if compareKey(mid, query, prefix: prefix, buf) < 0 { lo = mid + 1 } else { hi = mid }
@@ -150,7 +152,8 @@ extension Gazetteer {
 
     func postingsOf(keyIndex k: Int) -> [(entry: Int, alternate: Bool)] {
         var out: [(entry: Int, alternate: Bool)] = []
-        let lo = Int(postingStart[k]), hi = Int(postingStart[k + 1])
+        let lo = Int(postingStart[k])
+        let hi = Int(postingStart[k + 1])
         out.reserveCapacity(hi - lo)
         for i in lo..<hi {
             let v = Int(postings[i])
@@ -186,7 +189,9 @@ extension Gazetteer {
 
     /// Nearest populated place within `maximumDistanceKm`, or nil.
     public func nearest(latitude: Double, longitude: Double, maximumDistanceKm: Double = 500) -> GeocodeResult? {
-        nearestPlace(latitude: latitude, longitude: longitude, maximumDistanceKm: maximumDistanceKm).map { result(entry: $0, confidence: 1) }
+        nearestPlace(latitude: latitude, longitude: longitude, maximumDistanceKm: maximumDistanceKm).map {
+            result(entry: $0, confidence: 1)
+        }
     }
 
     /// The index of the populated place nearest the point, within `maximumDistanceKm`, among
@@ -194,7 +199,8 @@ extension Gazetteer {
     func nearestPlace(latitude: Double, longitude: Double, maximumDistanceKm: Double, minimumPopulation: Int32 = 0) -> Int? {
         guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90 else { return nil }
         let home = Gazetteer.cell(latitude: latitude, longitude: longitude)
-        let row = home / 360, column = home % 360
+        let row = home / 360
+        let column = home % 360
         var best = -1
         var bestDistance = Double.infinity
 

@@ -22,8 +22,9 @@ extension Gazetteer {
             // "Unter den Linden 77, ": nothing after the comma yet, so the name part alone
             // reads the same and was just looked up.
             let rest = prefix.drop(while: { $0 != "," })
-            return suggestions(prefix: String(prefix.prefix(while: { $0 != "," })), limit: limit,
-                               lookedUp: rest.allSatisfy { $0 == "," || $0.isWhitespace }, work: work)
+            return suggestions(
+                prefix: String(prefix.prefix(while: { $0 != "," })), limit: limit,
+                lookedUp: rest.allSatisfy { $0 == "," || $0.isWhitespace }, work: work)
         }
         let key = Normalizer.key(prefix)
         guard !key.isEmpty else { return [] }
@@ -42,7 +43,8 @@ extension Gazetteer {
             for k in range { scan(k, exact: Int(keyLength[k]) == keyBytes, into: &best) }
         } else {
             // Short prefix: only keys of big places, regions and countries.
-            var lo = 0, hi = majorKeys.count
+            var lo = 0
+            var hi = majorKeys.count
             while lo < hi {
                 let mid = (lo + hi) / 2
                 if Int(majorKeys[mid]) < range.lowerBound { lo = mid + 1 } else { hi = mid }
@@ -53,28 +55,32 @@ extension Gazetteer {
                 scan(k, exact: Int(keyLength[k]) == keyBytes, majorOnly: true, into: &best)
                 i += 1
             }
-            scan(range.lowerBound, exact: Int(keyLength[range.lowerBound]) == keyBytes, into: &best) // the exact key, if typed in full
+            scan(range.lowerBound, exact: Int(keyLength[range.lowerBound]) == keyBytes, into: &best)  // the exact key, if typed in full
         }
         return best.items.map { result(entry: $0.entry, confidence: 1) }
     }
 
     /// Scores the entries of key `k` into `best`.
     private func scan(_ k: Int, exact: Bool, majorOnly: Bool = false, penalty: Double = 0, into best: inout TopK) {
-        let lo = Int(postingStart[k]), hi = Int(postingStart[k + 1])
+        let lo = Int(postingStart[k])
+        let hi = Int(postingStart[k + 1])
         for i in lo..<hi {
             let v = Int(postings[i])
             let (entry, alternate) = v < 0 ? (-v - 1, true) : (v, false)
             if majorOnly && entry < placeCount && placePopulation[entry] < Gazetteer.majorPopulation { continue }
-            best.insert(entry, importance(entry) + (exact ? Weight.exactPrefix : 0)
-                        + (alternate ? Weight.suggestAlternate : 0) + penalty)
+            best.insert(
+                entry,
+                importance(entry) + (exact ? Weight.exactPrefix : 0)
+                    + (alternate ? Weight.suggestAlternate : 0) + penalty)
         }
     }
 
     /// "Minneap" typed as "Mineap": names starting with a close spelling.
     private func typoSuggestions(_ key: String, limit: Int, work: FuzzyWork) -> [GeocodeResult] {
         var best = TopK(capacity: limit)
-        let keys = fuzzyKeys(key, maxDistance: Gazetteer.typoBudget(key.utf8.count), prefix: true,
-                             limit: Gazetteer.typoPrefixKeys, work: work)
+        let keys = fuzzyKeys(
+            key, maxDistance: Gazetteer.typoBudget(key.utf8.count), prefix: true,
+            limit: Gazetteer.typoPrefixKeys, work: work)
         for fuzzy in keys.prefix(Gazetteer.typoPrefixKeys) {
             scan(fuzzy.key, exact: false, penalty: Double(fuzzy.distance) * Weight.typo, into: &best)
         }

@@ -82,9 +82,11 @@ public enum Normalizer {
     /// 东京), which only makes more spellings find the same place. Empty if the table is
     /// missing (the keys then simply do not fold).
     static let hantHans: [Unicode.Scalar: Unicode.Scalar] = {
-        guard let url = Bundle.module.url(forResource: "hant-hans", withExtension: "tsv", subdirectory: "Resources")
+        guard
+            let url = Bundle.module.url(forResource: "hant-hans", withExtension: "tsv", subdirectory: "Resources")
                 ?? Bundle.module.url(forResource: "hant-hans", withExtension: "tsv"),
-              let text = try? String(contentsOf: url, encoding: .utf8) else { return [:] }
+            let text = try? String(contentsOf: url, encoding: .utf8)
+        else { return [:] }
         var table: [Unicode.Scalar: Unicode.Scalar] = [:]
         table.reserveCapacity(3_200)
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
@@ -112,8 +114,8 @@ public enum Normalizer {
     private static func isWordCharacter(_ s: Unicode.Scalar) -> Bool {
         switch s.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-             .decimalNumber, .letterNumber, .otherNumber,
-             .nonspacingMark, .spacingMark, .enclosingMark:
+            .decimalNumber, .letterNumber, .otherNumber,
+            .nonspacingMark, .spacingMark, .enclosingMark:
             return true
         default:
             return false

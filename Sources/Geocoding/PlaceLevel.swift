@@ -15,11 +15,16 @@ extension Gazetteer {
     /// country, with that place's own coordinates and name ("Springfield, Illinois, United
     /// States"; "Illinois, United States"; "United States"). Nil when no populated place lies
     /// within `maximumDistanceKm` (open sea, the poles).
-    public func generalized(latitude: Double, longitude: Double, to level: PlaceLevel,
-                            maximumDistanceKm: Double = 1000) -> GeocodeResult? {
-        let town = nearestPlace(latitude: latitude, longitude: longitude, maximumDistanceKm: min(50, maximumDistanceKm),
-                                minimumPopulation: Gazetteer.majorPopulation)
-        guard let place = town ?? nearestPlace(latitude: latitude, longitude: longitude, maximumDistanceKm: maximumDistanceKm) else { return nil }
+    public func generalized(
+        latitude: Double, longitude: Double, to level: PlaceLevel,
+        maximumDistanceKm: Double = 1000
+    ) -> GeocodeResult? {
+        let town = nearestPlace(
+            latitude: latitude, longitude: longitude, maximumDistanceKm: min(50, maximumDistanceKm),
+            minimumPopulation: Gazetteer.majorPopulation)
+        guard let place = town ?? nearestPlace(latitude: latitude, longitude: longitude, maximumDistanceKm: maximumDistanceKm) else {
+            return nil
+        }
         let regionIndex = Int(placeRegion[place])
         let countryIndex = Int(regions[regionIndex].country)
         switch level {

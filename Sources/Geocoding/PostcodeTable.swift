@@ -17,11 +17,20 @@ struct PostcodeTable: Sendable {
 
     /// Reads `count` lines of "key<TAB>code<TAB>lat<TAB>lon<TAB>place".
     init(reader: inout GazetteerReader, count: Int, placeCount: Int) throws {
-        var keyStart = [Int32](), keyLength = [UInt8](), codeStart = [Int32](), codeLength = [UInt8]()
-        var lat = [Float](), lon = [Float](), place = [Int32]()
-        keyStart.reserveCapacity(count); keyLength.reserveCapacity(count)
-        codeStart.reserveCapacity(count); codeLength.reserveCapacity(count)
-        lat.reserveCapacity(count); lon.reserveCapacity(count); place.reserveCapacity(count)
+        var keyStart = [Int32]()
+        var keyLength = [UInt8]()
+        var codeStart = [Int32]()
+        var codeLength = [UInt8]()
+        var lat = [Float]()
+        var lon = [Float]()
+        var place = [Int32]()
+        keyStart.reserveCapacity(count)
+        keyLength.reserveCapacity(count)
+        codeStart.reserveCapacity(count)
+        codeLength.reserveCapacity(count)
+        lat.reserveCapacity(count)
+        lon.reserveCapacity(count)
+        place.reserveCapacity(count)
         var f: [Range<Int>] = []
         for _ in 0..<count {
             guard let line = reader.nextLine() else { throw GeocodingError.invalidData("truncated postcodes") }
@@ -29,9 +38,12 @@ struct PostcodeTable: Sendable {
             guard f.count >= 5 else { throw GeocodingError.invalidData("short postcode line at byte \(reader.position)") }
             let p = reader.int(f[4])
             guard p >= 0 && p < placeCount else { throw GeocodingError.invalidData("bad postcode place") }
-            keyStart.append(Int32(f[0].lowerBound)); keyLength.append(UInt8(clamping: f[0].count))
-            codeStart.append(Int32(f[1].lowerBound)); codeLength.append(UInt8(clamping: f[1].count))
-            lat.append(Float(reader.double(f[2]))); lon.append(Float(reader.double(f[3])))
+            keyStart.append(Int32(f[0].lowerBound))
+            keyLength.append(UInt8(clamping: f[0].count))
+            codeStart.append(Int32(f[1].lowerBound))
+            codeLength.append(UInt8(clamping: f[1].count))
+            lat.append(Float(reader.double(f[2])))
+            lon.append(Float(reader.double(f[3])))
             place.append(Int32(p))
         }
         self.keyStart = keyStart
@@ -47,7 +59,8 @@ struct PostcodeTable: Sendable {
     func rows(_ key: String, prefix: Bool = false, in bytes: [UInt8]) -> Range<Int> {
         let q = Array(key.utf8)
         func compare(_ i: Int) -> Int {
-            let start = Int(keyStart[i]), length = Int(keyLength[i])
+            let start = Int(keyStart[i])
+            let length = Int(keyLength[i])
             for k in 0..<min(length, q.count) where bytes[start + k] != q[k] {
                 return bytes[start + k] < q[k] ? -1 : 1
             }
@@ -55,7 +68,8 @@ struct PostcodeTable: Sendable {
             if length < q.count { return -1 }
             return prefix ? 0 : 1
         }
-        var lo = 0, hi = count
+        var lo = 0
+        var hi = count
         while lo < hi {
             let mid = (lo + hi) / 2
             if compare(mid) < 0 { lo = mid + 1 } else { hi = mid }

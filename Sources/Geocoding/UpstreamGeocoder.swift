@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import OutboundHTTP
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A Nominatim-compatible HTTP geocoder (`/search?q=&format=jsonv2&limit=`,
 /// `/reverse?lat=&lon=&format=jsonv2`), for street addresses the gazetteer cannot know.
@@ -32,12 +33,14 @@ public struct UpstreamGeocoder: Geocoder {
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return [] }
         let limit = min(max(limit, 1), 50)
-        let data = try await get("search", [
-            URLQueryItem(name: "q", value: trimmed),
-            URLQueryItem(name: "format", value: "jsonv2"),
-            URLQueryItem(name: "addressdetails", value: "1"),
-            URLQueryItem(name: "limit", value: String(limit)),
-        ])
+        let data = try await get(
+            "search",
+            [
+                URLQueryItem(name: "q", value: trimmed),
+                URLQueryItem(name: "format", value: "jsonv2"),
+                URLQueryItem(name: "addressdetails", value: "1"),
+                URLQueryItem(name: "limit", value: String(limit)),
+            ])
         let places: [NominatimPlace]
         do {
             places = try JSONDecoder().decode([NominatimPlace].self, from: data)
@@ -53,12 +56,14 @@ public struct UpstreamGeocoder: Geocoder {
     }
 
     public func reverse(latitude: Double, longitude: Double) async throws -> GeocodeResult? {
-        let data = try await get("reverse", [
-            URLQueryItem(name: "lat", value: String(latitude)),
-            URLQueryItem(name: "lon", value: String(longitude)),
-            URLQueryItem(name: "format", value: "jsonv2"),
-            URLQueryItem(name: "addressdetails", value: "1"),
-        ])
+        let data = try await get(
+            "reverse",
+            [
+                URLQueryItem(name: "lat", value: String(latitude)),
+                URLQueryItem(name: "lon", value: String(longitude)),
+                URLQueryItem(name: "format", value: "jsonv2"),
+                URLQueryItem(name: "addressdetails", value: "1"),
+            ])
         // An error object ({"error": "Unable to geocode"}) means nothing there.
         return (try? JSONDecoder().decode(NominatimPlace.self, from: data))?.result()
     }
@@ -107,7 +112,8 @@ struct NominatimPlace: Decodable {
 
     func result() -> GeocodeResult? {
         guard let latitude = Double(lat), let longitude = Double(lon),
-              abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
+            abs(latitude) <= 90, abs(longitude) <= 180
+        else { return nil }
         let kind: PlaceKind
         switch addresstype ?? type ?? "" {
         case "country": kind = .country

@@ -15,8 +15,9 @@ public struct Catalogue: Sendable {
         var problems: [String] = []
         for language in Language.allCases {
             guard let url = bundle.url(forResource: language.tag, withExtension: "json", subdirectory: "Catalogues"),
-                  let data = try? Data(contentsOf: url),
-                  let raw = try? JSONDecoder().decode([String: String].self, from: data) else {
+                let data = try? Data(contentsOf: url),
+                let raw = try? JSONDecoder().decode([String: String].self, from: data)
+            else {
                 problems.append("\(language.tag): catalogue missing or not flat JSON")
                 continue
             }

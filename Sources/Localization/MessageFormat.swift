@@ -72,7 +72,7 @@ struct MessageFormat: Sendable {
                     position += 1
                     continue
                 }
-                position += 1 // "{"
+                position += 1  // "{"
                 list.append(try argument())
             }
             return list

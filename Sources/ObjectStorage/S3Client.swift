@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 import OutboundHTTP
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Where a bucket is and how to sign for it. Path-style addressing
@@ -23,9 +24,10 @@ public struct S3Configuration: Sendable, CustomStringConvertible {
 
     /// Bucket names as S3 allows them: 3 to 63 of lowercase letters, digits, dots and hyphens.
     public static func isValidBucket(_ name: String) -> Bool {
-        (3...63).contains(name.utf8.count) && name.utf8.allSatisfy { byte in
-            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2E || byte == 0x2D
-        } && name.first != "." && name.first != "-"
+        (3...63).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2E || byte == 0x2D
+            } && name.first != "." && name.first != "-"
     }
 
     public var description: String { "s3 \(endpoint.absoluteString) bucket \(bucket) region \(region)" }
@@ -64,8 +66,9 @@ public final class S3Client: Sendable {
     public init(configuration: S3Configuration, timeout: TimeInterval = 30, maximumConnections: Int = 16) {
         self.configuration = configuration
         self.signer = SigV4Signer(credentials: configuration.credentials, region: configuration.region, service: "s3")
-        self.client = OutboundClient(userAgent: "OnTheMap/1.0 (self-hosted OnTheMap server; photo store)", timeout: timeout,
-                                     maximumConnectionsPerHost: maximumConnections)
+        self.client = OutboundClient(
+            userAgent: "OnTheMap/1.0 (self-hosted OnTheMap server; photo store)", timeout: timeout,
+            maximumConnectionsPerHost: maximumConnections)
     }
 
     // MARK: Operations
@@ -75,8 +78,9 @@ public final class S3Client: Sendable {
     @discardableResult
     public func putObject(key: String, data: Data, contentType: String) async throws -> String {
         let md5 = Data(Insecure.MD5.hash(data: data)).base64EncodedString()
-        let (response, body) = try await send("PUT", key: key, body: data,
-                                               headers: [("content-type", contentType), ("content-md5", md5)], operation: "PUT")
+        let (response, body) = try await send(
+            "PUT", key: key, body: data,
+            headers: [("content-type", contentType), ("content-md5", md5)], operation: "PUT")
         guard (200..<300).contains(response.status) else { throw error(response, body, "PUT \(key)") }
         return Self.unquote(response.header("ETag") ?? "")
     }
@@ -106,7 +110,8 @@ public final class S3Client: Sendable {
 
     /// One page of ListObjectsV2 under `prefix`; pass the returned token for the next page.
     public func listObjects(prefix: String, continuationToken: String? = nil, maxKeys: Int = 1000) async throws
-        -> (objects: [S3Object], nextToken: String?) {
+        -> (objects: [S3Object], nextToken: String?)
+    {
         var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", prefix), ("max-keys", String(maxKeys))]
         if let continuationToken { query.append(("continuation-token", continuationToken)) }
         let (response, body) = try await send("GET", key: nil, query: query, operation: "LIST")
@@ -117,7 +122,8 @@ public final class S3Client: Sendable {
 
     /// Every object under `prefix`, page after page.
     public func listAllObjects(prefix: String) async throws -> [S3Object] {
-        var all: [S3Object] = [], token: String? = nil
+        var all: [S3Object] = []
+        var token: String? = nil
         repeat {
             let page = try await listObjects(prefix: prefix, continuationToken: token)
             all += page.objects
@@ -158,8 +164,10 @@ public final class S3Client: Sendable {
         return URL(string: text)!
     }
 
-    private func send(_ method: String, key: String?, query: [(name: String, value: String)] = [], body: Data? = nil,
-                      headers extra: [(name: String, value: String)] = [], operation: String) async throws -> (OutboundClient.Reply, Data) {
+    private func send(
+        _ method: String, key: String?, query: [(name: String, value: String)] = [], body: Data? = nil,
+        headers extra: [(name: String, value: String)] = [], operation: String
+    ) async throws -> (OutboundClient.Reply, Data) {
         let path = objectPath(key)
         let date = Date()
         let payloadHash = SigV4Signer.sha256Hex(body ?? Data())

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Reads a ListObjectsV2 answer (`ListBucketResult`).
@@ -17,7 +18,9 @@ final class ListBucketResultParser: NSObject, XMLParserDelegate {
         return delegate
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
         text = ""
         if name == "Contents" { current = S3Object(key: "", size: 0, etag: "", lastModified: nil, contentType: nil) }
     }
@@ -30,7 +33,9 @@ final class ListBucketResultParser: NSObject, XMLParserDelegate {
         case "Size": current?.size = Int(text) ?? 0
         case "ETag": current?.etag = S3Client.unquote(text)
         case "LastModified": current?.lastModified = Self.isoDate(text)
-        case "Contents": if let current { objects.append(current) }; current = nil
+        case "Contents":
+            if let current { objects.append(current) }
+            current = nil
         case "IsTruncated": truncated = text == "true"
         case "NextContinuationToken": nextToken = text
         default: break
@@ -60,7 +65,9 @@ final class ErrorBodyParser: NSObject, XMLParserDelegate {
         return delegate
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
         text = ""
     }
 

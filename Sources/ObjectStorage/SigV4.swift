@@ -45,8 +45,10 @@ public struct SigV4Signer: Sendable {
         /// Lowercase hex SHA-256 of the body, or `unsignedPayload`.
         public var payloadHash: String
 
-        public init(method: String, path: String, query: [(name: String, value: String)] = [],
-                    headers: [(name: String, value: String)], payloadHash: String) {
+        public init(
+            method: String, path: String, query: [(name: String, value: String)] = [],
+            headers: [(name: String, value: String)], payloadHash: String
+        ) {
             self.method = method
             self.path = path
             self.query = query
@@ -76,7 +78,7 @@ public struct SigV4Signer: Sendable {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             case UInt8(ascii: "/") where keepSlash:
                 out.append("/")
@@ -135,13 +137,16 @@ public struct SigV4Signer: Sendable {
     /// and `x-amz-date` (and whatever else is to be signed).
     public func authorization(_ request: Request, date: Date) -> String {
         let signed = Self.canonicalHeaders(request.headers).signed
-        return "\(Self.algorithm) Credential=\(credentials.accessKeyID)/\(scope(date)), SignedHeaders=\(signed), Signature=\(signature(request, date: date))"
+        return
+            "\(Self.algorithm) Credential=\(credentials.accessKeyID)/\(scope(date)), SignedHeaders=\(signed), Signature=\(signature(request, date: date))"
     }
 
     /// Query-string authentication: the query items to add to `request.query` (which must
     /// not already hold X-Amz-*), signing only the `host` header, valid `expires` seconds.
-    public func presignedQuery(method: String, host: String, path: String, query: [(name: String, value: String)] = [],
-                               expires: Int, date: Date) -> [(name: String, value: String)] {
+    public func presignedQuery(
+        method: String, host: String, path: String, query: [(name: String, value: String)] = [],
+        expires: Int, date: Date
+    ) -> [(name: String, value: String)] {
         var items = query
         items.append(("X-Amz-Algorithm", Self.algorithm))
         items.append(("X-Amz-Credential", "\(credentials.accessKeyID)/\(scope(date))"))

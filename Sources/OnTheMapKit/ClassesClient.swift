@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A class as the server lists it: one private map of the server, at `/c/<slug>`.
@@ -25,17 +26,22 @@ public struct ClassList: Sendable, Hashable, Decodable {
     public let canCreate: Bool
 
     enum CodingKeys: String, CodingKey {
-        case classes, joinable, defaultClass = "default_class", canCreate = "can_create"
+        case classes, joinable
+        case defaultClass = "default_class"
+        case canCreate = "can_create"
     }
 }
 
 extension OnTheMapConfiguration {
     /// Talks to the class `classSlug` of the OnTheMap server at `server`: the same as
     /// `init(server: server/c/<slug>)`, which every client of the server may use instead.
-    public init(server: URL = OnTheMapConfiguration.defaultServer, classSlug: String,
-                studentLocationAPI: StudentLocationAPI = .parse, timeout: TimeInterval = 20) {
-        self.init(server: server.appendingPathComponent("c").appendingPathComponent(classSlug),
-                  studentLocationAPI: studentLocationAPI, timeout: timeout)
+    public init(
+        server: URL = OnTheMapConfiguration.defaultServer, classSlug: String,
+        studentLocationAPI: StudentLocationAPI = .parse, timeout: TimeInterval = 20
+    ) {
+        self.init(
+            server: server.appendingPathComponent("c").appendingPathComponent(classSlug),
+            studentLocationAPI: studentLocationAPI, timeout: timeout)
     }
 }
 
@@ -55,6 +61,8 @@ public final class ClassesClient: Sendable {
     public func classes() async throws(OnTheMapError) -> ClassList {
         let url = try configuration.signedInServiceURL("classes", feature: "classes", sessionStore: sessionStore)
         let request = transport.request(url, headers: sessionStore.authenticationHeaders)
-        return try await transport.send(request, dialect: .service).flatMap { JSONBody.decode(ClassList.self, from: $0.body, what: "class list") }.get()
+        return try await transport.send(request, dialect: .service).flatMap {
+            JSONBody.decode(ClassList.self, from: $0.body, what: "class list")
+        }.get()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What following the live map delivers, in the server's order.
@@ -39,8 +40,10 @@ public final class LiveLocationClient: Sendable {
     let minimumRetry: Duration
     let maximumRetry: Duration
 
-    public init(configuration: OnTheMapConfiguration = .local, sessionStore: SessionStore = SessionStore(), urlSession: URLSession? = nil,
-                minimumRetry: Duration = .seconds(1), maximumRetry: Duration = .seconds(30)) {
+    public init(
+        configuration: OnTheMapConfiguration = .local, sessionStore: SessionStore = SessionStore(), urlSession: URLSession? = nil,
+        minimumRetry: Duration = .seconds(1), maximumRetry: Duration = .seconds(30)
+    ) {
         self.configuration = configuration
         self.sessionStore = sessionStore
         self.transport = HTTPTransport(configuration: configuration, urlSession: urlSession, callbackQueue: nil)
@@ -67,7 +70,7 @@ public final class LiveLocationClient: Sendable {
         }
         let object = try JSONBody.object(from: answer.body, what: "snapshot").get()
         guard let version = (object["version"] as? NSNumber)?.int64Value,
-              let rows = object["locations"] as? [[String: Any]]
+            let rows = object["locations"] as? [[String: Any]]
         else { throw .unreadableResponse(detail: "snapshot without \"version\" or \"locations\"") }
         return (rows.compactMap(StudentInformation.init(dictionary:)), version)
     }
@@ -231,8 +234,10 @@ final class EventStreamConnection: NSObject, URLSessionDataDelegate, @unchecked 
         continuation.finish()
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let type = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") ?? ""
         if status == 200, type.lowercased().hasPrefix("text/event-stream") {

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The signed-in account's own data: download everything the server holds about it, or
@@ -32,8 +33,9 @@ public final class MyDataClient: Sendable {
     public func deleteAccount(password: String?) async throws(OnTheMapError) {
         var body: [String: String] = [:]
         body["password"] = password
-        let request = transport.request(try url("account/delete"), method: "POST", json: JSONBody.encode(body),
-                                        headers: sessionStore.authenticationHeaders)
+        let request = transport.request(
+            try url("account/delete"), method: "POST", json: JSONBody.encode(body),
+            headers: sessionStore.authenticationHeaders)
         _ = try await transport.send(request, dialect: .service).get()
         sessionStore.session = nil
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Where the SDK sends its requests. The default talks to a local `onthemap serve`; the
@@ -32,9 +33,11 @@ public struct OnTheMapConfiguration: Sendable, Hashable {
     public static let defaultServer = URL(string: "http://127.0.0.1:8080")!
 
     /// Talks to an OnTheMap server at `server` (scheme, host and port; a path prefix is kept).
-    public init(server: URL = OnTheMapConfiguration.defaultServer,
-                studentLocationAPI: StudentLocationAPI = .parse,
-                timeout: TimeInterval = 20) {
+    public init(
+        server: URL = OnTheMapConfiguration.defaultServer,
+        studentLocationAPI: StudentLocationAPI = .parse,
+        timeout: TimeInterval = 20
+    ) {
         let api = server.appendingPathComponent("api")
         self.init(
             sessionBaseURL: api,
@@ -48,11 +51,13 @@ public struct OnTheMapConfiguration: Sendable, Hashable {
     }
 
     /// Every URL spelled out, e.g. for a mixed deployment.
-    public init(sessionBaseURL: URL, studentLocationURL: URL,
-                studentLocationAPI: StudentLocationAPI, serviceBaseURL: URL?,
-                parseApplicationID: String = ParseCredentials.applicationID,
-                parseRESTAPIKey: String = ParseCredentials.restAPIKey,
-                timeout: TimeInterval = 20) {
+    public init(
+        sessionBaseURL: URL, studentLocationURL: URL,
+        studentLocationAPI: StudentLocationAPI, serviceBaseURL: URL?,
+        parseApplicationID: String = ParseCredentials.applicationID,
+        parseRESTAPIKey: String = ParseCredentials.restAPIKey,
+        timeout: TimeInterval = 20
+    ) {
         self.sessionBaseURL = sessionBaseURL
         self.studentLocationURL = studentLocationURL
         self.studentLocationAPI = studentLocationAPI

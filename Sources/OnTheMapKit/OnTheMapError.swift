@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Everything that can go wrong talking to the OnTheMap APIs, split by what the user has to
@@ -115,10 +116,10 @@ public enum OnTheMapError: Error, Sendable, Hashable, LocalizedError {
         case .networkConnectionLost:
             return .noConnection(detail: "the connection was lost before the answer was complete")
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
             return .noConnection(detail: "a secure connection could not be made")
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData,
-             .cannotDecodeContentData, .zeroByteResource:
+            .cannotDecodeContentData, .zeroByteResource:
             return .unreadableResponse(detail: "malformed HTTP answer")
         case .badURL, .unsupportedURL:
             return .invalidInput("The server address is not a usable URL.")

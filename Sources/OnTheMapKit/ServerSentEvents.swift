@@ -59,7 +59,8 @@ struct ServerSentEventParser: Sendable {
     private mutating func process(line: String) -> ServerSentEvent? {
         if line.isEmpty { return dispatch() }
         if line.hasPrefix(":") { return nil }
-        let field: Substring, value: Substring
+        let field: Substring
+        let value: Substring
         if let colon = line.firstIndex(of: ":") {
             field = line[..<colon]
             var rest = line[line.index(after: colon)...]

@@ -45,8 +45,16 @@ public final class SessionStore: @unchecked Sendable {
 
     /// The current session, nil when logged out. Set it to restore a saved session.
     public var session: UdacitySession? {
-        get { lock.lock(); defer { lock.unlock() }; return value }
-        set { lock.lock(); value = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return value
+        }
+        set {
+            lock.lock()
+            value = newValue
+            lock.unlock()
+        }
     }
 
     /// Headers that authenticate a request, empty when logged out.

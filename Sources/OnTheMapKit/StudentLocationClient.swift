@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Something that serves pages of students, most recently updated first. `StudentStore`
@@ -21,37 +22,50 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
     /// The order every list uses: most recently updated first.
     public static let defaultOrder = "-updatedAt"
 
-    public init(configuration: OnTheMapConfiguration = .local, sessionStore: SessionStore = SessionStore(),
-                urlSession: URLSession? = nil, callbackQueue: DispatchQueue? = nil) {
+    public init(
+        configuration: OnTheMapConfiguration = .local, sessionStore: SessionStore = SessionStore(),
+        urlSession: URLSession? = nil, callbackQueue: DispatchQueue? = nil
+    ) {
         self.configuration = configuration
         self.sessionStore = sessionStore
-        self.transport = HTTPTransport(configuration: configuration, urlSession: urlSession,
-                                       callbackQueue: callbackQueue)
+        self.transport = HTTPTransport(
+            configuration: configuration, urlSession: urlSession,
+            callbackQueue: callbackQueue)
     }
 
     /// Builds the pair sharing one session, as an app wants them.
-    public static func clients(configuration: OnTheMapConfiguration = .local,
-                               callbackQueue: DispatchQueue? = nil) -> (UdacityClient, StudentLocationClient) {
+    public static func clients(
+        configuration: OnTheMapConfiguration = .local,
+        callbackQueue: DispatchQueue? = nil
+    ) -> (UdacityClient, StudentLocationClient) {
         let store = SessionStore()
         let urlSession = configuration.makeURLSession()
-        return (UdacityClient(configuration: configuration, sessionStore: store, urlSession: urlSession,
-                              callbackQueue: callbackQueue),
-                StudentLocationClient(configuration: configuration, sessionStore: store, urlSession: urlSession,
-                                      callbackQueue: callbackQueue))
+        return (
+            UdacityClient(
+                configuration: configuration, sessionStore: store, urlSession: urlSession,
+                callbackQueue: callbackQueue),
+            StudentLocationClient(
+                configuration: configuration, sessionStore: store, urlSession: urlSession,
+                callbackQueue: callbackQueue)
+        )
     }
 
     // MARK: Plumbing
 
     private var parseHeaders: [String: String] {
         guard configuration.studentLocationAPI == .parse else { return [:] }
-        return ["X-Parse-Application-Id": configuration.parseApplicationID,
-                "X-Parse-REST-API-Key": configuration.parseRESTAPIKey]
+        return [
+            "X-Parse-Application-Id": configuration.parseApplicationID,
+            "X-Parse-REST-API-Key": configuration.parseRESTAPIKey,
+        ]
     }
 
     /// Every request carries the session when there is one: a class's map is read by its
     /// members, not only written.
-    private func request(path: String? = nil, method: String = "GET", query: [(String, String)] = [],
-                         body: Data? = nil) -> URLRequest {
+    private func request(
+        path: String? = nil, method: String = "GET", query: [(String, String)] = [],
+        body: Data? = nil
+    ) -> URLRequest {
         var url = configuration.studentLocationURL
         if let path { url = url.appendingPathComponent(path) }
         var headers = parseHeaders
@@ -59,9 +73,11 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
         return transport.request(url, method: method, query: query, json: body, headers: headers)
     }
 
-    private func run<T: Sendable>(_ request: Result<URLRequest, OnTheMapError>, dialect: APIDialect = .parse,
-                                  decode: @escaping @Sendable (HTTPAnswer) -> Result<T, OnTheMapError>,
-                                  completion: @escaping @Sendable (Result<T, OnTheMapError>) -> Void) -> RequestHandle {
+    private func run<T: Sendable>(
+        _ request: Result<URLRequest, OnTheMapError>, dialect: APIDialect = .parse,
+        decode: @escaping @Sendable (HTTPAnswer) -> Result<T, OnTheMapError>,
+        completion: @escaping @Sendable (Result<T, OnTheMapError>) -> Void
+    ) -> RequestHandle {
         switch request {
         case .failure(let error):
             transport.deliver(.failure(error), to: completion)
@@ -71,14 +87,17 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
         }
     }
 
-    private func run<T: Sendable>(_ request: Result<URLRequest, OnTheMapError>, dialect: APIDialect = .parse,
-                                  decode: (HTTPAnswer) -> Result<T, OnTheMapError>) async throws(OnTheMapError) -> T {
+    private func run<T: Sendable>(
+        _ request: Result<URLRequest, OnTheMapError>, dialect: APIDialect = .parse,
+        decode: (HTTPAnswer) -> Result<T, OnTheMapError>
+    ) async throws(OnTheMapError) -> T {
         let request = try request.get()
         return try await transport.send(request, dialect: dialect).flatMap(decode).get()
     }
 
     private static func validObjectID(_ objectId: String) -> Result<String, OnTheMapError> {
-        let ok = !objectId.isEmpty && objectId.count <= 64
+        let ok =
+            !objectId.isEmpty && objectId.count <= 64
             && objectId.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" }
         return ok ? .success(objectId) : .failure(.invalidInput("\"\(objectId)\" is not a valid objectId."))
     }
@@ -96,9 +115,12 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
 
     /// One page, most recently updated first. `includeCount` asks for the total as well.
     @discardableResult
-    public func page(limit: Int = 100, skip: Int = 0, includeCount: Bool = false,
-                     completion: @escaping @Sendable (Result<StudentPage, OnTheMapError>) -> Void) -> RequestHandle {
-        run(pageRequest(limit: limit, skip: skip, includeCount: includeCount),
+    public func page(
+        limit: Int = 100, skip: Int = 0, includeCount: Bool = false,
+        completion: @escaping @Sendable (Result<StudentPage, OnTheMapError>) -> Void
+    ) -> RequestHandle {
+        run(
+            pageRequest(limit: limit, skip: skip, includeCount: includeCount),
             decode: { StudentPage.decode($0.body, skip: skip, limit: limit) }, completion: completion)
     }
 
@@ -114,8 +136,10 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
 
     /// Every record, page by page (`pageSize` each), de-duplicated by objectId (records
     /// shift between pages when someone posts meanwhile). `progress` runs after each page.
-    public func allPages(pageSize: Int = 100,
-                         progress: (@Sendable (PagingProgress) -> Void)? = nil) async throws(OnTheMapError) -> StudentPage {
+    public func allPages(
+        pageSize: Int = 100,
+        progress: (@Sendable (PagingProgress) -> Void)? = nil
+    ) async throws(OnTheMapError) -> StudentPage {
         var students: [StudentInformation] = []
         var seen = Set<String>()
         var skipped = 0
@@ -133,18 +157,22 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
             progress?(PagingProgress(loaded: skip, total: total.map { max($0, skip) }))
             if page.isLastPage || page.recordCount == 0 { break }
         }
-        return StudentPage(students: students, skippedCount: skipped, recordCount: skip,
-                           totalCount: total, skip: 0, limit: max(skip, pageSize))
+        return StudentPage(
+            students: students, skippedCount: skipped, recordCount: skip,
+            totalCount: total, skip: 0, limit: max(skip, pageSize))
     }
 
     @discardableResult
-    public func allPages(pageSize: Int = 100, progress: (@Sendable (PagingProgress) -> Void)? = nil,
-                         completion: @escaping @Sendable (Result<StudentPage, OnTheMapError>) -> Void) -> RequestHandle {
+    public func allPages(
+        pageSize: Int = 100, progress: (@Sendable (PagingProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<StudentPage, OnTheMapError>) -> Void
+    ) -> RequestHandle {
         let handle = RequestHandle()
         let task = Task { [self] in
             let result: Result<StudentPage, OnTheMapError>
-            do throws(OnTheMapError) { result = .success(try await allPages(pageSize: pageSize, progress: progress)) }
-            catch { result = .failure(error) }
+            do throws(OnTheMapError) { result = .success(try await allPages(pageSize: pageSize, progress: progress)) } catch {
+                result = .failure(error)
+            }
             transport.deliver(result, to: completion)
         }
         handle.attach(onCancel: { task.cancel() })
@@ -177,9 +205,12 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
 
     /// The records posted under `uniqueKey` (an account key), most recent first.
     @discardableResult
-    public func locations(uniqueKey: String,
-                          completion: @escaping @Sendable (Result<[StudentInformation], OnTheMapError>) -> Void) -> RequestHandle {
-        run(locationsRequest(uniqueKey: uniqueKey), decode: { Self.decodeLocations($0, uniqueKey: uniqueKey) },
+    public func locations(
+        uniqueKey: String,
+        completion: @escaping @Sendable (Result<[StudentInformation], OnTheMapError>) -> Void
+    ) -> RequestHandle {
+        run(
+            locationsRequest(uniqueKey: uniqueKey), decode: { Self.decodeLocations($0, uniqueKey: uniqueKey) },
             completion: completion)
     }
 
@@ -198,7 +229,7 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
     private func writeRequest(method: String, objectId: String?, input: StudentLocationInput?) -> Result<URLRequest, OnTheMapError> {
         if let input {
             guard input.latitude.isFinite, input.longitude.isFinite,
-                  (-90.0...90.0).contains(input.latitude), (-180.0...180.0).contains(input.longitude)
+                (-90.0...90.0).contains(input.latitude), (-180.0...180.0).contains(input.longitude)
             else { return .failure(.invalidInput("The coordinates are out of range.")) }
         }
         var path: String?
@@ -213,9 +244,12 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
 
     /// `POST`: creates a record for the logged-in user.
     @discardableResult
-    public func post(_ input: StudentLocationInput,
-                     completion: @escaping @Sendable (Result<CreatedResponse, OnTheMapError>) -> Void) -> RequestHandle {
-        run(writeRequest(method: "POST", objectId: nil, input: input),
+    public func post(
+        _ input: StudentLocationInput,
+        completion: @escaping @Sendable (Result<CreatedResponse, OnTheMapError>) -> Void
+    ) -> RequestHandle {
+        run(
+            writeRequest(method: "POST", objectId: nil, input: input),
             decode: { JSONBody.decode(CreatedResponse.self, from: $0.body, what: "create answer") },
             completion: completion)
     }
@@ -228,9 +262,12 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
 
     /// `PUT /<objectId>`: replaces the fields of an existing record.
     @discardableResult
-    public func update(objectId: String, with input: StudentLocationInput,
-                       completion: @escaping @Sendable (Result<UpdatedResponse, OnTheMapError>) -> Void) -> RequestHandle {
-        run(writeRequest(method: "PUT", objectId: objectId, input: input),
+    public func update(
+        objectId: String, with input: StudentLocationInput,
+        completion: @escaping @Sendable (Result<UpdatedResponse, OnTheMapError>) -> Void
+    ) -> RequestHandle {
+        run(
+            writeRequest(method: "PUT", objectId: objectId, input: input),
             decode: { JSONBody.decode(UpdatedResponse.self, from: $0.body, what: "update answer") },
             completion: completion)
     }
@@ -243,9 +280,12 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
 
     /// `DELETE /<objectId>`.
     @discardableResult
-    public func delete(objectId: String,
-                       completion: @escaping @Sendable (Result<Void, OnTheMapError>) -> Void) -> RequestHandle {
-        run(writeRequest(method: "DELETE", objectId: objectId, input: nil), decode: { _ in .success(()) },
+    public func delete(
+        objectId: String,
+        completion: @escaping @Sendable (Result<Void, OnTheMapError>) -> Void
+    ) -> RequestHandle {
+        run(
+            writeRequest(method: "DELETE", objectId: objectId, input: nil), decode: { _ in .success(()) },
             completion: completion)
     }
 
@@ -259,8 +299,10 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
         let text = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return .failure(.invalidInput("Type a place to look up.")) }
         guard let base = configuration.serviceBaseURL else { return .failure(.unavailable(feature: "geocoding")) }
-        return .success(transport.request(base.appendingPathComponent("geocode"),
-                                          query: [("q", text), ("limit", String(max(1, limit)))]))
+        return .success(
+            transport.request(
+                base.appendingPathComponent("geocode"),
+                query: [("q", text), ("limit", String(max(1, limit)))]))
     }
 
     private static func decodePlaces(_ answer: HTTPAnswer) -> Result<[GeocodedPlace], OnTheMapError> {
@@ -282,8 +324,10 @@ public final class StudentLocationClient: StudentPageSource, Sendable {
 
     /// `GET <service>/geocode?q=…`: places matching `query`, best first (may be empty).
     @discardableResult
-    public func geocode(_ query: String, limit: Int = 5,
-                        completion: @escaping @Sendable (Result<[GeocodedPlace], OnTheMapError>) -> Void) -> RequestHandle {
+    public func geocode(
+        _ query: String, limit: Int = 5,
+        completion: @escaping @Sendable (Result<[GeocodedPlace], OnTheMapError>) -> Void
+    ) -> RequestHandle {
         run(geocodeRequest(query, limit: limit), dialect: .service, decode: Self.decodePlaces) { result in
             completion(result.mapError(Self.geocoderMissing))
         }

@@ -15,8 +15,10 @@ public struct StudentPage: Sendable, Hashable {
     public var skip: Int
     public var limit: Int
 
-    public init(students: [StudentInformation], skippedCount: Int = 0, recordCount: Int? = nil,
-                totalCount: Int? = nil, skip: Int = 0, limit: Int) {
+    public init(
+        students: [StudentInformation], skippedCount: Int = 0, recordCount: Int? = nil,
+        totalCount: Int? = nil, skip: Int = 0, limit: Int
+    ) {
         self.students = students
         self.skippedCount = skippedCount
         self.recordCount = recordCount ?? (students.count + skippedCount)
@@ -45,15 +47,18 @@ public struct StudentPage: Sendable, Hashable {
             var skipped = 0
             for record in results {
                 if let dictionary = record as? [String: Any],
-                   let student = StudentInformation(dictionary: dictionary) {
+                    let student = StudentInformation(dictionary: dictionary)
+                {
                     students.append(student)
                 } else {
                     skipped += 1
                 }
             }
             let count = (json["count"] as? NSNumber)?.intValue
-            return .success(StudentPage(students: students, skippedCount: skipped, recordCount: results.count,
-                                        totalCount: count, skip: skip, limit: limit))
+            return .success(
+                StudentPage(
+                    students: students, skippedCount: skipped, recordCount: results.count,
+                    totalCount: count, skip: skip, limit: limit))
         }
     }
 }
@@ -96,8 +101,10 @@ public struct GeocodedPlace: Sendable, Hashable, Codable {
     /// A map region that shows the place (as `MKCoordinateSpan` wants it).
     public var span: Span?
 
-    public init(name: String, latitude: Double, longitude: Double, kind: String? = nil,
-                country: String? = nil, region: String? = nil, span: Span? = nil) {
+    public init(
+        name: String, latitude: Double, longitude: Double, kind: String? = nil,
+        country: String? = nil, region: String? = nil, span: Span? = nil
+    ) {
         self.name = name
         self.latitude = latitude
         self.longitude = longitude
@@ -120,16 +127,18 @@ public struct GeocodedPlace: Sendable, Hashable, Codable {
     init?(json: [String: Any]) {
         func number(_ key: String) -> Double? { (json[key] as? NSNumber)?.doubleValue }
         guard let name = json["name"] as? String, let latitude = number("latitude"),
-              let longitude = number("longitude"),
-              (-90.0...90.0).contains(latitude), (-180.0...180.0).contains(longitude)
+            let longitude = number("longitude"),
+            (-90.0...90.0).contains(latitude), (-180.0...180.0).contains(longitude)
         else { return nil }
         var span: Span?
         if let spanJSON = json["span"] as? [String: Any],
-           let dLat = (spanJSON["latitudeDelta"] as? NSNumber)?.doubleValue,
-           let dLon = (spanJSON["longitudeDelta"] as? NSNumber)?.doubleValue {
+            let dLat = (spanJSON["latitudeDelta"] as? NSNumber)?.doubleValue,
+            let dLon = (spanJSON["longitudeDelta"] as? NSNumber)?.doubleValue
+        {
             span = Span(latitudeDelta: dLat, longitudeDelta: dLon)
         }
-        self.init(name: name, latitude: latitude, longitude: longitude, kind: json["kind"] as? String,
-                  country: json["country"] as? String, region: json["region"] as? String, span: span)
+        self.init(
+            name: name, latitude: latitude, longitude: longitude, kind: json["kind"] as? String,
+            country: json["country"] as? String, region: json["region"] as? String, span: span)
     }
 }

@@ -58,8 +58,9 @@ public final class StudentStore {
     }
 
     public var snapshot: Snapshot {
-        Snapshot(students: students, isLoading: isLoading, hasMore: hasMore, skippedCount: skippedCount,
-                 totalCount: totalCount, lastError: lastError, liveState: liveState)
+        Snapshot(
+            students: students, isLoading: isLoading, hasMore: hasMore, skippedCount: skippedCount,
+            totalCount: totalCount, lastError: lastError, liveState: liveState)
     }
 
     /// A stream of snapshots: the current one first, then one per change. It ends when the
@@ -118,8 +119,9 @@ public final class StudentStore {
         let source = self.source
         let limit = pageSize
         let task = Task { () -> Result<StudentPage, OnTheMapError> in
-            do throws(OnTheMapError) { return .success(try await source.studentPage(limit: limit, skip: skip)) }
-            catch { return .failure(error) }
+            do throws(OnTheMapError) { return .success(try await source.studentPage(limit: limit, skip: skip)) } catch {
+                return .failure(error)
+            }
         }
         inFlight = task
         generation += 1
@@ -161,8 +163,10 @@ public final class StudentStore {
     /// the calling task is cancelled (it then returns). `onUpdate` sees each update after it
     /// was applied. Network trouble only pauses following (`liveState` says so); it throws
     /// when the server has no live map or refuses the request.
-    public func follow(_ live: LiveLocationClient,
-                       onUpdate: (@MainActor (LiveLocationUpdate) -> Void)? = nil) async throws(OnTheMapError) {
+    public func follow(
+        _ live: LiveLocationClient,
+        onUpdate: (@MainActor (LiveLocationUpdate) -> Void)? = nil
+    ) async throws(OnTheMapError) {
         inFlight?.cancel()
         inFlight = nil
         generation += 1
@@ -187,9 +191,11 @@ public final class StudentStore {
     /// `follow(_:)` started from synchronous code; cancel the handle to stop.
     /// `completion` runs once following ends for good (not after a cancel).
     @discardableResult
-    public func startFollowing(_ live: LiveLocationClient,
-                               onUpdate: (@MainActor (LiveLocationUpdate) -> Void)? = nil,
-                               completion: (@MainActor (OnTheMapError) -> Void)? = nil) -> RequestHandle {
+    public func startFollowing(
+        _ live: LiveLocationClient,
+        onUpdate: (@MainActor (LiveLocationUpdate) -> Void)? = nil,
+        completion: (@MainActor (OnTheMapError) -> Void)? = nil
+    ) -> RequestHandle {
         let handle = RequestHandle()
         let task = Task { @MainActor in
             do throws(OnTheMapError) {
@@ -272,7 +278,8 @@ public final class StudentStore {
     private func place(_ student: StudentInformation) {
         students.removeAll { $0.objectId == student.objectId }
         let key = Self.sortKey(student)
-        var low = 0, high = students.count
+        var low = 0
+        var high = students.count
         while low < high {
             let middle = (low + high) / 2
             let other = Self.sortKey(students[middle])
@@ -289,7 +296,10 @@ public final class StudentStore {
         for student in students { byID[student.objectId] = student }
         for student in incoming {
             if let existing = byID[student.objectId],
-               Self.sortKey(existing) > Self.sortKey(student) { continue }
+                Self.sortKey(existing) > Self.sortKey(student)
+            {
+                continue
+            }
             byID[student.objectId] = student
         }
         students = byID.values

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What a completion-handler call returns: cancel it to stop the request. Cancelling makes
@@ -25,7 +26,8 @@ public final class RequestHandle: @unchecked Sendable {
 
     /// Whether `cancel()` has been called.
     public var cancelled: Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return isCancelled
     }
 
@@ -77,17 +79,21 @@ final class HTTPTransport: Sendable {
 
     // MARK: Building requests
 
-    func request(_ url: URL, method: String = "GET", query: [(String, String)] = [],
-                 json body: Data? = nil, headers: [String: String] = [:]) -> URLRequest {
+    func request(
+        _ url: URL, method: String = "GET", query: [(String, String)] = [],
+        json body: Data? = nil, headers: [String: String] = [:]
+    ) -> URLRequest {
         var url = url
         if !query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-            components.percentEncodedQuery = query
+            components.percentEncodedQuery =
+                query
                 .map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }
                 .joined(separator: "&")
             url = components.url ?? url
         }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData,
-                                 timeoutInterval: configuration.timeout)
+        var request = URLRequest(
+            url: url, cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: configuration.timeout)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let body {
@@ -110,8 +116,10 @@ final class HTTPTransport: Sendable {
 
     /// Runs `request`, calls `completion` exactly once (on `callbackQueue` if set).
     @discardableResult
-    func send(_ request: URLRequest, dialect: APIDialect, handle: RequestHandle = RequestHandle(),
-              completion: @escaping @Sendable (Result<HTTPAnswer, OnTheMapError>) -> Void) -> RequestHandle {
+    func send(
+        _ request: URLRequest, dialect: APIDialect, handle: RequestHandle = RequestHandle(),
+        completion: @escaping @Sendable (Result<HTTPAnswer, OnTheMapError>) -> Void
+    ) -> RequestHandle {
         let queue = callbackQueue
         let task = urlSession.dataTask(with: request) { data, response, error in
             let result = Self.classify(data: data, response: response, error: error, dialect: dialect)
@@ -128,8 +136,10 @@ final class HTTPTransport: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let task = urlSession.dataTask(with: request) { data, response, error in
-                    continuation.resume(returning: Self.classify(data: data, response: response,
-                                                                 error: error, dialect: dialect))
+                    continuation.resume(
+                        returning: Self.classify(
+                            data: data, response: response,
+                            error: error, dialect: dialect))
                 }
                 handle.attach(task)
                 task.resume()
@@ -140,15 +150,19 @@ final class HTTPTransport: Sendable {
     }
 
     /// Delivers `result` to a completion handler on the callback queue.
-    func deliver<T: Sendable>(_ result: Result<T, OnTheMapError>,
-                              to completion: @escaping @Sendable (Result<T, OnTheMapError>) -> Void) {
+    func deliver<T: Sendable>(
+        _ result: Result<T, OnTheMapError>,
+        to completion: @escaping @Sendable (Result<T, OnTheMapError>) -> Void
+    ) {
         if let callbackQueue { callbackQueue.async { completion(result) } } else { completion(result) }
     }
 
     // MARK: Classifying answers
 
-    static func classify(data: Data?, response: URLResponse?, error: (any Error)?,
-                         dialect: APIDialect) -> Result<HTTPAnswer, OnTheMapError> {
+    static func classify(
+        data: Data?, response: URLResponse?, error: (any Error)?,
+        dialect: APIDialect
+    ) -> Result<HTTPAnswer, OnTheMapError> {
         if let error { return .failure(.from(transport: error)) }
         guard let http = response as? HTTPURLResponse else {
             return .failure(.unreadableResponse(detail: "not an HTTP answer"))
@@ -177,13 +191,15 @@ final class HTTPTransport: Sendable {
         let message = details.message
         switch status {
         case 401, 403:
-            return .unauthorized(code: details.code,
-                                 message: message ?? (status == 401 ? "not logged in" : "access denied"))
+            return .unauthorized(
+                code: details.code,
+                message: message ?? (status == 401 ? "not logged in" : "access denied"))
         case 500...:
             return .serverFailure(status: status, message: message)
         default:
-            return .rejected(status: status, code: details.code,
-                             message: message ?? HTTPURLResponse.localizedString(forStatusCode: status))
+            return .rejected(
+                status: status, code: details.code,
+                message: message ?? HTTPURLResponse.localizedString(forStatusCode: status))
         }
     }
 
@@ -191,7 +207,7 @@ final class HTTPTransport: Sendable {
     /// or `{"message":"…"}`; nil parts when the body is none of them.
     static func errorDetails(in body: Data) -> (code: Int?, message: String?) {
         guard !body.isEmpty,
-              let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
         else {
             let text = String(decoding: body.prefix(200), as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -235,8 +251,10 @@ enum JSONBody {
         (try? encoder.encode(value)) ?? Data("{}".utf8)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data,
-                                     what: String) -> Result<T, OnTheMapError> {
+    static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data,
+        what: String
+    ) -> Result<T, OnTheMapError> {
         guard !data.isEmpty else { return .failure(.unreadableResponse(detail: "empty \(what)")) }
         do {
             return .success(try JSONDecoder().decode(type, from: data))

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A Udacity user's public data (`GET /users/<key>`).
@@ -35,8 +36,9 @@ public struct UdacityUser: Sendable, Hashable, Codable {
         let last = fields["last_name"] as? String
         guard first != nil || last != nil else { return nil }
         let key = (fields["key"] as? String) ?? (fields["key"] as? NSNumber)?.stringValue ?? requestedKey
-        self.init(key: key, firstName: first ?? "", lastName: last ?? "",
-                  nickname: fields["nickname"] as? String)
+        self.init(
+            key: key, firstName: first ?? "", lastName: last ?? "",
+            nickname: fields["nickname"] as? String)
     }
 }
 
@@ -54,12 +56,15 @@ public final class UdacityClient: Sendable {
     ///   - urlSession: defaults to `configuration.makeURLSession()`.
     ///   - callbackQueue: where completion handlers run (`.main` for UI code); nil runs them on
     ///     URLSession's delegate queue.
-    public init(configuration: OnTheMapConfiguration = .local, sessionStore: SessionStore = SessionStore(),
-                urlSession: URLSession? = nil, callbackQueue: DispatchQueue? = nil) {
+    public init(
+        configuration: OnTheMapConfiguration = .local, sessionStore: SessionStore = SessionStore(),
+        urlSession: URLSession? = nil, callbackQueue: DispatchQueue? = nil
+    ) {
         self.configuration = configuration
         self.sessionStore = sessionStore
-        self.transport = HTTPTransport(configuration: configuration, urlSession: urlSession,
-                                       callbackQueue: callbackQueue)
+        self.transport = HTTPTransport(
+            configuration: configuration, urlSession: urlSession,
+            callbackQueue: callbackQueue)
     }
 
     /// The session of the last successful login, if any.
@@ -70,17 +75,22 @@ public final class UdacityClient: Sendable {
     /// `POST /session`. On success the session is kept in `sessionStore`.
     /// Fails with `.badCredentials` for a wrong email or password.
     @discardableResult
-    public func login(email: String, password: String,
-                      completion: @escaping @Sendable (Result<UdacitySession, OnTheMapError>) -> Void) -> RequestHandle {
+    public func login(
+        email: String, password: String,
+        completion: @escaping @Sendable (Result<UdacitySession, OnTheMapError>) -> Void
+    ) -> RequestHandle {
         transport.send(loginRequest(email: email, password: password), dialect: .udacity) { [self] result in
             completion(Self.badCredentialsOn403(result).flatMap(handleLogin))
         }
     }
 
     public func login(email: String, password: String) async throws(OnTheMapError) -> UdacitySession {
-        try await Self.badCredentialsOn403(transport.send(loginRequest(email: email, password: password),
-                                                          dialect: .udacity))
-            .flatMap(handleLogin).get()
+        try await Self.badCredentialsOn403(
+            transport.send(
+                loginRequest(email: email, password: password),
+                dialect: .udacity)
+        )
+        .flatMap(handleLogin).get()
     }
 
     /// `POST /session` with `{"facebook_mobile":{"access_token":…}}`: logs in the account
@@ -88,8 +98,10 @@ public final class UdacityClient: Sendable {
     /// Fails with `.badCredentials` when the token is refused or no account is linked to that
     /// Facebook user, with `.server` when the server could not reach Facebook.
     @discardableResult
-    public func login(facebookAccessToken token: String,
-                      completion: @escaping @Sendable (Result<UdacitySession, OnTheMapError>) -> Void) -> RequestHandle {
+    public func login(
+        facebookAccessToken token: String,
+        completion: @escaping @Sendable (Result<UdacitySession, OnTheMapError>) -> Void
+    ) -> RequestHandle {
         transport.send(facebookLoginRequest(token), dialect: .udacity) { [self] result in
             completion(Self.badCredentialsOn403(result).flatMap(handleLogin))
         }
@@ -102,8 +114,9 @@ public final class UdacityClient: Sendable {
 
     private func facebookLoginRequest(_ token: String) -> URLRequest {
         let body = JSONBody.encode(["facebook_mobile": ["access_token": token]])
-        return transport.request(configuration.sessionBaseURL.appendingPathComponent("session"),
-                                 method: "POST", json: body)
+        return transport.request(
+            configuration.sessionBaseURL.appendingPathComponent("session"),
+            method: "POST", json: body)
     }
 
     /// On the session API a 401/403 means the email or password is wrong.
@@ -116,8 +129,9 @@ public final class UdacityClient: Sendable {
 
     private func loginRequest(email: String, password: String) -> URLRequest {
         let body = JSONBody.encode(["udacity": ["username": email, "password": password]])
-        return transport.request(configuration.sessionBaseURL.appendingPathComponent("session"),
-                                 method: "POST", json: body)
+        return transport.request(
+            configuration.sessionBaseURL.appendingPathComponent("session"),
+            method: "POST", json: body)
     }
 
     private func handleLogin(_ answer: HTTPAnswer) -> Result<UdacitySession, OnTheMapError> {
@@ -150,8 +164,9 @@ public final class UdacityClient: Sendable {
     private func logoutRequest() -> URLRequest {
         var headers = sessionStore.authenticationHeaders
         if let xsrf = sessionStore.session?.xsrfToken { headers["X-XSRF-TOKEN"] = xsrf }
-        return transport.request(configuration.sessionBaseURL.appendingPathComponent("session"),
-                                 method: "DELETE", headers: headers)
+        return transport.request(
+            configuration.sessionBaseURL.appendingPathComponent("session"),
+            method: "DELETE", headers: headers)
     }
 
     private func handleLogout(_ result: Result<HTTPAnswer, OnTheMapError>) -> Result<Void, OnTheMapError> {
@@ -160,7 +175,10 @@ public final class UdacityClient: Sendable {
             sessionStore.session = nil
             return .success(())
         case .failure(let error):
-            if case .unauthorized = error { sessionStore.session = nil; return .success(()) }
+            if case .unauthorized = error {
+                sessionStore.session = nil
+                return .success(())
+            }
             return .failure(error)
         }
     }
@@ -169,8 +187,10 @@ public final class UdacityClient: Sendable {
 
     /// `GET /users/<key>`: first and last name to put on a StudentLocation.
     @discardableResult
-    public func userData(accountKey: String,
-                         completion: @escaping @Sendable (Result<UdacityUser, OnTheMapError>) -> Void) -> RequestHandle {
+    public func userData(
+        accountKey: String,
+        completion: @escaping @Sendable (Result<UdacityUser, OnTheMapError>) -> Void
+    ) -> RequestHandle {
         transport.send(userRequest(accountKey), dialect: .udacity) { result in
             completion(result.flatMap { Self.decodeUser($0, key: accountKey) })
         }
@@ -182,8 +202,9 @@ public final class UdacityClient: Sendable {
     }
 
     private func userRequest(_ key: String) -> URLRequest {
-        transport.request(configuration.sessionBaseURL.appendingPathComponent("users")
-            .appendingPathComponent(key))
+        transport.request(
+            configuration.sessionBaseURL.appendingPathComponent("users")
+                .appendingPathComponent(key))
     }
 
     private static func decodeUser(_ answer: HTTPAnswer, key: String) -> Result<UdacityUser, OnTheMapError> {
@@ -200,8 +221,10 @@ public final class UdacityClient: Sendable {
     /// `POST <service>/users`: creates an account and returns its key. Needs a server with
     /// the project's own API (`serviceBaseURL`).
     @discardableResult
-    public func signUp(email: String, password: String, firstName: String, lastName: String,
-                       completion: @escaping @Sendable (Result<String, OnTheMapError>) -> Void) -> RequestHandle {
+    public func signUp(
+        email: String, password: String, firstName: String, lastName: String,
+        completion: @escaping @Sendable (Result<String, OnTheMapError>) -> Void
+    ) -> RequestHandle {
         guard let request = signUpRequest(email, password, firstName, lastName) else {
             let handle = RequestHandle()
             transport.deliver(.failure(.unavailable(feature: "sign-up")), to: completion)
@@ -212,8 +235,10 @@ public final class UdacityClient: Sendable {
         }
     }
 
-    public func signUp(email: String, password: String, firstName: String,
-                       lastName: String) async throws(OnTheMapError) -> String {
+    public func signUp(
+        email: String, password: String, firstName: String,
+        lastName: String
+    ) async throws(OnTheMapError) -> String {
         guard let request = signUpRequest(email, password, firstName, lastName) else {
             throw .unavailable(feature: "sign-up")
         }

@@ -37,9 +37,9 @@ public struct StudentInformation: Codable, Sendable, Hashable, Identifiable {
     /// for what no map can show: no objectId or no valid coordinates.
     public init?(dictionary: [String: Any]) {
         guard let objectId = dictionary["objectId"] as? String, !objectId.isEmpty,
-              let latitude = Self.number(dictionary["latitude"]),
-              let longitude = Self.number(dictionary["longitude"]),
-              (-90.0...90.0).contains(latitude), (-180.0...180.0).contains(longitude)
+            let latitude = Self.number(dictionary["latitude"]),
+            let longitude = Self.number(dictionary["longitude"]),
+            (-90.0...90.0).contains(latitude), (-180.0...180.0).contains(longitude)
         else { return nil }
         func text(_ key: String) -> String { (dictionary[key] as? String) ?? "" }
         self.init(
@@ -76,8 +76,10 @@ public struct StudentLocationInput: Codable, Sendable, Hashable {
     public var latitude: Double
     public var longitude: Double
 
-    public init(uniqueKey: String, firstName: String, lastName: String, mapString: String,
-                mediaURL: String, latitude: Double, longitude: Double) {
+    public init(
+        uniqueKey: String, firstName: String, lastName: String, mapString: String,
+        mediaURL: String, latitude: Double, longitude: Double
+    ) {
         self.uniqueKey = uniqueKey
         self.firstName = firstName
         self.lastName = lastName

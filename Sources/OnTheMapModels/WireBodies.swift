@@ -9,16 +9,25 @@ public struct SessionResponse: Codable, Sendable, Equatable {
     public struct Account: Codable, Sendable, Equatable {
         public var registered: Bool
         public var key: String
-        public init(registered: Bool, key: String) { self.registered = registered; self.key = key }
+        public init(registered: Bool, key: String) {
+            self.registered = registered
+            self.key = key
+        }
     }
     public struct Session: Codable, Sendable, Equatable {
         public var id: String
         public var expiration: String
-        public init(id: String, expiration: String) { self.id = id; self.expiration = expiration }
+        public init(id: String, expiration: String) {
+            self.id = id
+            self.expiration = expiration
+        }
     }
     public var account: Account
     public var session: Session
-    public init(account: Account, session: Session) { self.account = account; self.session = session }
+    public init(account: Account, session: Session) {
+        self.account = account
+        self.session = session
+    }
 }
 
 /// `DELETE /session` body.
@@ -43,14 +52,20 @@ public struct UdacityErrorBody: Codable, Sendable, Equatable {
 public struct ParseErrorBody: Codable, Sendable, Equatable {
     public var code: Int
     public var error: String
-    public init(code: Int, error: String) { self.code = code; self.error = error }
+    public init(code: Int, error: String) {
+        self.code = code
+        self.error = error
+    }
 }
 
 /// `POST /StudentLocation` answer.
 public struct CreatedResponse: Codable, Sendable, Equatable {
     public var createdAt: String
     public var objectId: String
-    public init(createdAt: String, objectId: String) { self.createdAt = createdAt; self.objectId = objectId }
+    public init(createdAt: String, objectId: String) {
+        self.createdAt = createdAt
+        self.objectId = objectId
+    }
 }
 
 /// `PUT /StudentLocation/:id` answer.
@@ -64,7 +79,10 @@ public struct APIErrorBody: Codable, Sendable, Equatable {
     public struct Detail: Codable, Sendable, Equatable {
         public var code: String
         public var message: String
-        public init(code: String, message: String) { self.code = code; self.message = message }
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
     public var error: Detail
     public init(code: String, message: String) { self.error = Detail(code: code, message: message) }

@@ -22,8 +22,9 @@ public func buildApplication(
         photoStorage: try TravelFeature.makePhotoStorage(configuration: configuration), limits: limits, logger: logger
     )
     do {
-        return try await assemble(store: store, configuration: configuration, logger: logger, trustedProxies: trustedProxies,
-                                  onServerRunning: onServerRunning)
+        return try await assemble(
+            store: store, configuration: configuration, logger: logger, trustedProxies: trustedProxies,
+            onServerRunning: onServerRunning)
     } catch {
         // The caller gets the error, not a trap: a pool released unclosed would assert.
         try? await store.close()
@@ -39,7 +40,8 @@ private func assemble(
     let directory = ClassDirectory(store: store, defaultSlug: configuration.defaultClassSlug, clock: configuration.clock)
     let defaultClass = try await directory.ensureDefaultClass(now: configuration.clock.now())
     if defaultClass.visibility == .public {
-        logger.notice("""
+        logger.notice(
+            """
             The default class '\(defaultClass.slug)' is public: anyone, signed in or not, can read its map. \
             To make it members-only: onthemap admin class set \(defaultClass.slug) --visibility members
             """)
@@ -50,11 +52,13 @@ private func assemble(
     let geocoder = try makeGeocoder(configuration: configuration)
     let events = AlbumEvents()
     let metrics = ServerMetrics(samplers: [{ ("onthemap_album_live_viewers", Double(events.watcherCount)) }])
-    let albums = try await TravelFeature.makeAlbumService(store: store, configuration: configuration, events: events, metrics: metrics,
-                                                          logger: logger)
+    let albums = try await TravelFeature.makeAlbumService(
+        store: store, configuration: configuration, events: events, metrics: metrics,
+        logger: logger)
     let hashing = PasswordHashing(threads: configuration.resolvedPasswordHashingThreads, queueLimit: configuration.passwordHashingQueue)
     var services: [any Service] = [
-        StoreService(store: store), PasswordHashingService(hashing: hashing), SessionSweeper(sessions: store, clock: configuration.clock, logger: logger), albums,
+        StoreService(store: store), PasswordHashingService(hashing: hashing),
+        SessionSweeper(sessions: store, clock: configuration.clock, logger: logger), albums,
     ]
     var listCache: ListResponseCache?
     if configuration.cacheListResponses {
@@ -68,8 +72,9 @@ private func assemble(
         }
     }
     let cache = listCache
-    let live = LiveLocations(store: store, settings: configuration.liveMap, logger: logger,
-                             beforePublishing: { cache?.invalidate(classes: $0) })
+    let live = LiveLocations(
+        store: store, settings: configuration.liveMap, logger: logger,
+        beforePublishing: { cache?.invalidate(classes: $0) })
     try await live.start()
     services.append(LiveLocationsService(live: live, feed: store.locationChangeFeed(), warmClassId: defaultClass.id))
     let router = buildRouter(
@@ -94,19 +99,20 @@ func makeGeocoder(configuration: Configuration) throws -> any Geocoder {
     return FallbackGeocoder(primary: gazetteer, upstream: UpstreamGeocoder(baseURL: url))
 }
 
-
 func buildRouter(
     store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, listCache: ListResponseCache?,
     hashing: PasswordHashing, trustedProxies: TrustedProxies, configuration: Configuration, logger: Logger,
     directory: ClassDirectory, live: LiveLocations? = nil, metrics: ServerMetrics = ServerMetrics()
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: ForwardedClientMiddleware(
-        trusted: trustedProxies, publicURLIsHTTPS: configuration.publicOrigin?.hasPrefix("https:") == true))
+    router.add(
+        middleware: ForwardedClientMiddleware(
+            trusted: trustedProxies, publicURLIsHTTPS: configuration.publicOrigin?.hasPrefix("https:") == true))
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorFormatMiddleware())
-    router.add(middleware: CrossSiteRequestGuard(allowedOrigins: configuration.allowedOrigins + [configuration.publicOrigin].compactMap { $0 }))
+    router.add(
+        middleware: CrossSiteRequestGuard(allowedOrigins: configuration.allowedOrigins + [configuration.publicOrigin].compactMap { $0 }))
     // The request's class (`/c/<slug>/…` or the default), before anything reads the caller.
     router.add(middleware: ClassMiddleware(directory: directory, metrics: metrics))
 
@@ -144,13 +150,17 @@ func buildRouter(
         roster: LTIRosterSync(store: store, keys: ltiKeys, http: ltiHTTP, writes: writes, clock: configuration.clock))
     lti.addRoutes(root: root)
     lti.addRoutes(api: api)
-    LTIRegistration(store: store, platforms: ltiPlatforms, publicOrigin: accounts.publicOrigin, clock: configuration.clock).addRoutes(root: root)
+    LTIRegistration(store: store, platforms: ltiPlatforms, publicOrigin: accounts.publicOrigin, clock: configuration.clock).addRoutes(
+        root: root)
 
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: false, cache: listCache, writes: writes)
-        .addRoutes(to: router.group("parse/classes/StudentLocation")
-            .add(middleware: ParseCredentialsMiddleware(
-                applicationID: configuration.parseApplicationID, restAPIKey: configuration.parseRESTAPIKey))
-            .add(middleware: caller))
+        .addRoutes(
+            to: router.group("parse/classes/StudentLocation")
+                .add(
+                    middleware: ParseCredentialsMiddleware(
+                        applicationID: configuration.parseApplicationID, restAPIKey: configuration.parseRESTAPIKey)
+                )
+                .add(middleware: caller))
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true, cache: listCache, writes: writes)
         .addRoutes(to: router.group("v1/StudentLocation").add(middleware: caller))
 
@@ -158,14 +168,17 @@ func buildRouter(
         LiveMapController(live: live, store: store).addRoutes(to: router.group("api/locations").add(middleware: caller))
     }
     PlacementController().addRoutes(to: router.group("api/locations").add(middleware: caller))
-    GeocodeController(geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst))
-        .addRoutes(to: router.group("api/geocode"))
+    GeocodeController(
+        geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst)
+    )
+    .addRoutes(to: router.group("api/geocode"))
     TravelController(
         store: store, albums: albums, geocoder: geocoder, configuration: configuration,
-        searchLimiter: SearchAllowance(store: store, clock: configuration.clock, limit: max(1, configuration.photoSearchesPerWindow),
-                                       windowSeconds: max(1, configuration.photoSearchWindowSeconds))
+        searchLimiter: SearchAllowance(
+            store: store, clock: configuration.clock, limit: max(1, configuration.photoSearchesPerWindow),
+            windowSeconds: max(1, configuration.photoSearchWindowSeconds))
     )
-        .addRoutes(to: api)
+    .addRoutes(to: api)
 
     WebAppRoutes(configuration: configuration, logger: logger).register(on: router, framing: ltiPlatforms)
     return router

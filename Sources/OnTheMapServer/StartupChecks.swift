@@ -17,8 +17,9 @@ public func checkCanListen(host: String, port: Int) async throws {
             .bind(host: host, port: port).get()
         try await channel.close()
     } catch let error as IOError where error.errnoCode == EADDRINUSE {
-        throw ListenError(description: "Port \(port) on \(host) is already in use (another OnTheMap?). "
-            + "Stop it, or choose another port: --port \(port + 1), or --port 0 for any free one.")
+        throw ListenError(
+            description: "Port \(port) on \(host) is already in use (another OnTheMap?). "
+                + "Stop it, or choose another port: --port \(port + 1), or --port 0 for any free one.")
     } catch let error as IOError where error.errnoCode == EACCES {
         throw ListenError(description: "Not allowed to listen on port \(port) (ports under 1024 need privileges); try --port 8080.")
     } catch {
@@ -37,13 +38,15 @@ public func checkDataDirectory(_ path: String) throws {
         try manager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let probe = (path as NSString).appendingPathComponent(".onthemap-write-check-\(UUID().uuidString)")
         guard manager.createFile(atPath: probe, contents: Data()) else {
-            throw ListenError(description: "Cannot write in the data directory \(path); give this user write access or choose another with --data-dir.")
+            throw ListenError(
+                description: "Cannot write in the data directory \(path); give this user write access or choose another with --data-dir.")
         }
         try? manager.removeItem(atPath: probe)
     } catch let error as ListenError {
         throw error
     } catch {
-        throw ListenError(description: "Cannot create the data directory \(path) (\(creationFailure(path))); choose another with --data-dir.")
+        throw ListenError(
+            description: "Cannot create the data directory \(path) (\(creationFailure(path))); choose another with --data-dir.")
     }
 }
 

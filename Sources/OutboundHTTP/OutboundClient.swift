@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The server's one way out to other services (sign-in providers, photo providers and their
@@ -157,8 +158,10 @@ public final class OutboundClient: Sendable {
 /// host and scheme), unless its delegate says otherwise; a session-wide delegate is the one
 /// both Foundation implementations consult (Linux ignores a task's own for redirects).
 final class RedirectGuard: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         completionHandler(Self.allows(from: task.originalRequest, to: request) ? request : nil)
     }
 

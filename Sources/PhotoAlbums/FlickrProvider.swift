@@ -15,7 +15,10 @@ public struct FlickrProvider: PhotoProvider {
     let fetcher: HTTPFetcher
     let timeout: TimeInterval
 
-    public init(apiKey: String, baseURL: URL = FlickrProvider.defaultBaseURL, radiusKilometers: Double = 5, fetcher: HTTPFetcher, timeout: TimeInterval = 10) {
+    public init(
+        apiKey: String, baseURL: URL = FlickrProvider.defaultBaseURL, radiusKilometers: Double = 5, fetcher: HTTPFetcher,
+        timeout: TimeInterval = 10
+    ) {
         self.apiKey = apiKey
         self.baseURL = baseURL
         self.radiusKilometers = min(max(radiusKilometers, 0.1), 32)
@@ -88,7 +91,8 @@ public struct FlickrProvider: PhotoProvider {
         var data = body
         // Without nojsoncallback Flickr wraps the object: jsonFlickrApi({...}).
         if let text = String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
-           text.hasPrefix("jsonFlickrApi("), text.hasSuffix(")") {
+            text.hasPrefix("jsonFlickrApi("), text.hasSuffix(")")
+        {
             data = Data(text.dropFirst("jsonFlickrApi(".count).dropLast().utf8)
         }
         let envelope: Envelope

@@ -17,7 +17,9 @@ public struct GeneratedPhotoProvider: PhotoProvider {
 
     public func search(_ search: PhotoSearch) async throws -> PhotoPage {
         let pages = pageLimit(perPage: search.perPage)
-        guard (1...pages).contains(search.page) else { return PhotoPage(page: search.page, pages: pages, total: pages * search.perPage, photos: []) }
+        guard (1...pages).contains(search.page) else {
+            return PhotoPage(page: search.page, pages: pages, total: pages * search.perPage, photos: [])
+        }
         // About 1 km cells: pins dropped on the same spot get the same album.
         let place = String(format: "%.2f,%.2f", search.latitude, search.longitude)
         let photos = (0..<search.perPage).map { index -> RemotePhoto in
@@ -80,15 +82,18 @@ enum GeneratedPicture {
         palette.append(night ? (235, 235, 210) : (255, 240, 170))
         palette.append(night ? (20, 40, 80) : (60, 120, 180))
 
-        let sunX = Double(random.next() % UInt64(width)), sunY = Double(20 + random.next() % 50)
+        let sunX = Double(random.next() % UInt64(width))
+        let sunY = Double(20 + random.next() % 50)
         let sunRadius = Double(10 + random.next() % 12)
         let water = random.next() % 3 == 0 ? height - 30 : height
         let ridges = (0..<3).map { layer -> (base: Double, waves: [(Double, Double, Double)]) in
             let base = Double(height) * (0.45 + 0.13 * Double(layer))
             let waves = (0..<3).map { _ in
-                (Double(8 + random.next() % 20) / Double(layer + 1),
-                 Double(1 + random.next() % 5) * .pi / Double(width),
-                 Double(random.next() % 628) / 100)
+                (
+                    Double(8 + random.next() % 20) / Double(layer + 1),
+                    Double(1 + random.next() % 5) * .pi / Double(width),
+                    Double(random.next() % 628) / 100
+                )
             }
             return (base, waves)
         }
@@ -99,7 +104,8 @@ enum GeneratedPicture {
             pixels[row] = 0  // PNG filter: none
             for x in 0..<width {
                 var index = UInt8(min(63, y * 64 / max(1, water)))
-                let dx = Double(x) - sunX, dy = Double(y) - sunY
+                let dx = Double(x) - sunX
+                let dy = Double(y) - sunY
                 if dx * dx + dy * dy < sunRadius * sunRadius { index = 67 }
                 for (layer, ridge) in ridges.enumerated() {
                     let top = ridge.waves.reduce(ridge.base) { $0 + $1.0 * sin(Double(x) * $1.1 + $1.2) }
@@ -135,7 +141,8 @@ enum GeneratedPicture {
             out.append(contentsOf: bytes[offset..<(offset + count)])
             offset += count
         } while offset < bytes.count
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for byte in bytes {
             a = (a + UInt32(byte)) % 65_521
             b = (b + a) % 65_521
@@ -166,12 +173,12 @@ struct SplitMix {
     }
 }
 
-private extension Data {
-    mutating func appendBigEndian(_ value: UInt32) {
+extension Data {
+    fileprivate mutating func appendBigEndian(_ value: UInt32) {
         append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
     }
 
-    mutating func appendChunk(_ type: String, _ body: Data) {
+    fileprivate mutating func appendChunk(_ type: String, _ body: Data) {
         appendBigEndian(UInt32(body.count))
         let typed = Data(type.utf8) + body
         append(typed)

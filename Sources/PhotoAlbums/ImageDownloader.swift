@@ -46,8 +46,10 @@ public final class ImageDownloader: Sendable {
     let retries: Int
     let retryDelay: Duration
 
-    public init(fetcher: HTTPFetcher, concurrency: Int = 6, timeout: TimeInterval = 15,
-                maximumBytes: Int = 15 * 1_048_576, retries: Int = 1, retryDelay: Duration = .milliseconds(250)) {
+    public init(
+        fetcher: HTTPFetcher, concurrency: Int = 6, timeout: TimeInterval = 15,
+        maximumBytes: Int = 15 * 1_048_576, retries: Int = 1, retryDelay: Duration = .milliseconds(250)
+    ) {
         self.fetcher = fetcher
         self.limiter = ConcurrencyLimiter(limit: concurrency)
         self.timeout = timeout

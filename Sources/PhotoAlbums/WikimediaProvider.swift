@@ -21,8 +21,10 @@ public struct WikimediaProvider: PhotoProvider {
     /// - Parameters:
     ///   - radiusMeters: 10 to 10,000 (the API's range).
     ///   - window: files asked for per search (thumbnails are scaled for up to 50 per request).
-    public init(baseURL: URL = WikimediaProvider.defaultBaseURL, radiusMeters: Int = 10_000, window: Int = 50,
-                thumbnailWidth: Int = 500, fetcher: HTTPFetcher, timeout: TimeInterval = 10) {
+    public init(
+        baseURL: URL = WikimediaProvider.defaultBaseURL, radiusMeters: Int = 10_000, window: Int = 50,
+        thumbnailWidth: Int = 500, fetcher: HTTPFetcher, timeout: TimeInterval = 10
+    ) {
         self.baseURL = baseURL
         self.radiusMeters = min(max(radiusMeters, 10), 10_000)
         self.window = min(max(window, 1), 500)
@@ -120,7 +122,8 @@ public struct WikimediaProvider: PhotoProvider {
             throw PhotoProviderError.badResponse(provider: provider, reason: "not the JSON of a geosearch query")
         }
         if let error = envelope.error {
-            throw PhotoProviderError.rejected(provider: provider, code: error.code ?? "?", message: error.info ?? "the API reported an error")
+            throw PhotoProviderError.rejected(
+                provider: provider, code: error.code ?? "?", message: error.info ?? "the API reported an error")
         }
         // No `query` at all means no files near the point.
         let pages = (envelope.query?.pages?.list ?? []).sorted { ($0.pageid ?? 0) < ($1.pageid ?? 0) }
@@ -129,7 +132,8 @@ public struct WikimediaProvider: PhotoProvider {
             let fileExtension = (title as NSString).pathExtension.lowercased()
             guard imageExtensions.contains(fileExtension) else { return nil }
             guard let text = info.thumburl ?? info.url, let url = URL(string: text),
-                  ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return nil }
+                ["http", "https"].contains(url.scheme?.lowercased() ?? "")
+            else { return nil }
             let artist = info.extmetadata?["Artist"]?.value.map { plainText($0.value) }
             let author = [artist, info.user].compactMap { $0 }.first { !$0.isEmpty } ?? "a Wikimedia Commons contributor"
             return RemotePhoto(

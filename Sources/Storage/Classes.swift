@@ -68,8 +68,10 @@ public struct MapClass: Sendable, Equatable {
     public var inviteCode: String?
     public var createdAt: Date
 
-    public init(id: String, slug: String, name: String, visibility: Visibility = .members, joinRule: JoinRule = .invite,
-                precision: Precision = .city, approval: Approval = .off, inviteCode: String? = nil, createdAt: Date) {
+    public init(
+        id: String, slug: String, name: String, visibility: Visibility = .members, joinRule: JoinRule = .invite,
+        precision: Precision = .city, approval: Approval = .off, inviteCode: String? = nil, createdAt: Date
+    ) {
         self.id = id
         self.slug = slug
         self.name = name
@@ -191,7 +193,8 @@ public protocol ClassRepository: Sendable {
     /// Each rewrite's entry in the change log replaces the record's earlier ones, which held
     /// the old point (migration 18).
     /// Returns how many records changed.
-    func rewritePlaces(in classId: String, only objectId: String?, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int
+    func rewritePlaces(in classId: String, only objectId: String?, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws
+        -> Int
     /// Deletes the class with its locations (and their reports and logged changes), its roster
     /// and its invite link, in one transaction; false when there is no such class.
     func deleteClass(id: String) async throws -> Bool

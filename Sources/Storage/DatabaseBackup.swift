@@ -58,7 +58,8 @@ public enum DatabaseBackup {
     /// Returns the restored database's counts. The server must be stopped.
     @discardableResult
     public static func restore(from backupPath: String, to databasePath: String, force: Bool, logger: Logger) async throws
-        -> (accounts: Int, locations: Int) {
+        -> (accounts: Int, locations: Int)
+    {
         let files = FileManager.default
         guard let handle = FileHandle(forReadingAtPath: backupPath) else { throw Failure.notADatabase(backupPath, "no such file") }
         let header = (try? handle.read(upToCount: 16)) ?? nil
@@ -67,8 +68,9 @@ public enum DatabaseBackup {
         guard header == Data("SQLite format 3\0".utf8) else { throw Failure.notADatabase(backupPath, "it is not a SQLite database") }
         let scratch = databasePath + ".restoring"
         try? files.removeItem(atPath: scratch)
-        try files.createDirectory(atPath: URL(fileURLWithPath: databasePath).deletingLastPathComponent().path,
-                                  withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try files.createDirectory(
+            atPath: URL(fileURLWithPath: databasePath).deletingLastPathComponent().path,
+            withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try files.copyItem(atPath: backupPath, toPath: scratch)
         do {
             let restored: (accounts: Int, locations: Int)

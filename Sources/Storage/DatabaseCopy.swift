@@ -12,58 +12,118 @@ public enum DatabaseCopy {
     /// its key (rows are read in key order, a page at a time; a key of two columns is
     /// written "a,b").
     static let tables: [(name: String, key: String, columns: [(String, Kind)])] = [
-        ("accounts", "key", [("key", .text), ("email", .text), ("password_hash", .text), ("first_name", .text),
-                             ("last_name", .text), ("created_at", .text), ("is_admin", .int), ("disabled_at", .optionalText),
-                             ("email_verified", .int), ("language", .optionalText)]),
-        ("classes", "id", [("id", .text), ("slug", .text), ("name", .text), ("visibility", .text), ("join_rule", .text), ("precision", .text), ("approval", .text), ("archived_at", .optionalText),
-                           ("invite_code", .optionalText), ("created_at", .text)]),
+        (
+            "accounts", "key",
+            [
+                ("key", .text), ("email", .text), ("password_hash", .text), ("first_name", .text),
+                ("last_name", .text), ("created_at", .text), ("is_admin", .int), ("disabled_at", .optionalText),
+                ("email_verified", .int), ("language", .optionalText),
+            ]
+        ),
+        (
+            "classes", "id",
+            [
+                ("id", .text), ("slug", .text), ("name", .text), ("visibility", .text), ("join_rule", .text), ("precision", .text),
+                ("approval", .text), ("archived_at", .optionalText),
+                ("invite_code", .optionalText), ("created_at", .text),
+            ]
+        ),
         ("class_members", "class_id,account_key", [("class_id", .text), ("account_key", .text), ("role", .text), ("joined_at", .text)]),
         ("class_invitations", "class_id,email", [("class_id", .text), ("email", .text), ("role", .text), ("invited_at", .text)]),
         ("sessions", "id", [("id", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text)]),
         ("login_devices", "digest", [("digest", .text), ("account_key", .text), ("last_login_at", .text)]),
-        ("student_locations", "object_id", [
-            ("object_id", .text), ("owner_key", .optionalText), ("unique_key", .text), ("first_name", .text), ("last_name", .text),
-            ("map_string", .text), ("media_url", .text), ("latitude", .double), ("longitude", .double),
-            ("created_at", .text), ("updated_at", .text), ("hidden_at", .optionalText), ("hidden_reason", .optionalText),
-            ("owner_disabled", .int), ("class_id", .text), ("waiting", .int),
-        ]),
-        ("location_reports", "id", [("id", .text), ("object_id", .text), ("reporter_key", .text), ("reason", .text), ("created_at", .text)]),
-        ("moderation_actions", "id", [
-            ("id", .text), ("action", .text), ("account_key", .optionalText), ("object_id", .optionalText), ("map_string", .optionalText),
-            ("reason", .text), ("moderator_key", .optionalText), ("created_at", .text),
-        ]),
-        ("password_resets", "digest", [("digest", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text),
-                                       ("used_at", .optionalText)]),
-        ("identity_links", "id", [("id", .text), ("provider", .text), ("subject", .text), ("account_key", .text), ("email", .text),
-                                  ("created_at", .text), ("origin", .text)]),
-        ("pins", "id", [("id", .text), ("owner_key", .text), ("latitude", .double), ("longitude", .double),
-                        ("place_name", .text), ("created_at", .text), ("updated_at", .text)]),
-        ("photos", "id", [
-            ("id", .text), ("pin_id", .text), ("collection", .int), ("position", .int), ("provider", .text), ("remote_id", .text),
-            ("remote_url", .text), ("title", .text), ("author", .text), ("license", .optionalText),
-            ("attribution_url", .optionalText), ("file_path", .optionalText), ("content_type", .optionalText),
-            ("byte_count", .optionalInt), ("content_hash", .optionalText), ("state", .text), ("failure_reason", .optionalText),
-            ("created_at", .text), ("updated_at", .text), ("claim_owner", .optionalText), ("claim_expires_at", .optionalText),
-        ]),
-        ("album_states", "pin_id", [
-            ("pin_id", .text), ("provider", .text), ("collection", .int), ("page", .int), ("pages", .int), ("total", .int),
-            ("status", .text), ("error_code", .optionalText), ("error_message", .optionalText), ("updated_at", .text),
-        ]),
+        (
+            "student_locations", "object_id",
+            [
+                ("object_id", .text), ("owner_key", .optionalText), ("unique_key", .text), ("first_name", .text), ("last_name", .text),
+                ("map_string", .text), ("media_url", .text), ("latitude", .double), ("longitude", .double),
+                ("created_at", .text), ("updated_at", .text), ("hidden_at", .optionalText), ("hidden_reason", .optionalText),
+                ("owner_disabled", .int), ("class_id", .text), ("waiting", .int),
+            ]
+        ),
+        (
+            "location_reports", "id",
+            [("id", .text), ("object_id", .text), ("reporter_key", .text), ("reason", .text), ("created_at", .text)]
+        ),
+        (
+            "moderation_actions", "id",
+            [
+                ("id", .text), ("action", .text), ("account_key", .optionalText), ("object_id", .optionalText),
+                ("map_string", .optionalText),
+                ("reason", .text), ("moderator_key", .optionalText), ("created_at", .text),
+            ]
+        ),
+        (
+            "password_resets", "digest",
+            [
+                ("digest", .text), ("account_key", .text), ("created_at", .text), ("expires_at", .text),
+                ("used_at", .optionalText),
+            ]
+        ),
+        (
+            "identity_links", "id",
+            [
+                ("id", .text), ("provider", .text), ("subject", .text), ("account_key", .text), ("email", .text),
+                ("created_at", .text), ("origin", .text),
+            ]
+        ),
+        (
+            "pins", "id",
+            [
+                ("id", .text), ("owner_key", .text), ("latitude", .double), ("longitude", .double),
+                ("place_name", .text), ("created_at", .text), ("updated_at", .text),
+            ]
+        ),
+        (
+            "photos", "id",
+            [
+                ("id", .text), ("pin_id", .text), ("collection", .int), ("position", .int), ("provider", .text), ("remote_id", .text),
+                ("remote_url", .text), ("title", .text), ("author", .text), ("license", .optionalText),
+                ("attribution_url", .optionalText), ("file_path", .optionalText), ("content_type", .optionalText),
+                ("byte_count", .optionalInt), ("content_hash", .optionalText), ("state", .text), ("failure_reason", .optionalText),
+                ("created_at", .text), ("updated_at", .text), ("claim_owner", .optionalText), ("claim_expires_at", .optionalText),
+            ]
+        ),
+        (
+            "album_states", "pin_id",
+            [
+                ("pin_id", .text), ("provider", .text), ("collection", .int), ("page", .int), ("pages", .int), ("total", .int),
+                ("status", .text), ("error_code", .optionalText), ("error_message", .optionalText), ("updated_at", .text),
+            ]
+        ),
         // A session signed in through a provider keeps what logging out there needs.
-        ("session_sign_ins", "session_id", [("session_id", .text), ("provider", .text), ("id_token", .optionalText),
-                                            ("access_token", .optionalText)]),
+        (
+            "session_sign_ins", "session_id",
+            [
+                ("session_id", .text), ("provider", .text), ("id_token", .optionalText),
+                ("access_token", .optionalText),
+            ]
+        ),
         // LTI: the registered platforms, the tool's keys, which class each course opens, rosters.
-        ("lti_platforms", "id", [("id", .text), ("issuer", .text), ("client_id", .text), ("name", .text), ("auth_url", .text),
-                                 ("token_url", .text), ("jwks_url", .text), ("token_audience", .optionalText), ("frame_origins", .text),
-                                 ("trust_email", .int), ("created_at", .text)]),
+        (
+            "lti_platforms", "id",
+            [
+                ("id", .text), ("issuer", .text), ("client_id", .text), ("name", .text), ("auth_url", .text),
+                ("token_url", .text), ("jwks_url", .text), ("token_audience", .optionalText), ("frame_origins", .text),
+                ("trust_email", .int), ("created_at", .text),
+            ]
+        ),
         ("lti_deployments", "platform_id,deployment_id", [("platform_id", .text), ("deployment_id", .text)]),
         ("lti_keys", "kid", [("kid", .text), ("private_key", .text), ("created_at", .text), ("retired_at", .optionalText)]),
-        ("lti_courses", "platform_id,deployment_id,context_id,class_id", [
-            ("platform_id", .text), ("deployment_id", .text), ("context_id", .text), ("class_id", .text), ("course_class", .int),
-            ("memberships_url", .optionalText), ("synced_at", .optionalText),
-        ]),
-        ("lti_roster", "class_id,platform_id,subject", [("class_id", .text), ("platform_id", .text), ("subject", .text), ("name", .text),
-                                                        ("roles", .text), ("in_course", .int), ("account_key", .optionalText)]),
+        (
+            "lti_courses", "platform_id,deployment_id,context_id,class_id",
+            [
+                ("platform_id", .text), ("deployment_id", .text), ("context_id", .text), ("class_id", .text), ("course_class", .int),
+                ("memberships_url", .optionalText), ("synced_at", .optionalText),
+            ]
+        ),
+        (
+            "lti_roster", "class_id,platform_id,subject",
+            [
+                ("class_id", .text), ("platform_id", .text), ("subject", .text), ("name", .text),
+                ("roles", .text), ("in_course", .int), ("account_key", .optionalText),
+            ]
+        ),
     ]
 
     /// Tables deliberately not copied, and why. Every table of the source must be copied or
@@ -99,9 +159,11 @@ public enum DatabaseCopy {
                 for table in tables {
                     if table.name == "classes" {
                         // The destination's migration made its own default class; the source's replaces it.
-                        try await db.raw("DELETE FROM classes WHERE NOT EXISTS (SELECT 1 FROM class_members WHERE class_id = classes.id)").run()
+                        try await db.raw("DELETE FROM classes WHERE NOT EXISTS (SELECT 1 FROM class_members WHERE class_id = classes.id)")
+                            .run()
                     }
-                    let count = try await db.raw("SELECT COUNT(*) AS n FROM \(ident: table.name)").first()?.decode(column: "n", as: Int.self) ?? 0
+                    let count =
+                        try await db.raw("SELECT COUNT(*) AS n FROM \(ident: table.name)").first()?.decode(column: "n", as: Int.self) ?? 0
                     guard count == 0 else { throw StorageError.destinationNotEmpty(table.name) }
                     copied.append((table.name, try await copyRows(of: table, from: source, into: db)))
                 }
@@ -115,8 +177,10 @@ public enum DatabaseCopy {
     }
 
     /// One table, a page at a time in key order.
-    private static func copyRows(of table: (name: String, key: String, columns: [(String, Kind)]), from source: SQLStore,
-                                 into db: any SQLDatabase) async throws -> Int {
+    private static func copyRows(
+        of table: (name: String, key: String, columns: [(String, Kind)]), from source: SQLStore,
+        into db: any SQLDatabase
+    ) async throws -> Int {
         let columnList = table.columns.map(\.0).joined(separator: ", ")
         let keys = table.key.split(separator: ",").map(String.init)
         let keyIndexes = keys.map { key in table.columns.firstIndex { $0.0 == key }! }
@@ -143,7 +207,8 @@ public enum DatabaseCopy {
     /// The tables of a store's database (its schema on PostgreSQL), SQLite's own left out.
     static func tableNames(in store: SQLStore) async throws -> [String] {
         try await store.withDatabase { db in
-            let query: SQLQueryString = db.dialect.name == "postgresql"
+            let query: SQLQueryString =
+                db.dialect.name == "postgresql"
                 ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
                 : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
             return try await db.raw(query).all().map { try $0.decode(column: "name", as: String.self) }.sorted()
@@ -158,7 +223,8 @@ public enum DatabaseCopy {
         guard let actual else { return }
         let expected = table.columns.map(\.0)
         guard Set(actual) == Set(expected) else {
-            throw StorageError.migrationFailed("copying \(table.name): its columns \(actual.sorted()) are not the \(expected.sorted()) this version copies")
+            throw StorageError.migrationFailed(
+                "copying \(table.name): its columns \(actual.sorted()) are not the \(expected.sorted()) this version copies")
         }
     }
 

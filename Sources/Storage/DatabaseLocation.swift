@@ -19,7 +19,9 @@ enum DatabaseLocation {
                 let query = path[path.index(after: mark)...]
                 path = String(path[..<mark])
                 for item in query.split(separator: "&") {
-                    guard item.hasPrefix("synchronous="), let value = SQLiteSynchronous(rawValue: item.dropFirst("synchronous=".count).lowercased()) else {
+                    guard item.hasPrefix("synchronous="),
+                        let value = SQLiteSynchronous(rawValue: item.dropFirst("synchronous=".count).lowercased())
+                    else {
                         throw StorageError.invalidDatabaseURL(url, "the only SQLite setting is synchronous=full or synchronous=normal")
                     }
                     synchronous = value
@@ -31,11 +33,12 @@ enum DatabaseLocation {
         }
         let scheme = url.prefix(while: { $0 != ":" }).lowercased()
         guard ["postgres", "postgresql", "postgres+tcp", "postgresql+tcp", "postgres+uds", "postgresql+uds"].contains(scheme),
-              var components = URLComponents(string: url)
+            var components = URLComponents(string: url)
         else { throw StorageError.unsupportedDatabaseURL(Self.redacted(url)) }
         let schema = components.queryItems?.last(where: { $0.name == "schema" })?.value
         if let schema, !Self.isPlainIdentifier(schema) {
-            throw StorageError.invalidDatabaseURL(Self.redacted(url), "schema must be lower-case letters, digits and _, at most 63 characters")
+            throw StorageError.invalidDatabaseURL(
+                Self.redacted(url), "schema must be lower-case letters, digits and _, at most 63 characters")
         }
         components.queryItems = components.queryItems?.filter { $0.name != "schema" }
         if components.queryItems?.isEmpty == true { components.queryItems = nil }

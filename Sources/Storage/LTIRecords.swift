@@ -24,8 +24,10 @@ public struct LTIPlatform: Sendable, Equatable {
     public var deploymentIDs: [String]
     public var createdAt: Date
 
-    public init(id: String, issuer: String, clientID: String, name: String, authURL: String, tokenURL: String, jwksURL: String,
-                tokenAudience: String? = nil, frameOrigins: [String] = [], trustEmail: Bool, deploymentIDs: [String], createdAt: Date) {
+    public init(
+        id: String, issuer: String, clientID: String, name: String, authURL: String, tokenURL: String, jwksURL: String,
+        tokenAudience: String? = nil, frameOrigins: [String] = [], trustEmail: Bool, deploymentIDs: [String], createdAt: Date
+    ) {
         self.id = id
         self.issuer = issuer
         self.clientID = clientID
@@ -89,8 +91,10 @@ public struct LTICourseLink: Sendable, Equatable {
     public var membershipsURL: String?
     public var syncedAt: Date?
 
-    public init(platformID: String, deploymentID: String, contextID: String, classID: String, courseClass: Bool,
-                membershipsURL: String? = nil, syncedAt: Date? = nil) {
+    public init(
+        platformID: String, deploymentID: String, contextID: String, classID: String, courseClass: Bool,
+        membershipsURL: String? = nil, syncedAt: Date? = nil
+    ) {
         self.platformID = platformID
         self.deploymentID = deploymentID
         self.contextID = contextID

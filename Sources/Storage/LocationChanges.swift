@@ -55,22 +55,27 @@ public protocol LocationChangeRepository: Sendable {
 
 // (`SQLStore` conforms to `LocationChangeRepository` through `OnTheMapStore`.)
 extension SQLStore {
-    static let changeColumns = "version, kind, class_id, object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
+    static let changeColumns =
+        "version, kind, class_id, object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
 
     public func locationChanges(after version: Int64, limit: Int) async throws -> [LocationChange] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT \(unsafeRaw: Self.changeColumns) FROM location_changes
                 WHERE version > \(bind: version) ORDER BY version LIMIT \(literal: max(0, limit))
-                """).all().map(Self.change(from:))
+                """
+            ).all().map(Self.change(from:))
         }
     }
 
     public func latestLocationChanges(limit: Int) async throws -> [LocationChange] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT \(unsafeRaw: Self.changeColumns) FROM location_changes WHERE kind <> 'ended' ORDER BY version DESC LIMIT \(literal: max(0, limit))
-                """).all().map(Self.change(from:)).reversed()
+                """
+            ).all().map(Self.change(from:)).reversed()
         }
     }
 
@@ -83,7 +88,9 @@ extension SQLStore {
     public func latestLocationVersionsByClass() async throws -> [String: Int64] {
         try await withDatabase { db in
             var versions: [String: Int64] = [:]
-            for row in try await db.raw("SELECT class_id, MAX(version) AS v FROM location_changes WHERE kind <> 'ended' GROUP BY class_id").all() {
+            for row in try await db.raw("SELECT class_id, MAX(version) AS v FROM location_changes WHERE kind <> 'ended' GROUP BY class_id")
+                .all()
+            {
                 versions[try row.decode(column: "class_id", as: String.self)] = try row.decode(column: "v", as: Int64.self)
             }
             return versions
@@ -92,17 +99,20 @@ extension SQLStore {
 
     public func locationsByObjectId(after objectId: String, in classId: String, limit: Int) async throws -> [StudentInformation] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations
                 WHERE class_id = \(bind: classId) AND \(unsafeRaw: Self.visible) AND object_id > \(bind: objectId)
                 ORDER BY object_id LIMIT \(literal: max(0, limit))
-                """).all().map(Self.location(from:))
+                """
+            ).all().map(Self.location(from:))
         }
     }
 
     public func locationLogHorizon() async throws -> Int64 {
         try await withDatabase { db in
-            try await db.raw("SELECT pruned_through FROM location_log_horizon").first()?.decode(column: "pruned_through", as: Int64.self) ?? 0
+            try await db.raw("SELECT pruned_through FROM location_log_horizon").first()?.decode(column: "pruned_through", as: Int64.self)
+                ?? 0
         }
     }
 
@@ -110,19 +120,23 @@ extension SQLStore {
     public func pruneLocationChanges(keeping: Int) async throws -> Int {
         try await withDatabase { db in
             // The horizon first: a crash between the two leaves it higher than needed, never lower.
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE location_log_horizon SET pruned_through = (SELECT COALESCE(MAX(version), 0) FROM location_changes) - \(literal: max(1, keeping))
                 WHERE pruned_through < (SELECT COALESCE(MAX(version), 0) FROM location_changes) - \(literal: max(1, keeping))
-                """).run()
+                """
+            ).run()
             // The newest change always stays, so the highest version is never forgotten. Ended
             // access is needed only until every server has read it (a second or so), and names
             // accounts: it goes sooner.
-            return try await db.raw("""
+            return try await db.raw(
+                """
                 DELETE FROM location_changes
                 WHERE version <= (SELECT MAX(version) FROM location_changes) - \(literal: max(1, keeping))
                    OR (kind = 'ended' AND version <= (SELECT MAX(version) FROM location_changes) - \(literal: max(1, min(keeping, Self.keptEndedAccess))))
                 RETURNING version
-                """).all().count
+                """
+            ).all().count
         }
     }
 
@@ -148,7 +162,8 @@ extension SQLStore {
                 updatedAt: try row.decode(column: "updated_at", as: String?.self) ?? ""
             )
         }
-        return LocationChange(version: try row.decode(column: "version", as: Int64.self), kind: kind, objectId: objectId, record: record,
-                              classId: kind == .reset ? "" : try row.decode(column: "class_id", as: String.self))
+        return LocationChange(
+            version: try row.decode(column: "version", as: Int64.self), kind: kind, objectId: objectId, record: record,
+            classId: kind == .reset ? "" : try row.decode(column: "class_id", as: String.self))
     }
 }

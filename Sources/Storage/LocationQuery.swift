@@ -38,7 +38,12 @@ public enum FilterValue: Sendable, Equatable {
 }
 
 public enum Comparison: String, Sendable {
-    case equal = "=", notEqual = "<>", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+    case equal = "="
+    case notEqual = "<>"
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
 }
 
 /// A backend-neutral filter: what a Parse `where` means, once validated.

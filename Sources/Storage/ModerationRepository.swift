@@ -21,7 +21,8 @@ public protocol ModerationRepository: Sendable {
     func moderationList(_ view: ModerationView, in classId: String, limit: Int) async throws -> [ModeratedLocation]
     /// Hides (`hidden: true`) or shows a post of the class again, logging the action for its
     /// author. Returns false when the class has no such post.
-    func setHidden(objectId: String, in classId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws -> Bool
+    func setHidden(objectId: String, in classId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws
+        -> Bool
     /// Deletes a post of the class, keeping a note of it (place and reason) for its author.
     func moderatorDelete(objectId: String, in classId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool
     /// Approves a waiting post of the class: everyone who may read the class sees it. False

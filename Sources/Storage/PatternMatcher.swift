@@ -58,10 +58,12 @@ public struct PatternMatcher: Sendable {
         anchoredAtStart = tree.startsWithTextStart
         // No jump backwards means no unbounded repetition.
         let code = compiler.code
-        isSimple = code.count <= 64 && !code.indices.contains { index in
-            if case .jump(let target) = code[index] { return target < index }
-            return false
-        }
+        isSimple =
+            code.count <= 64
+            && !code.indices.contains { index in
+                if case .jump(let target) = code[index] { return target < index }
+                return false
+            }
     }
 
     /// Short and free of unbounded repetition (`Lyon`, `^bos`, the web app's escaped search
@@ -74,7 +76,8 @@ public struct PatternMatcher: Sendable {
         var input = Array(text.unicodeScalars)
         if caseInsensitive { input = input.map(CaseFolding.fold) }
         let count = input.count
-        var current = ThreadList(size: program.count), next = ThreadList(size: program.count)
+        var current = ThreadList(size: program.count)
+        var next = ThreadList(size: program.count)
         var stack: [Int] = []
         var work = 0
         for position in 0...count {
@@ -232,7 +235,8 @@ extension PatternMatcher {
             case .punct:
                 switch properties.generalCategory {
                 case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
-                     .initialPunctuation, .finalPunctuation, .otherPunctuation: return true
+                    .initialPunctuation, .finalPunctuation, .otherPunctuation:
+                    return true
                 default: return false
                 }
             case .word:
@@ -367,9 +371,15 @@ extension PatternMatcher {
             guard let scalar = peek else { return atom }
             let bounds: (Int, Int?)
             switch scalar {
-            case "*": index += 1; bounds = (0, nil)
-            case "+": index += 1; bounds = (1, nil)
-            case "?": index += 1; bounds = (0, 1)
+            case "*":
+                index += 1
+                bounds = (0, nil)
+            case "+":
+                index += 1
+                bounds = (1, nil)
+            case "?":
+                index += 1
+                bounds = (0, 1)
             case "{": bounds = try parseInterval()
             default: return atom
             }
@@ -528,7 +538,8 @@ extension PatternMatcher {
         }
 
         private mutating func hexDigits(max count: Int) throws -> UInt32 {
-            var value: UInt32 = 0, read = 0
+            var value: UInt32 = 0
+            var read = 0
             while read < count, let scalar = peek, let digit = Int(String(scalar), radix: 16) {
                 value = value * 16 + UInt32(digit)
                 index += 1
@@ -568,12 +579,24 @@ extension PatternMatcher {
                     guard let escaped = peek else { throw Unsupported("missing ']'") }
                     index += 1
                     switch escaped {
-                    case "d": set.classes.append((.digit, false)); continue
-                    case "D": set.classes.append((.digit, true)); continue
-                    case "w": set.classes.append((.word, false)); continue
-                    case "W": set.classes.append((.word, true)); continue
-                    case "s": set.classes.append((.space, false)); continue
-                    case "S": set.classes.append((.space, true)); continue
+                    case "d":
+                        set.classes.append((.digit, false))
+                        continue
+                    case "D":
+                        set.classes.append((.digit, true))
+                        continue
+                    case "w":
+                        set.classes.append((.word, false))
+                        continue
+                    case "W":
+                        set.classes.append((.word, true))
+                        continue
+                    case "s":
+                        set.classes.append((.space, false))
+                        continue
+                    case "S":
+                        set.classes.append((.space, true))
+                        continue
                     case "b": low = "\u{08}"
                     default: low = try escapedScalar(escaped)
                     }

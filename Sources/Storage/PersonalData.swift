@@ -42,24 +42,31 @@ public protocol PersonalDataRepository: Sendable {
 extension SQLStore {
     public func ownedLocations(accountKey: String) async throws -> [OwnedLocation] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT student_locations.*, classes.slug AS class_slug FROM student_locations
                 JOIN classes ON classes.id = student_locations.class_id
                 WHERE student_locations.owner_key = \(bind: accountKey) ORDER BY classes.slug, student_locations.object_id
-                """).all().map { row in
-                OwnedLocation(classSlug: try row.decode(column: "class_slug", as: String.self), record: try Self.location(from: row),
-                              hiddenReason: try row.decode(column: "hidden_reason", as: String?.self))
+                """
+            ).all().map { row in
+                OwnedLocation(
+                    classSlug: try row.decode(column: "class_slug", as: String.self), record: try Self.location(from: row),
+                    hiddenReason: try row.decode(column: "hidden_reason", as: String?.self))
             }
         }
     }
 
     public func reportsMade(accountKey: String) async throws -> [ReportMade] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT object_id, reason, created_at FROM location_reports WHERE reporter_key = \(bind: accountKey) ORDER BY created_at, id
-                """).all().map { row in
-                ReportMade(objectId: try row.decode(column: "object_id", as: String.self), reason: try row.decode(column: "reason", as: String.self),
-                           createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast)
+                """
+            ).all().map { row in
+                ReportMade(
+                    objectId: try row.decode(column: "object_id", as: String.self),
+                    reason: try row.decode(column: "reason", as: String.self),
+                    createdAt: ParseDate.date(from: try row.decode(column: "created_at", as: String.self)) ?? .distantPast)
             }
         }
     }
@@ -71,15 +78,22 @@ extension SQLStore {
     public func deleteAccount(key: String, now: Date) async throws -> AccountDeletion? {
         let stamp = ParseDate.string(from: now)
         let deletion: AccountDeletion? = try await withTransaction { db in
-            guard let email = try await db.raw("SELECT email FROM accounts WHERE key = \(bind: key)").first()?
-                .decode(column: "email", as: String.self) else { return nil }
-            guard try await db.raw("""
-                \(unsafeRaw: self.enabledAdministrators) SELECT key FROM accounts WHERE key = \(bind: key) AND (\(self.leavesAnotherAdministrator(key)))
-                """).first() != nil else { throw StorageError.lastAdministrator }
+            guard
+                let email = try await db.raw("SELECT email FROM accounts WHERE key = \(bind: key)").first()?
+                    .decode(column: "email", as: String.self)
+            else { return nil }
+            guard
+                try await db.raw(
+                    """
+                    \(unsafeRaw: self.enabledAdministrators) SELECT key FROM accounts WHERE key = \(bind: key) AND (\(self.leavesAnotherAdministrator(key)))
+                    """
+                ).first() != nil
+            else { throw StorageError.lastAdministrator }
             let pins = try await db.raw("SELECT id FROM pins WHERE owner_key = \(bind: key)").all()
                 .map { try $0.decode(column: "id", as: String.self) }
             // Classes it was the only teacher of pass to the server's (other, enabled) administrators.
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO class_members (class_id, account_key, role, joined_at)
                 SELECT mine.class_id, admins.key, 'teacher', \(bind: stamp)
                 FROM class_members AS mine, accounts AS admins
@@ -88,24 +102,34 @@ extension SQLStore {
                                   AND other.role = 'teacher' AND other.account_key <> \(bind: key))
                   AND admins.is_admin = 1 AND admins.disabled_at IS NULL AND admins.key <> \(bind: key)
                 ON CONFLICT (class_id, account_key) DO UPDATE SET role = 'teacher'
-                """).run()
-            try await db.raw("""
+                """
+            ).run()
+            try await db.raw(
+                """
                 DELETE FROM location_reports WHERE reporter_key = \(bind: key)
                    OR object_id IN (SELECT object_id FROM student_locations WHERE owner_key = \(bind: key) OR unique_key = \(bind: key))
-                """).run()
-            let locations = try await db.raw("""
+                """
+            ).run()
+            let locations = try await db.raw(
+                """
                 DELETE FROM student_locations WHERE owner_key = \(bind: key) OR unique_key = \(bind: key) RETURNING object_id
-                """).all().count
-            try await db.raw("""
+                """
+            ).all().count
+            try await db.raw(
+                """
                 UPDATE moderation_actions SET account_key = NULL, object_id = NULL, map_string = NULL, reason = \(bind: Self.removedReason)
                 WHERE account_key = \(bind: key)
-                """).run()
+                """
+            ).run()
             try await db.raw("UPDATE moderation_actions SET moderator_key = NULL WHERE moderator_key = \(bind: key)").run()
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO moderation_actions (id, action, account_key, object_id, map_string, reason, moderator_key, created_at)
                 VALUES (\(bind: UUID().uuidString.lowercased()), 'account_deleted', NULL, NULL, NULL, 'An account was deleted by its owner.', NULL, \(bind: stamp))
-                """).run()
-            try await db.raw("DELETE FROM session_sign_ins WHERE session_id IN (SELECT id FROM sessions WHERE account_key = \(bind: key))").run()
+                """
+            ).run()
+            try await db.raw("DELETE FROM session_sign_ins WHERE session_id IN (SELECT id FROM sessions WHERE account_key = \(bind: key))")
+                .run()
             for statement: SQLQueryString in [
                 "DELETE FROM sessions WHERE account_key = \(bind: key)",
                 "DELETE FROM login_devices WHERE account_key = \(bind: key)",

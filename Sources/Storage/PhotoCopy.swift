@@ -22,8 +22,10 @@ public enum PhotoCopy {
         public var succeeded: Bool { conflicts.isEmpty && failures.isEmpty }
     }
 
-    public static func copy(from source: PhotoFileStore, to destination: S3PhotoStore,
-                            progress: (@Sendable (String) -> Void)? = nil) async throws -> Report {
+    public static func copy(
+        from source: PhotoFileStore, to destination: S3PhotoStore,
+        progress: (@Sendable (String) -> Void)? = nil
+    ) async throws -> Report {
         var report = Report()
         let inventory = try await source.inventory()
         for entry in inventory.files.sorted(by: { $0.path < $1.path }) {

@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Photo images on disk (the default `PhotoStorage`): `<dataDirectory>/photos/<pin>/<photo>.<ext>`. Paths given to and
@@ -23,9 +24,11 @@ public struct PhotoFileStore: PhotoStorage {
 
     /// Ids become path components: only `[A-Za-z0-9_-]`, 1 to 64 characters.
     public static func isSafeComponent(_ text: String) -> Bool {
-        !text.isEmpty && text.count <= 64 && text.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte == 0x2D
-        }
+        !text.isEmpty && text.count <= 64
+            && text.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
+                    || byte == 0x2D
+            }
     }
 
     public func relativePath(pinID: String, photoID: String, fileExtension: String) -> String {
@@ -74,8 +77,9 @@ public struct PhotoFileStore: PhotoStorage {
         let manager = FileManager.default
         func entry(_ relative: String, folder: Bool = false) -> PhotoInventory.Entry {
             let attributes = try? manager.attributesOfItem(atPath: dataDirectory.appendingPathComponent(relative).path)
-            return PhotoInventory.Entry(path: relative, size: (attributes?[.size] as? NSNumber)?.intValue,
-                                        modified: attributes?[.modificationDate] as? Date, isFolder: folder)
+            return PhotoInventory.Entry(
+                path: relative, size: (attributes?[.size] as? NSNumber)?.intValue,
+                modified: attributes?[.modificationDate] as? Date, isFolder: folder)
         }
         return PhotoInventory(
             files: found.files.map { entry($0) } + found.strays.map { entry("\(Self.folder)/\($0.lastPathComponent)") },
@@ -131,8 +135,8 @@ public struct PhotoFileStore: PhotoStorage {
     /// The size of a stored file, nil when it does not exist or is not a regular file.
     public func fileSize(relativePath: String) -> Int? {
         guard let url = url(forRelativePath: relativePath),
-              let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-              attributes[.type] as? FileAttributeType == .typeRegular
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            attributes[.type] as? FileAttributeType == .typeRegular
         else { return nil }
         return (attributes[.size] as? NSNumber)?.intValue
     }
@@ -142,7 +146,9 @@ public struct PhotoFileStore: PhotoStorage {
     func listing() -> (folders: [String], files: [String], strays: [URL]) {
         let manager = FileManager.default
         guard let top = try? manager.contentsOfDirectory(atPath: photosDirectory.path) else { return ([], [], []) }
-        var folders: [String] = [], files: [String] = [], strays: [URL] = []
+        var folders: [String] = []
+        var files: [String] = []
+        var strays: [URL] = []
         for entry in top {
             let url = photosDirectory.appendingPathComponent(entry)
             var isDirectory: ObjCBool = false

@@ -11,7 +11,8 @@ enum PostgresSupport {
     /// defaults differ, so the flags are spelled out as embedded options every time.
     /// The deadline is PostgreSQL's own `statement_timeout` (see `withStatementTimeout`).
     @Sendable static func regexCondition(column: String, pattern: String, options: String, deadline _: UInt64) -> SQLQueryString {
-        let multiline = options.contains("m"), dotAll = options.contains("s")
+        let multiline = options.contains("m")
+        let dotAll = options.contains("s")
         var flags = multiline ? (dotAll ? "w" : "n") : (dotAll ? "" : "p")
         if options.contains("i") { flags += "i" }
         if options.contains("x") { flags += "x" }
@@ -77,11 +78,13 @@ enum PostgresSupport {
         let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
         var locations: [StudentInformation] = []
         for try await (objectId, uniqueKey, firstName, lastName, mapString, mediaURL, latitude, longitude, createdAt, updatedAt)
-            in rows.decode((String, String, String, String, String, String, Double, Double, String, String).self) {
-            locations.append(StudentInformation(
-                objectId: objectId, uniqueKey: uniqueKey, firstName: firstName, lastName: lastName, mapString: mapString,
-                mediaURL: mediaURL, latitude: latitude, longitude: longitude, createdAt: createdAt, updatedAt: updatedAt
-            ))
+            in rows.decode((String, String, String, String, String, String, Double, Double, String, String).self)
+        {
+            locations.append(
+                StudentInformation(
+                    objectId: objectId, uniqueKey: uniqueKey, firstName: firstName, lastName: lastName, mapString: mapString,
+                    mediaURL: mediaURL, latitude: latitude, longitude: longitude, createdAt: createdAt, updatedAt: updatedAt
+                ))
         }
         return locations
     }

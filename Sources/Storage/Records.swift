@@ -19,8 +19,10 @@ public struct Account: Sendable, Equatable {
     /// (see `AccountRepository.claimAccount`).
     public var emailVerified: Bool
 
-    public init(key: String, email: String, passwordHash: String, firstName: String, lastName: String, createdAt: Date,
-                isAdmin: Bool = false, disabledAt: Date? = nil, emailVerified: Bool = false) {
+    public init(
+        key: String, email: String, passwordHash: String, firstName: String, lastName: String, createdAt: Date,
+        isAdmin: Bool = false, disabledAt: Date? = nil, emailVerified: Bool = false
+    ) {
         self.key = key
         self.email = email
         self.passwordHash = passwordHash
@@ -144,8 +146,10 @@ public struct LocationPatch: Sendable, Equatable {
     /// Set (or clear) the wait for a moderator's approval; nil leaves it as it is.
     public var waiting: Bool?
 
-    public init(uniqueKey: String? = nil, firstName: String? = nil, lastName: String? = nil, mapString: String? = nil,
-                mediaURL: String? = nil, latitude: Double? = nil, longitude: Double? = nil) {
+    public init(
+        uniqueKey: String? = nil, firstName: String? = nil, lastName: String? = nil, mapString: String? = nil,
+        mediaURL: String? = nil, latitude: Double? = nil, longitude: Double? = nil
+    ) {
         self.uniqueKey = uniqueKey
         self.firstName = firstName
         self.lastName = lastName
@@ -198,7 +202,8 @@ public enum StorageError: Error, Equatable, CustomStringConvertible {
         case .invalidDatabaseURL(let url, let reason): "Invalid database URL '\(url)': \(reason)."
         case .migrationFailed(let reason): "Database migration failed: \(reason)"
         case .databaseUnavailable(let url, let reason): "Cannot open the database \(url): \(reason)."
-        case .destinationNotEmpty(let table): "The destination database is not empty (table \(table) has rows); copy into a new, empty database."
+        case .destinationNotEmpty(let table):
+            "The destination database is not empty (table \(table) has rows); copy into a new, empty database."
         case .unstorableText: "Text must not contain NUL characters."
         case .unsupportedPattern(let reason): "Unsupported regular expression: \(reason)"
         case .queryTimeout: "The query took longer than the server allows; simplify it or try again."

@@ -20,23 +20,27 @@ public struct S3PhotoStore: PhotoStorage {
     /// One listing of at most one key under the prefix: it needs the bucket, the credentials
     /// and the endpoint, and reads nothing else.
     public func checkAvailable() async throws {
-        let bucket = client.configuration.bucket, endpoint = client.configuration.endpoint.absoluteString
+        let bucket = client.configuration.bucket
+        let endpoint = client.configuration.endpoint.absoluteString
         do {
             _ = try await client.listObjects(prefix: photosPrefix, maxKeys: 1)
         } catch let error as S3Error {
             switch (error.status, error.code) {
             case (0, _):
-                throw PhotoStoreUnavailable("""
+                throw PhotoStoreUnavailable(
+                    """
                     Cannot reach the photo store at \(endpoint) (\(error.message ?? "no answer")). Check --photo-store-endpoint \
                     (AWS_ENDPOINT_URL) and that the store is running.
                     """)
             case (404, _), (_, "NoSuchBucket"):
-                throw PhotoStoreUnavailable("""
+                throw PhotoStoreUnavailable(
+                    """
                     The photo store's bucket '\(bucket)' does not exist at \(endpoint). Create it (for example \
                     `aws s3 mb s3://\(bucket) --endpoint-url \(endpoint)`), or name another in --photo-store.
                     """)
             case (401, _), (403, _):
-                throw PhotoStoreUnavailable("""
+                throw PhotoStoreUnavailable(
+                    """
                     The photo store at \(endpoint) refused the credentials for bucket '\(bucket)' (\(error.code ?? "HTTP \(error.status)")). \
                     Check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN, if you use one), and the region \
                     (--photo-store-region).
@@ -85,7 +89,8 @@ public struct S3PhotoStore: PhotoStorage {
 
     public func removePin(pinID: String) async {
         guard PhotoFileStore.isSafeComponent(pinID),
-              let objects = try? await client.listAllObjects(prefix: photosPrefix + "\(pinID)/") else { return }
+            let objects = try? await client.listAllObjects(prefix: photosPrefix + "\(pinID)/")
+        else { return }
         for object in objects { try? await client.deleteObject(key: object.key) }
     }
 
@@ -122,7 +127,7 @@ public struct PhotoStoreLocation: Sendable, Equatable {
         guard let bucket = parts.first.map(String.init), S3Configuration.isValidBucket(bucket) else { return nil }
         let prefix = parts.count > 1 ? String(parts[1]).split(separator: "/").joined(separator: "/") : ""
         guard prefix.utf8.count <= 200, !prefix.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }),
-              prefix.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
+            prefix.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
         else { return nil }
         self.bucket = bucket
         self.prefix = prefix

@@ -13,9 +13,11 @@ extension SQLStore {
     /// transaction (`BEGIN IMMEDIATE`) already runs alone.
     static func lockClassRoster(classId: String, on db: any SQLDatabase) async throws {
         guard db.dialect.name == "postgresql" else { return }
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT pg_advisory_xact_lock(\(literal: classRosterLockSpace), hashtext(current_schema() || '/' || \(bind: classId)))
-            """).run()
+            """
+        ).run()
     }
 
     /// The first key of every class-roster lock ("otcr"), apart from the other advisory

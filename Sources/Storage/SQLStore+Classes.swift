@@ -8,12 +8,14 @@ extension SQLStore {
     public func createClass(_ mapClass: MapClass, teacherKey: String?, now: Date) async throws {
         let c = mapClass
         try await withTransaction { db in
-            let inserted = try await db.raw("""
+            let inserted = try await db.raw(
+                """
                 INSERT INTO classes (id, slug, name, visibility, join_rule, precision, approval, invite_code, created_at)
                 VALUES (\(bind: c.id), \(bind: c.slug), \(bind: c.name), \(bind: c.visibility.rawValue), \(bind: c.joinRule.rawValue),
                         \(bind: c.precision.rawValue), \(bind: c.approval.rawValue), \(bind: c.inviteCode), \(bind: ParseDate.string(from: c.createdAt)))
                 ON CONFLICT (slug) DO NOTHING RETURNING id
-                """).all()
+                """
+            ).all()
             if inserted.isEmpty { throw StorageError.slugTaken }
             if let teacherKey {
                 try await Self.upsertMember(classId: c.id, accountKey: teacherKey, role: .teacher, now: now, on: db)
@@ -35,14 +37,17 @@ extension SQLStore {
 
     public func classSummaries() async throws -> [ClassSummary] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT classes.*,
                        (SELECT COUNT(*) FROM class_members WHERE class_members.class_id = classes.id) AS member_count,
                        (SELECT COUNT(*) FROM student_locations WHERE student_locations.class_id = classes.id) AS location_count
                 FROM classes ORDER BY slug
-                """).all().map { row in
-                ClassSummary(mapClass: try Self.mapClass(from: row), memberCount: try row.decode(column: "member_count", as: Int.self),
-                             locationCount: try row.decode(column: "location_count", as: Int.self))
+                """
+            ).all().map { row in
+                ClassSummary(
+                    mapClass: try Self.mapClass(from: row), memberCount: try row.decode(column: "member_count", as: Int.self),
+                    locationCount: try row.decode(column: "location_count", as: Int.self))
             }
         }
     }
@@ -60,7 +65,8 @@ extension SQLStore {
             sets.append("invite_code = COALESCE(invite_code, \(bind: code))")
         }
         if let archived = changes.archived {
-            sets.append(archived ? "archived_at = COALESCE(archived_at, \(bind: ParseDate.string(from: changes.now)))" : "archived_at = NULL")
+            sets.append(
+                archived ? "archived_at = COALESCE(archived_at, \(bind: ParseDate.string(from: changes.now)))" : "archived_at = NULL")
         }
         guard !sets.isEmpty else { return try await mapClass(id: id) }
         let assignments = sets.joined(separator: ", ")
@@ -71,10 +77,12 @@ extension SQLStore {
 
     public func classes(ofAccount accountKey: String) async throws -> [(mapClass: MapClass, role: ClassRole)] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT classes.*, class_members.role AS member_role FROM class_members JOIN classes ON classes.id = class_members.class_id
                 WHERE class_members.account_key = \(bind: accountKey) ORDER BY classes.name, classes.slug
-                """).all().map { row in
+                """
+            ).all().map { row in
                 (try Self.mapClass(from: row), ClassRole(rawValue: try row.decode(column: "member_role", as: String.self)) ?? .student)
             }
         }
@@ -82,23 +90,27 @@ extension SQLStore {
 
     public func openClasses(notJoinedBy accountKey: String) async throws -> [MapClass] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM classes WHERE join_rule = 'open' AND archived_at IS NULL AND NOT EXISTS (
                     SELECT 1 FROM class_members WHERE class_members.class_id = classes.id AND class_members.account_key = \(bind: accountKey))
                 ORDER BY name, slug
-                """).all().map(Self.mapClass(from:))
+                """
+            ).all().map(Self.mapClass(from:))
         }
     }
 
     public func members(classId: String) async throws -> [ClassMember] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT accounts.key, accounts.email, accounts.first_name, accounts.last_name, class_members.role, class_members.joined_at
                 FROM class_members JOIN accounts ON accounts.key = class_members.account_key
                 WHERE class_members.class_id = \(bind: classId)
                 ORDER BY CASE class_members.role WHEN 'teacher' THEN 0 WHEN 'moderator' THEN 1 ELSE 2 END,
                          accounts.last_name, accounts.first_name, accounts.key
-                """).all().map { row in
+                """
+            ).all().map { row in
                 ClassMember(
                     accountKey: try row.decode(column: "key", as: String.self),
                     email: try row.decode(column: "email", as: String.self),
@@ -113,9 +125,11 @@ extension SQLStore {
 
     public func role(classId: String, accountKey: String) async throws -> ClassRole? {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT role FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)
-                """).first()?.decode(column: "role", as: String.self)
+                """
+            ).first()?.decode(column: "role", as: String.self)
         }.flatMap(ClassRole.init(rawValue:))
     }
 
@@ -123,7 +137,7 @@ extension SQLStore {
         try await withTransaction { db in
             try await Self.lockClassRoster(classId: classId, on: db)
             guard try await db.raw("SELECT 1 AS x FROM classes WHERE id = \(bind: classId)").first() != nil,
-                  try await db.raw("SELECT 1 AS x FROM accounts WHERE key = \(bind: accountKey)").first() != nil
+                try await db.raw("SELECT 1 AS x FROM accounts WHERE key = \(bind: accountKey)").first() != nil
             else { return .notFound }
             if role != .teacher, try await Self.isLastTeacher(classId: classId, accountKey: accountKey, on: db) { return .lastTeacher }
             try await Self.upsertMember(classId: classId, accountKey: accountKey, role: role, now: now, on: db)
@@ -134,34 +148,46 @@ extension SQLStore {
     public func changeRole(classId: String, accountKey: String, role: ClassRole) async throws -> MembershipChange {
         try await withTransaction { db in
             try await Self.lockClassRoster(classId: classId, on: db)
-            guard let current = try await db.raw("""
-                SELECT role FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)
-                """).first()?.decode(column: "role", as: String.self)
+            guard
+                let current = try await db.raw(
+                    """
+                    SELECT role FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)
+                    """
+                ).first()?.decode(column: "role", as: String.self)
             else { return .notFound }
             if role != .teacher, current == ClassRole.teacher.rawValue,
-               try await Self.isLastTeacher(classId: classId, accountKey: accountKey, on: db) { return .lastTeacher }
-            try await db.raw("""
+                try await Self.isLastTeacher(classId: classId, accountKey: accountKey, on: db)
+            {
+                return .lastTeacher
+            }
+            try await db.raw(
+                """
                 UPDATE class_members SET role = \(bind: role.rawValue) WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)
-                """).run()
+                """
+            ).run()
             return .done
         }
     }
 
     public func invite(classId: String, email: String, role: ClassRole, now: Date) async throws {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO class_invitations (class_id, email, role, invited_at)
                 VALUES (\(bind: classId), \(bind: email), \(bind: role.rawValue), \(bind: ParseDate.string(from: now)))
                 ON CONFLICT (class_id, email) DO UPDATE SET role = excluded.role, invited_at = excluded.invited_at
-                """).run()
+                """
+            ).run()
         }
     }
 
     public func invitations(classId: String) async throws -> [ClassInvitation] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT email, role, invited_at FROM class_invitations WHERE class_id = \(bind: classId) ORDER BY email
-                """).all().map { row in
+                """
+            ).all().map { row in
                 ClassInvitation(
                     email: try row.decode(column: "email", as: String.self),
                     role: ClassRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .student,
@@ -173,9 +199,11 @@ extension SQLStore {
     @discardableResult
     public func withdrawInvitation(classId: String, email: String) async throws -> Bool {
         try await withDatabase { db in
-            try await !db.raw("""
+            try await !db.raw(
+                """
                 DELETE FROM class_invitations WHERE class_id = \(bind: classId) AND email = \(bind: email) RETURNING email
-                """).all().isEmpty
+                """
+            ).all().isEmpty
         }
     }
 
@@ -193,44 +221,55 @@ extension SQLStore {
 
     public func classesInviting(email: String, notJoinedBy accountKey: String) async throws -> [MapClass] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT classes.* FROM class_invitations JOIN classes ON classes.id = class_invitations.class_id
                 WHERE class_invitations.email = \(bind: email) AND \(Self.mayTakeInvitation(accountKey: accountKey)) AND NOT EXISTS (
                     SELECT 1 FROM class_members WHERE class_members.class_id = classes.id AND class_members.account_key = \(bind: accountKey))
                 ORDER BY classes.name, classes.slug
-                """).all().map(Self.mapClass(from:))
+                """
+            ).all().map(Self.mapClass(from:))
         }
     }
 
     public func acceptInvitation(classId: String, email: String, accountKey: String, now: Date) async throws -> ClassRole? {
         try await withTransaction { db in
             try await Self.lockClassRoster(classId: classId, on: db)
-            guard let row = try await db.raw("""
-                DELETE FROM class_invitations
-                WHERE class_id = \(bind: classId) AND email = \(bind: email) AND \(Self.mayTakeInvitation(accountKey: accountKey))
-                RETURNING role
-                """).first()
+            guard
+                let row = try await db.raw(
+                    """
+                    DELETE FROM class_invitations
+                    WHERE class_id = \(bind: classId) AND email = \(bind: email) AND \(Self.mayTakeInvitation(accountKey: accountKey))
+                    RETURNING role
+                    """
+                ).first()
             else { return nil }
             let invited = ClassRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .student
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO class_members (class_id, account_key, role, joined_at)
                 VALUES (\(bind: classId), \(bind: accountKey), \(bind: invited.rawValue), \(bind: ParseDate.string(from: now)))
                 ON CONFLICT (class_id, account_key) DO NOTHING
-                """).run()
-            let kept = try await db.raw("""
+                """
+            ).run()
+            let kept = try await db.raw(
+                """
                 SELECT role FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)
-                """).first()?.decode(column: "role", as: String.self)
+                """
+            ).first()?.decode(column: "role", as: String.self)
             return kept.flatMap(ClassRole.init(rawValue:)) ?? invited
         }
     }
 
     public func join(classId: String, accountKey: String, now: Date) async throws {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO class_members (class_id, account_key, role, joined_at)
                 VALUES (\(bind: classId), \(bind: accountKey), 'student', \(bind: ParseDate.string(from: now)))
                 ON CONFLICT (class_id, account_key) DO NOTHING
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -238,43 +277,55 @@ extension SQLStore {
         try await withTransaction { db in
             try await Self.lockClassRoster(classId: classId, on: db)
             if try await Self.isLastTeacher(classId: classId, accountKey: accountKey, on: db) { return .lastTeacher }
-            let removed = try await db.raw("""
+            let removed = try await db.raw(
+                """
                 DELETE FROM class_members WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey) RETURNING account_key
-                """).all()
+                """
+            ).all()
             // Their place on this class's map goes with them (and its reports, as a delete does).
-            try await db.raw("""
+            try await db.raw(
+                """
                 DELETE FROM location_reports WHERE object_id IN (
                     SELECT object_id FROM student_locations WHERE class_id = \(bind: classId) AND owner_key = \(bind: accountKey))
-                """).run()
-            let locations = try await db.raw("""
+                """
+            ).run()
+            let locations = try await db.raw(
+                """
                 DELETE FROM student_locations WHERE class_id = \(bind: classId) AND owner_key = \(bind: accountKey) RETURNING object_id
-                """).all()
+                """
+            ).all()
             return removed.isEmpty && locations.isEmpty ? .notFound : .done
         }
     }
 
-    public func rewritePlaces(in classId: String, only objectId: String?, _ place: @Sendable (StudentInformation) -> PlaceRewrite?) async throws -> Int {
+    public func rewritePlaces(in classId: String, only objectId: String?, _ place: @Sendable (StudentInformation) -> PlaceRewrite?)
+        async throws -> Int
+    {
         let one: SQLQueryString = objectId.map { "AND object_id = \(bind: $0)" } ?? ""
         var changed = 0
         var last = ""
         while true {
             let after = last
             let page = try await withDatabase { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations
                     WHERE class_id = \(bind: classId) \(one) AND object_id > \(bind: after) ORDER BY object_id LIMIT 500
-                    """).all().map(Self.location(from:))
+                    """
+                ).all().map(Self.location(from:))
             }
             for record in page {
                 guard let rewrite = place(record),
-                      rewrite.latitude != record.latitude || rewrite.longitude != record.longitude || rewrite.mapString != record.mapString
+                    rewrite.latitude != record.latitude || rewrite.longitude != record.longitude || rewrite.mapString != record.mapString
                 else { continue }
                 try await withDatabase { db in
-                    try await db.raw("""
+                    try await db.raw(
+                        """
                         UPDATE student_locations SET latitude = \(bind: rewrite.latitude), longitude = \(bind: rewrite.longitude),
                             map_string = \(bind: rewrite.mapString)
                         WHERE object_id = \(bind: record.objectId) AND class_id = \(bind: classId)
-                        """).run()
+                        """
+                    ).run()
                 }
                 changed += 1
             }
@@ -288,18 +339,22 @@ extension SQLStore {
 
     /// Whether the account is the class's only teacher (run inside the changing transaction).
     private static func isLastTeacher(classId: String, accountKey: String, on db: any SQLDatabase) async throws -> Bool {
-        let teachers = try await db.raw("""
+        let teachers = try await db.raw(
+            """
             SELECT account_key FROM class_members WHERE class_id = \(bind: classId) AND role = 'teacher'
-            """).all().map { try $0.decode(column: "account_key", as: String.self) }
+            """
+        ).all().map { try $0.decode(column: "account_key", as: String.self) }
         return teachers == [accountKey]
     }
 
     private static func upsertMember(classId: String, accountKey: String, role: ClassRole, now: Date, on db: any SQLDatabase) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO class_members (class_id, account_key, role, joined_at)
             VALUES (\(bind: classId), \(bind: accountKey), \(bind: role.rawValue), \(bind: ParseDate.string(from: now)))
             ON CONFLICT (class_id, account_key) DO UPDATE SET role = excluded.role
-            """).run()
+            """
+        ).run()
     }
 
     static func mapClass(from row: any SQLRow) throws -> MapClass {

@@ -11,11 +11,13 @@ extension SQLStore {
 
     public func createPin(_ pin: Pin) async throws {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO pins (id, owner_key, latitude, longitude, place_name, created_at, updated_at)
                 VALUES (\(bind: pin.id), \(bind: pin.ownerKey), \(bind: pin.latitude), \(bind: pin.longitude),
                         \(bind: pin.placeName), \(bind: Self.text(pin.createdAt)), \(bind: Self.text(pin.updatedAt)))
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -27,7 +29,8 @@ extension SQLStore {
 
     public func countPins(ownerKey: String) async throws -> Int {
         try await withDatabase { db in
-            try await db.raw("SELECT COUNT(*) AS n FROM pins WHERE owner_key = \(bind: ownerKey)").first()?.decode(column: "n", as: Int.self) ?? 0
+            try await db.raw("SELECT COUNT(*) AS n FROM pins WHERE owner_key = \(bind: ownerKey)").first()?.decode(
+                column: "n", as: Int.self) ?? 0
         }
     }
 
@@ -39,11 +42,13 @@ extension SQLStore {
 
     public func movePin(id: String, latitude: Double, longitude: Double, placeName: String, updatedAt: Date) async throws -> Pin? {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE pins SET latitude = \(bind: latitude), longitude = \(bind: longitude), place_name = \(bind: placeName),
                                 updated_at = \(bind: Self.text(updatedAt))
                 WHERE id = \(bind: id) RETURNING *
-                """).first().map(Self.pin(from:))
+                """
+            ).first().map(Self.pin(from:))
         }
     }
 
@@ -61,11 +66,13 @@ extension SQLStore {
 
     public func photos(pinID: String) async throws -> [Photo] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM photos WHERE pin_id = \(bind: pinID)
                   AND collection = COALESCE((SELECT collection FROM album_states WHERE pin_id = \(bind: pinID)), collection)
                 ORDER BY position, id
-                """).all().map(Self.photo(from:))
+                """
+            ).all().map(Self.photo(from:))
         }
     }
 
@@ -77,7 +84,8 @@ extension SQLStore {
 
     public func pendingPhotos() async throws -> [Photo] {
         try await withDatabase { db in
-            try await db.raw("SELECT * FROM photos WHERE state = 'pending' ORDER BY created_at, pin_id, position").all().map(Self.photo(from:))
+            try await db.raw("SELECT * FROM photos WHERE state = 'pending' ORDER BY created_at, pin_id, position").all().map(
+                Self.photo(from:))
         }
     }
 
@@ -100,7 +108,8 @@ extension SQLStore {
 
     public func albumStates(status: AlbumStatus) async throws -> [AlbumState] {
         try await withDatabase { db in
-            try await db.raw("SELECT * FROM album_states WHERE status = \(bind: status.rawValue) ORDER BY updated_at, pin_id").all().map(Self.albumState(from:))
+            try await db.raw("SELECT * FROM album_states WHERE status = \(bind: status.rawValue) ORDER BY updated_at, pin_id").all().map(
+                Self.albumState(from:))
         }
     }
 
@@ -113,15 +122,19 @@ extension SQLStore {
 
     public func settleAlbum(pinID: String, at date: Date) async throws -> AlbumState? {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE album_states SET status = 'complete', updated_at = \(bind: Self.text(date))
                 WHERE pin_id = \(bind: pinID) AND status = 'downloading'
                   AND NOT EXISTS (SELECT 1 FROM photos WHERE pin_id = \(bind: pinID) AND state = 'pending')
-                """).run()
-            return try await db.raw("""
+                """
+            ).run()
+            return try await db.raw(
+                """
                 SELECT * FROM album_states WHERE pin_id = \(bind: pinID) AND status IN ('complete', 'failed')
                   AND NOT EXISTS (SELECT 1 FROM photos WHERE pin_id = \(bind: pinID) AND state = 'pending')
-                """).first().map(Self.albumState(from:))
+                """
+            ).first().map(Self.albumState(from:))
         }
     }
 
@@ -132,24 +145,30 @@ extension SQLStore {
         }
     }
 
-    public func replaceAlbum(pinID: String, with photos: [Photo], state: AlbumState, if condition: AlbumCondition) async throws -> AlbumReplacement {
+    public func replaceAlbum(pinID: String, with photos: [Photo], state: AlbumState, if condition: AlbumCondition) async throws
+        -> AlbumReplacement
+    {
         try await replace(pinID: pinID, with: photos, state: state, if: condition)
     }
 
     /// One transaction: the state switch (conditional, when `condition` is given) makes the
     /// new photos the album and the old ones go, so readers see one album or the other.
-    private func replace(pinID: String, with photos: [Photo], state: AlbumState, if condition: AlbumCondition?) async throws -> AlbumReplacement {
+    private func replace(pinID: String, with photos: [Photo], state: AlbumState, if condition: AlbumCondition?) async throws
+        -> AlbumReplacement
+    {
         let outcome: AlbumReplacement = try await withTransaction { db in
             guard try await db.raw("SELECT 1 AS x FROM pins WHERE id = \(bind: pinID)").first() != nil else { return .pinGone }
             if let condition {
-                let switched = try await db.raw("""
+                let switched = try await db.raw(
+                    """
                     UPDATE album_states SET provider = \(bind: state.provider), collection = \(bind: state.collection), page = \(bind: state.page),
                         pages = \(bind: state.pages), total = \(bind: state.total), status = \(bind: state.status.rawValue),
                         error_code = \(bind: state.errorCode), error_message = \(bind: state.errorMessage), updated_at = \(bind: Self.text(state.updatedAt))
                     WHERE pin_id = \(bind: pinID) AND collection = \(bind: condition.collection)
                       AND EXISTS (SELECT 1 FROM pins WHERE id = \(bind: pinID) AND latitude = \(bind: condition.latitude) AND longitude = \(bind: condition.longitude))
                     RETURNING pin_id
-                    """).all()
+                    """
+                ).all()
                 if switched.isEmpty { return .superseded }
             } else {
                 guard try await Self.upsert(state, on: db) else { return .pinGone }
@@ -157,9 +176,12 @@ extension SQLStore {
             for batch in stride(from: 0, to: photos.count, by: 50) {
                 try await Self.insert(Array(photos[batch..<min(batch + 50, photos.count)]), on: db)
             }
-            return .replaced(try await db.raw("""
-                DELETE FROM photos WHERE pin_id = \(bind: pinID) AND collection <> \(bind: state.collection) RETURNING *
-                """).all().map(Self.photo(from:)))
+            return .replaced(
+                try await db.raw(
+                    """
+                    DELETE FROM photos WHERE pin_id = \(bind: pinID) AND collection <> \(bind: state.collection) RETURNING *
+                    """
+                ).all().map(Self.photo(from:)))
         }
         if case .replaced(let removed) = outcome {
             for photo in removed {
@@ -172,33 +194,39 @@ extension SQLStore {
     @discardableResult
     public func markAlbumSearching(pinID: String, provider: String, at date: Date) async throws -> Bool {
         try await withDatabase { db in
-            try await !db.raw("""
+            try await !db.raw(
+                """
                 INSERT INTO album_states (pin_id, provider, collection, page, pages, total, status, updated_at)
                 SELECT \(bind: pinID), \(bind: provider), 0, 0, 0, 0, 'searching', \(bind: Self.text(date))
                 WHERE EXISTS (SELECT 1 FROM pins WHERE id = \(bind: pinID))
                 ON CONFLICT (pin_id) DO UPDATE SET status = 'searching', error_code = NULL, error_message = NULL, updated_at = excluded.updated_at
                 RETURNING pin_id
-                """).all().isEmpty
+                """
+            ).all().isEmpty
         }
     }
 
     public func markAlbumFailed(pinID: String, code: String, message: String, at date: Date) async throws {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE album_states SET status = 'failed', error_code = \(bind: code), error_message = \(bind: message), updated_at = \(bind: Self.text(date))
                 WHERE pin_id = \(bind: pinID)
-                """).run()
+                """
+            ).run()
         }
     }
 
     public func markPhotoReady(id: String, image: StoredImage, at date: Date) async throws -> Photo? {
         let updated = try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE photos SET state = 'ready', file_path = \(bind: image.filePath), content_type = \(bind: image.contentType),
                                   byte_count = \(bind: image.byteCount), content_hash = \(bind: image.contentHash),
                                   failure_reason = NULL, claim_owner = NULL, claim_expires_at = NULL, updated_at = \(bind: Self.text(date))
                 WHERE id = \(bind: id) AND state = 'pending' RETURNING *
-                """).first().map(Self.photo(from:))
+                """
+            ).first().map(Self.photo(from:))
         }
         // Deleted or replaced while downloading: the file has no owner.
         if updated == nil {
@@ -206,7 +234,9 @@ extension SQLStore {
             let taken = try? await photo(id: id)
             if taken?.filePath != image.filePath {
                 await photoStorage.removeFile(relativePath: image.filePath)
-                if let pinID = image.filePath.split(separator: "/").dropFirst().first { await photoStorage.removePinIfEmpty(pinID: String(pinID)) }
+                if let pinID = image.filePath.split(separator: "/").dropFirst().first {
+                    await photoStorage.removePinIfEmpty(pinID: String(pinID))
+                }
             }
         }
         return updated
@@ -214,21 +244,25 @@ extension SQLStore {
 
     public func markPhotoFailed(id: String, reason: String, at date: Date) async throws -> Photo? {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE photos SET state = 'failed', failure_reason = \(bind: reason), claim_owner = NULL, claim_expires_at = NULL,
                                   updated_at = \(bind: Self.text(date))
                 WHERE id = \(bind: id) AND state = 'pending' RETURNING *
-                """).first().map(Self.photo(from:))
+                """
+            ).first().map(Self.photo(from:))
         }
     }
 
     public func markPhotoPending(id: String, at date: Date) async throws -> Photo? {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE photos SET state = 'pending', failure_reason = NULL, claim_owner = NULL, claim_expires_at = NULL,
                                   updated_at = \(bind: Self.text(date))
                 WHERE id = \(bind: id) AND state = 'failed' RETURNING *
-                """).first().map(Self.photo(from:))
+                """
+            ).first().map(Self.photo(from:))
         }
     }
 
@@ -240,20 +274,24 @@ extension SQLStore {
         // Photos of a collection the album no longer shows: a replacement a crash interrupted
         // (younger ones may be a replacement another server is making right now).
         let stale = try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 DELETE FROM photos WHERE collection <> COALESCE(
                     (SELECT collection FROM album_states WHERE album_states.pin_id = photos.pin_id), photos.collection)
                   AND updated_at < \(bind: cutoff)
                 RETURNING *
-                """).all().map(Self.photo(from:))
+                """
+            ).all().map(Self.photo(from:))
         }
         report.staleRowsDeleted = stale.count
         // Rows first, then the store: an image is always stored before its row says ready,
         // so a row read here whose image the listing lacks really lost it.
         let kept: [(id: String, path: String, size: Int?)] = try await withDatabase { db in
             try await db.raw("SELECT id, file_path, byte_count FROM photos WHERE file_path IS NOT NULL").all().map {
-                (try $0.decode(column: "id", as: String.self), try $0.decode(column: "file_path", as: String.self),
-                 try $0.decode(column: "byte_count", as: Int?.self))
+                (
+                    try $0.decode(column: "id", as: String.self), try $0.decode(column: "file_path", as: String.self),
+                    try $0.decode(column: "byte_count", as: Int?.self)
+                )
             }
         }
         let inventory = try await photoStorage.inventory()
@@ -267,12 +305,14 @@ extension SQLStore {
             }
             // Missing, or cut short by a crash before the disk caught up: download again on retry.
             try await withDatabase { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     UPDATE photos SET state = 'failed', file_path = NULL, content_type = NULL, byte_count = NULL, content_hash = NULL,
                                       failure_reason = 'The kept image file was missing; retry to download it again.',
                                       updated_at = \(bind: now)
                     WHERE id = \(bind: row.id) AND file_path = \(bind: row.path)
-                    """).run()
+                    """
+                ).run()
             }
             report.rowsMarkedFailed += 1
         }
@@ -296,12 +336,14 @@ extension SQLStore {
 
     public func claimPhoto(id: String, owner: String, until: Date, now: Date) async throws -> Photo? {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE photos SET claim_owner = \(bind: owner), claim_expires_at = \(bind: Self.text(until))
                 WHERE id = \(bind: id) AND state = 'pending'
                   AND (claim_owner IS NULL OR claim_owner = \(bind: owner) OR claim_expires_at < \(bind: Self.text(now)))
                 RETURNING *
-                """).first().map(Self.photo(from:))
+                """
+            ).first().map(Self.photo(from:))
         }
     }
 
@@ -310,50 +352,60 @@ extension SQLStore {
         try await withDatabase { db in
             for batch in stride(from: 0, to: ids.count, by: 100) {
                 let list = SQLList(ids[batch..<min(batch + 100, ids.count)].map { SQLBind($0) })
-                try await db.raw("""
+                try await db.raw(
+                    """
                     UPDATE photos SET claim_expires_at = \(bind: Self.text(until))
                     WHERE id IN (\(list)) AND claim_owner = \(bind: owner) AND state = 'pending'
-                    """).run()
+                    """
+                ).run()
             }
         }
     }
 
     public func releaseClaim(id: String, owner: String) async throws {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE photos SET claim_owner = NULL, claim_expires_at = NULL
                 WHERE id = \(bind: id) AND claim_owner = \(bind: owner) AND state = 'pending'
-                """).run()
+                """
+            ).run()
         }
     }
 
     public func abandonedPhotos(now: Date, unclaimedBefore: Date, limit: Int) async throws -> [Photo] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM photos WHERE state = 'pending'
                   AND ((claim_owner IS NOT NULL AND claim_expires_at < \(bind: Self.text(now)))
                        OR (claim_owner IS NULL AND updated_at < \(bind: Self.text(unclaimedBefore))))
                 ORDER BY created_at, pin_id, position LIMIT \(bind: limit)
-                """).all().map(Self.photo(from:))
+                """
+            ).all().map(Self.photo(from:))
         }
     }
 
     public func staleSearches(before: Date, limit: Int) async throws -> [AlbumState] {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT * FROM album_states WHERE status = 'searching' AND updated_at < \(bind: Self.text(before))
                 ORDER BY updated_at, pin_id LIMIT \(bind: limit)
-                """).all().map(Self.albumState(from:))
+                """
+            ).all().map(Self.albumState(from:))
         }
     }
 
     public func takeStaleSearch(pinID: String, before: Date, now: Date) async throws -> Bool {
         try await withDatabase { db in
-            try await !db.raw("""
+            try await !db.raw(
+                """
                 UPDATE album_states SET updated_at = \(bind: Self.text(now))
                 WHERE pin_id = \(bind: pinID) AND status = 'searching' AND updated_at < \(bind: Self.text(before))
                 RETURNING pin_id
-                """).all().isEmpty
+                """
+            ).all().isEmpty
         }
     }
 
@@ -361,12 +413,14 @@ extension SQLStore {
         guard limit > 0 else { return false }
         return try await withDatabase { db in
             // One statement: a new window starts at 1; an existing one grows only below the limit.
-            try await !db.raw("""
+            try await !db.raw(
+                """
                 INSERT INTO usage_counters (name, window_start, count) VALUES (\(bind: name), \(bind: Self.text(windowStart)), 1)
                 ON CONFLICT (name, window_start) DO UPDATE SET count = usage_counters.count + 1
                 WHERE usage_counters.count < \(bind: limit)
                 RETURNING count
-                """).all().isEmpty
+                """
+            ).all().isEmpty
         }
     }
 
@@ -380,7 +434,8 @@ extension SQLStore {
 
     /// One statement: inserts or updates the state only while the pin exists.
     private static func upsert(_ state: AlbumState, on db: any SQLDatabase) async throws -> Bool {
-        try await !db.raw("""
+        try await !db.raw(
+            """
             INSERT INTO album_states (pin_id, provider, collection, page, pages, total, status, error_code, error_message, updated_at)
             SELECT \(bind: state.pinID), \(bind: state.provider), \(bind: state.collection), \(bind: state.page), \(bind: state.pages),
                    \(bind: state.total), \(bind: state.status.rawValue), \(bind: state.errorCode), \(bind: state.errorMessage),
@@ -391,7 +446,8 @@ extension SQLStore {
                 total = excluded.total, status = excluded.status, error_code = excluded.error_code,
                 error_message = excluded.error_message, updated_at = excluded.updated_at
             RETURNING pin_id
-            """).all().isEmpty
+            """
+        ).all().isEmpty
     }
 
     private static func insert(_ photos: [Photo], on db: any SQLDatabase) async throws {

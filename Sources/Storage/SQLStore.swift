@@ -44,14 +44,19 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     /// files go under `dataDirectory/photos` (default: the SQLite file's folder, or
     /// `./onthemap-data` with PostgreSQL). `limits` bound every statement (see `QueryLimits`).
     /// `photoStorage`, when given, replaces the data directory's photo folder.
-    public static func open(url: String, dataDirectory: String? = nil, photoStorage: (any PhotoStorage)? = nil,
-                            limits: QueryLimits = QueryLimits(), logger: Logger) async throws -> SQLStore {
-        try await open(url: url, dataDirectory: dataDirectory, photoStorage: photoStorage, limits: limits, logger: logger, migratingThrough: Int.max)
+    public static func open(
+        url: String, dataDirectory: String? = nil, photoStorage: (any PhotoStorage)? = nil,
+        limits: QueryLimits = QueryLimits(), logger: Logger
+    ) async throws -> SQLStore {
+        try await open(
+            url: url, dataDirectory: dataDirectory, photoStorage: photoStorage, limits: limits, logger: logger, migratingThrough: Int.max)
     }
 
     /// As above, migrating only through `last` (tests build a database as an older version left it).
-    static func open(url: String, dataDirectory: String?, photoStorage: (any PhotoStorage)?,
-                     limits: QueryLimits, logger: Logger, migratingThrough last: Int) async throws -> SQLStore {
+    static func open(
+        url: String, dataDirectory: String?, photoStorage: (any PhotoStorage)?,
+        limits: QueryLimits, logger: Logger, migratingThrough last: Int
+    ) async throws -> SQLStore {
         let location = try DatabaseLocation(url: url)
         let store: SQLStore
         let schema: String?
@@ -68,8 +73,10 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             let threads = NIOThreadPool(numberOfThreads: 2 * System.coreCount)
             threads.start()
             store = SQLStore(
-                pool: .sqlite(Self.makePool(
-                    ServerSQLiteSource(path: path, synchronous: synchronous, threadPool: threads), perEventLoop: 2, limits: limits, logger: logger),
+                pool: .sqlite(
+                    Self.makePool(
+                        ServerSQLiteSource(path: path, synchronous: synchronous, threadPool: threads), perEventLoop: 2, limits: limits,
+                        logger: logger),
                     threads),
                 photoStorage: photoStorage ?? PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
                 limits: limits, logger: logger
@@ -77,10 +84,11 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         case .postgres(let configuration, let named):
             schema = named
             store = SQLStore(
-                pool: .postgres(Self.makePool(
-                    PostgresConnectionSource(sqlConfiguration: PostgresSupport.withStatementTimeout(configuration, limits.timeout)),
-                    perEventLoop: 4, limits: limits, logger: logger
-                )),
+                pool: .postgres(
+                    Self.makePool(
+                        PostgresConnectionSource(sqlConfiguration: PostgresSupport.withStatementTimeout(configuration, limits.timeout)),
+                        perEventLoop: 4, limits: limits, logger: logger
+                    )),
                 photoStorage: photoStorage ?? PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? "onthemap-data")),
                 limits: limits, logger: logger
             )
@@ -102,7 +110,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), PostgresSupport.reason(for: error))
         } catch StorageError.queryTimeout {
             try? await store.close()
-            throw StorageError.databaseUnavailable(DatabaseLocation.redacted(url), "no connection came free within \(Int(max(10, limits.timeout ?? 10))) s")
+            throw StorageError.databaseUnavailable(
+                DatabaseLocation.redacted(url), "no connection came free within \(Int(max(10, limits.timeout ?? 10))) s")
         } catch {
             try? await store.close()
             throw error
@@ -132,7 +141,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     private static func makePool<Source: ConnectionPoolSource>(_ source: Source, perEventLoop: Int, limits: QueryLimits, logger: Logger)
-        -> EventLoopGroupConnectionPool<Source> {
+        -> EventLoopGroupConnectionPool<Source>
+    {
         // Waiting for a connection: at least AsyncKit's 10 s (a start-up under load needs it), or
         // the statement deadline when that is longer. Short in practice, because every statement
         // ends by its deadline and `$regex` reads take turns; a wait that does run out is
@@ -251,7 +261,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             // correct when two sign-ups race.
             // The first account of a new community is its administrator. (`WHERE 1 = 1` lets
             // SQLite tell the SELECT's end from the ON CONFLICT clause.)
-            let inserted = try await db.raw("""
+            let inserted = try await db.raw(
+                """
                 INSERT INTO accounts (key, email, password_hash, first_name, last_name, created_at, is_admin, email_verified)
                 SELECT \(bind: account.key), \(bind: account.email), \(bind: account.passwordHash),
                        \(bind: account.firstName), \(bind: account.lastName), \(bind: ParseDate.string(from: account.createdAt)),
@@ -259,7 +270,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                        \(bind: account.emailVerified ? 1 : 0)
                 WHERE 1 = 1
                 ON CONFLICT (email) DO NOTHING RETURNING key
-                """).all()
+                """
+            ).all()
             if inserted.isEmpty { throw StorageError.emailTaken }
         }
     }
@@ -279,9 +291,11 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     @discardableResult
     public func updatePasswordHash(accountKey: String, to hash: String, now: Date) async throws -> Bool {
         try await withTransaction { db in
-            guard try await !db.raw(
-                "UPDATE accounts SET password_hash = \(bind: hash) WHERE key = \(bind: accountKey) RETURNING key"
-            ).all().isEmpty else { return false }
+            guard
+                try await !db.raw(
+                    "UPDATE accounts SET password_hash = \(bind: hash) WHERE key = \(bind: accountKey) RETURNING key"
+                ).all().isEmpty
+            else { return false }
             try await Self.spendPasswordResets(accountKey: accountKey, now: now, on: db)
             return true
         }
@@ -297,7 +311,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     @discardableResult
     public func setAccountLanguage(_ language: String?, accountKey: String) async throws -> Bool {
         try await withDatabase { db in
-            try await !db.raw("UPDATE accounts SET language = \(bind: language) WHERE key = \(bind: accountKey) RETURNING key").all().isEmpty
+            try await !db.raw("UPDATE accounts SET language = \(bind: language) WHERE key = \(bind: accountKey) RETURNING key").all()
+                .isEmpty
         }
     }
 
@@ -308,43 +323,57 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     public func claimAccount(_ claim: AccountClaim, now: Date) async throws -> Bool {
-        let key = claim.accountKey, link = claim.link
+        let key = claim.accountKey
+        let link = claim.link
         return try await withTransaction { db in
             // The condition makes the claim happen once: a second provider sign-in racing this
             // one finds the email proven and signs in as usual.
-            guard try await !db.raw("""
-                UPDATE accounts SET password_hash = '', email_verified = 1,
-                    first_name = COALESCE(\(bind: claim.firstName), first_name), last_name = COALESCE(\(bind: claim.lastName), last_name)
-                WHERE key = \(bind: key) AND email_verified = 0 RETURNING key
-                """).all().isEmpty else { return false }
-            try await db.raw("DELETE FROM session_sign_ins WHERE session_id IN (SELECT id FROM sessions WHERE account_key = \(bind: key))").run()
+            guard
+                try await !db.raw(
+                    """
+                    UPDATE accounts SET password_hash = '', email_verified = 1,
+                        first_name = COALESCE(\(bind: claim.firstName), first_name), last_name = COALESCE(\(bind: claim.lastName), last_name)
+                    WHERE key = \(bind: key) AND email_verified = 0 RETURNING key
+                    """
+                ).all().isEmpty
+            else { return false }
+            try await db.raw("DELETE FROM session_sign_ins WHERE session_id IN (SELECT id FROM sessions WHERE account_key = \(bind: key))")
+                .run()
             try await db.raw("DELETE FROM sessions WHERE account_key = \(bind: key)").run()
             try await db.raw("DELETE FROM login_devices WHERE account_key = \(bind: key)").run()
             try await db.raw("DELETE FROM sign_in_handoffs WHERE account_key = \(bind: key)").run()
             try await db.raw("DELETE FROM pending_sign_ins WHERE link_account_key = \(bind: key)").run()
             try await Self.spendPasswordResets(accountKey: key, now: now, on: db)
             // Whoever made the account may have linked another provider of theirs to it.
-            try await db.raw("""
+            try await db.raw(
+                """
                 DELETE FROM identity_links WHERE account_key = \(bind: key)
                   AND NOT (provider = \(bind: link.provider) AND subject = \(bind: link.subject))
-                """).run()
-            try await db.raw("""
+                """
+            ).run()
+            try await db.raw(
+                """
                 UPDATE identity_links SET origin = \(bind: IdentityLink.Origin.verifiedEmail.rawValue)
                 WHERE provider = \(bind: link.provider) AND subject = \(bind: link.subject) AND account_key = \(bind: key)
-                """).run()
+                """
+            ).run()
             // The vouching identity is linked now, unless it already was (a link made the old way).
-            _ = try await Self.insertLink(IdentityLink(provider: link.provider, subject: link.subject, accountKey: key, email: link.email,
-                                                       createdAt: link.createdAt, origin: .verifiedEmail), on: db)
+            _ = try await Self.insertLink(
+                IdentityLink(
+                    provider: link.provider, subject: link.subject, accountKey: key, email: link.email,
+                    createdAt: link.createdAt, origin: .verifiedEmail), on: db)
             return true
         }
     }
 
     /// Marks every open reset link of the account used.
     static func spendPasswordResets(accountKey: String, now: Date, on db: any SQLDatabase) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE password_resets SET used_at = \(bind: ParseDate.string(from: now))
             WHERE account_key = \(bind: accountKey) AND used_at IS NULL
-            """).run()
+            """
+        ).run()
     }
 
     /// Runs `body` in one transaction on one connection (SQLite: `BEGIN IMMEDIATE`, taking the
@@ -385,11 +414,13 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
 
     public func createSession(_ session: Session) async throws {
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO sessions (id, account_key, created_at, expires_at)
                 VALUES (\(bind: SessionToken.digest(session.id)), \(bind: session.accountKey),
                         \(bind: ParseDate.string(from: session.createdAt)), \(bind: ParseDate.string(from: session.expiresAt)))
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -398,11 +429,15 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         return try await withDatabase { db in
             // A disabled account's sessions are deleted when it is disabled; the join makes sure
             // one created by a login racing that moment is dead too.
-            guard let row = try await db.raw("""
-                SELECT sessions.* FROM sessions JOIN accounts ON accounts.key = sessions.account_key
-                WHERE sessions.id = \(bind: SessionToken.digest(id)) AND sessions.expires_at > \(bind: nowText)
-                  AND accounts.disabled_at IS NULL
-                """).first() else { return nil }
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT sessions.* FROM sessions JOIN accounts ON accounts.key = sessions.account_key
+                    WHERE sessions.id = \(bind: SessionToken.digest(id)) AND sessions.expires_at > \(bind: nowText)
+                      AND accounts.disabled_at IS NULL
+                    """
+                ).first()
+            else { return nil }
             return Session(
                 id: id,
                 accountKey: try row.decode(column: "account_key", as: String.self),
@@ -415,16 +450,20 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     public func signedIn(token: String, now: Date, classId: String) async throws -> SignedInRecord? {
         let nowText = ParseDate.string(from: now)
         return try await withDatabase { db in
-            guard let row = try await db.raw("""
-                SELECT accounts.*, sessions.created_at AS session_created_at, sessions.expires_at AS session_expires_at,
-                       class_members.role AS class_role,
-                       CASE WHEN EXISTS (SELECT 1 FROM student_locations AS w WHERE w.owner_key = accounts.key
-                                         AND w.class_id = \(bind: classId) AND w.waiting = 1) THEN 1 ELSE 0 END AS has_waiting
-                FROM sessions JOIN accounts ON accounts.key = sessions.account_key
-                LEFT JOIN class_members ON class_members.class_id = \(bind: classId) AND class_members.account_key = accounts.key
-                WHERE sessions.id = \(bind: SessionToken.digest(token)) AND sessions.expires_at > \(bind: nowText)
-                  AND accounts.disabled_at IS NULL
-                """).first() else { return nil }
+            guard
+                let row = try await db.raw(
+                    """
+                    SELECT accounts.*, sessions.created_at AS session_created_at, sessions.expires_at AS session_expires_at,
+                           class_members.role AS class_role,
+                           CASE WHEN EXISTS (SELECT 1 FROM student_locations AS w WHERE w.owner_key = accounts.key
+                                             AND w.class_id = \(bind: classId) AND w.waiting = 1) THEN 1 ELSE 0 END AS has_waiting
+                    FROM sessions JOIN accounts ON accounts.key = sessions.account_key
+                    LEFT JOIN class_members ON class_members.class_id = \(bind: classId) AND class_members.account_key = accounts.key
+                    WHERE sessions.id = \(bind: SessionToken.digest(token)) AND sessions.expires_at > \(bind: nowText)
+                      AND accounts.disabled_at IS NULL
+                    """
+                ).first()
+            else { return nil }
             let account = try Self.account(from: row)
             let session = Session(
                 id: token, accountKey: account.key,
@@ -468,8 +507,11 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         try await read(query.filter) { deadline in try await self.locations(query, in: classId, author: author, deadline: deadline) }
     }
 
-    private func locations(_ query: LocationQuery, in classId: String, author: String?, deadline: UInt64) async throws -> [StudentInformation] {
-        var sql: SQLQueryString = "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE class_id = \(bind: classId) AND "
+    private func locations(_ query: LocationQuery, in classId: String, author: String?, deadline: UInt64) async throws
+        -> [StudentInformation]
+    {
+        var sql: SQLQueryString =
+            "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE class_id = \(bind: classId) AND "
             + Self.readable(by: author) + " AND " + filters.render(query.filter, deadline: deadline)
         var orderTerms: [SQLQueryString] = query.sort.map { "\(ident: $0.field.column) \(unsafeRaw: $0.descending ? "DESC" : "ASC")" }
         // A stable tie-breaker keeps limit/skip pages from overlapping or skipping rows.
@@ -500,11 +542,13 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     /// What a list query selects, in the order `PostgresSupport.locations` decodes it.
-    static let locationColumns = "object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
+    static let locationColumns =
+        "object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
 
     public func countLocations(_ filter: LocationFilter, in classId: String, author: String?) async throws -> Int {
         try await read(filter) { deadline in
-            let statement: SQLQueryString = "SELECT COUNT(*) AS n FROM student_locations WHERE class_id = \(bind: classId) AND "
+            let statement: SQLQueryString =
+                "SELECT COUNT(*) AS n FROM student_locations WHERE class_id = \(bind: classId) AND "
                 + Self.readable(by: author) + " AND " + self.filters.render(filter, deadline: deadline)
             return try await self.withDatabase { db in
                 try await db.raw(statement).first()?.decode(column: "n", as: Int.self) ?? 0
@@ -513,30 +557,36 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     public func location(objectId: String, in classId: String, author: String?) async throws -> StoredLocation? {
-        let statement: SQLQueryString = "SELECT * FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND "
+        let statement: SQLQueryString =
+            "SELECT * FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND "
             + Self.readable(by: author)
         return try await withDatabase { db in
             guard let row = try await db.raw(statement).first() else { return nil }
-            return StoredLocation(record: try Self.location(from: row), ownerKey: try row.decode(column: "owner_key", as: String?.self),
-                                  classId: classId, waiting: try row.decode(column: "waiting", as: Int.self) != 0)
+            return StoredLocation(
+                record: try Self.location(from: row), ownerKey: try row.decode(column: "owner_key", as: String?.self),
+                classId: classId, waiting: try row.decode(column: "waiting", as: Int.self) != 0)
         }
     }
 
     public func insertLocation(_ location: StoredLocation) async throws {
         let r = location.record
         try await withDatabase { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string,
                                                media_url, latitude, longitude, created_at, updated_at, class_id, waiting)
                 VALUES (\(bind: r.objectId), \(bind: location.ownerKey), \(bind: r.uniqueKey), \(bind: r.firstName),
                         \(bind: r.lastName), \(bind: r.mapString), \(bind: r.mediaURL), \(bind: r.latitude),
                         \(bind: r.longitude), \(bind: r.createdAt), \(bind: r.updatedAt), \(bind: location.classId),
                         \(bind: location.waiting ? 1 : 0))
-                """).run()
+                """
+            ).run()
         }
     }
 
-    public func updateLocation(objectId: String, in classId: String, patch: LocationPatch, updatedAt: Date) async throws -> StudentInformation? {
+    public func updateLocation(objectId: String, in classId: String, patch: LocationPatch, updatedAt: Date) async throws
+        -> StudentInformation?
+    {
         var assignments: [SQLQueryString] = ["updated_at = \(bind: ParseDate.string(from: updatedAt))"]
         func set(_ field: LocationField, _ value: (any Encodable & Sendable)?) {
             if let value { assignments.append("\(ident: field.column) = \(bind: value)") }
@@ -550,7 +600,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         set(.longitude, patch.longitude)
         if let waiting = patch.waiting { assignments.append("waiting = \(bind: waiting ? 1 : 0)") }
         // A waiting post is its author's to change (the caller checked whose it is).
-        let statement: SQLQueryString = "UPDATE student_locations SET " + assignments.joined(separator: ", ")
+        let statement: SQLQueryString =
+            "UPDATE student_locations SET " + assignments.joined(separator: ", ")
             + " WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND hidden_at IS NULL AND owner_disabled = 0 RETURNING *"
         return try await withDatabase { db in
             try await db.raw(statement).first().map(Self.location(from:))
@@ -560,9 +611,13 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     @discardableResult
     public func deleteLocation(objectId: String, in classId: String) async throws -> Bool {
         try await withTransaction { db in
-            guard try await !db.raw("""
-                DELETE FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) RETURNING object_id
-                """).all().isEmpty else { return false }
+            guard
+                try await !db.raw(
+                    """
+                    DELETE FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) RETURNING object_id
+                    """
+                ).all().isEmpty
+            else { return false }
             // The post's reports go with it (the foreign key would cascade them too).
             try await db.raw("DELETE FROM location_reports WHERE object_id = \(bind: objectId)").run()
             return true

@@ -2,8 +2,8 @@
 import Foundation
 import Logging
 import NIOCore
-import SQLiteKit
 import SQLKit
+import SQLiteKit
 import SQLiteNIO
 
 /// Opens SQLite connections configured for a server: WAL so readers never wait for the
@@ -22,7 +22,9 @@ struct ServerSQLiteSource: ConnectionPoolSource {
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
         // Futures only, no Task: set-up must not wait for the cooperative thread pool, which
         // CPU-bound work elsewhere in the process may hold.
-        let pragmas = ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA synchronous = \(synchronous.rawValue.uppercased())"]
+        let pragmas = [
+            "PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA synchronous = \(synchronous.rawValue.uppercased())",
+        ]
         return base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
             pragmas.reduce(connection.eventLoop.makeSucceededVoidFuture()) { previous, pragma in
                 previous.flatMap { connection.query(pragma).map { _ in } }

@@ -22,9 +22,11 @@ public struct PendingSignIn: Sendable, Equatable {
     public var createdAt: Date
     public var expiresAt: Date
 
-    public init(stateDigest: String, provider: String, nonce: String, codeVerifier: String, returnPath: String,
-                browserDigest: String, linkAccountKey: String?, clientRedirect: String? = nil, clientChallenge: String? = nil,
-                createdAt: Date, expiresAt: Date) {
+    public init(
+        stateDigest: String, provider: String, nonce: String, codeVerifier: String, returnPath: String,
+        browserDigest: String, linkAccountKey: String?, clientRedirect: String? = nil, clientChallenge: String? = nil,
+        createdAt: Date, expiresAt: Date
+    ) {
         self.stateDigest = stateDigest
         self.provider = provider
         self.nonce = nonce

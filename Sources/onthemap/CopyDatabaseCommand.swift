@@ -25,7 +25,8 @@ struct CopyDatabaseCommand: AsyncParsableCommand {
     var dataDir: String?
 
     func run() async throws {
-        let dataDirectory = dataDir ?? ProcessInfo.processInfo.environment["ONTHEMAP_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "onthemap-data"
+        let dataDirectory =
+            dataDir ?? ProcessInfo.processInfo.environment["ONTHEMAP_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "onthemap-data"
         let source = from ?? "sqlite://" + URL(fileURLWithPath: dataDirectory).appendingPathComponent("onthemap.sqlite").path
         if from == nil, !FileManager.default.fileExists(atPath: String(source.dropFirst("sqlite://".count))) {
             throw ValidationError("No database at \(source); pass --from or --data-dir.")
@@ -39,7 +40,9 @@ struct CopyDatabaseCommand: AsyncParsableCommand {
             do {
                 let copied = try await DatabaseCopy.copy(from: sourceStore, to: destination)
                 for (table, rows) in copied { print("\(table): \(rows) rows") }
-                print("Copied into \(SQLStore.redactedDatabaseURL(to)). Serve from it with --database-url and the same --data-dir (photo files stay there).")
+                print(
+                    "Copied into \(SQLStore.redactedDatabaseURL(to)). Serve from it with --database-url and the same --data-dir (photo files stay there)."
+                )
             } catch {
                 try? await destination.close()
                 throw error

@@ -6,9 +6,12 @@ struct OnTheMapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "onthemap",
         abstract: "Where is everybody: the OnTheMap server and its command-line client.",
-        subcommands: [ServeCommand.self, SettingsTableCommand.self, CheckCommandLineCommand.self, CopyDatabaseCommand.self, CopyPhotosCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self,
-                      StudentsCommand.self, PostCommand.self, OpenCommand.self, ClassesCommand.self, AccountCommand.self,
-                      AdminCommand.self, BackupCommand.self, RestoreCommand.self, ExportCommand.self]
+        subcommands: [
+            ServeCommand.self, SettingsTableCommand.self, CheckCommandLineCommand.self, CopyDatabaseCommand.self, CopyPhotosCommand.self,
+            LoginCommand.self, LogoutCommand.self, WhoamiCommand.self,
+            StudentsCommand.self, PostCommand.self, OpenCommand.self, ClassesCommand.self, AccountCommand.self,
+            AdminCommand.self, BackupCommand.self, RestoreCommand.self, ExportCommand.self,
+        ]
     )
 
     /// As argument-parser's, except that a usage mistake exits 1 (a user error, like every

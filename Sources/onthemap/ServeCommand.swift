@@ -41,7 +41,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let host = configuration.host
         let photosWhere = configuration.photoStore.flatMap { $0.isEmpty ? nil : $0 } ?? configuration.dataDirectory
-        let dataLine = configuration.usesPostgreSQL || configuration.photoStore?.isEmpty == false
+        let dataLine =
+            configuration.usesPostgreSQL || configuration.photoStore?.isEmpty == false
             ? "Data in \(configuration.databaseDescription), photos in \(photosWhere)"
             : "Data in \(configuration.dataDirectory)"
         let demo = configuration.demo

@@ -1,16 +1,17 @@
 import Foundation
-import TestDatabases
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import OnTheMapKit
+import TestDatabases
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Finds the built `onthemap` executable: `$ONTHEMAP_BINARY`, else next to the test bundle
@@ -21,7 +22,8 @@ enum CLIBinary {
         func executable(_ url: URL) -> URL? {
             var isDirectory: ObjCBool = false
             guard fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                  fileManager.isExecutableFile(atPath: url.path) else { return nil }
+                fileManager.isExecutableFile(atPath: url.path)
+            else { return nil }
             return url
         }
         if let path = ProcessInfo.processInfo.environment["ONTHEMAP_BINARY"], !path.isEmpty {
@@ -89,8 +91,10 @@ final class CLISandbox: @unchecked Sendable {
     }
 
     /// Runs `onthemap ARGS` with `stdin` as its standard input (a file, so never a TTY).
-    func run(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:],
-             timeout: TimeInterval = 60) throws -> CLIResult {
+    func run(
+        _ arguments: [String], stdin: String = "", environment extra: [String: String] = [:],
+        timeout: TimeInterval = 60
+    ) throws -> CLIResult {
         let id = UUID().uuidString
         let input = directory.appendingPathComponent("in-\(id)")
         let output = directory.appendingPathComponent("out-\(id)")
@@ -98,8 +102,9 @@ final class CLISandbox: @unchecked Sendable {
         try Data(stdin.utf8).write(to: input)
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let process = try ChildProcess(binary, arguments, environment: environment(extra),
-                                       stdin: input, stdout: output, stderr: errors)
+        let process = try ChildProcess(
+            binary, arguments, environment: environment(extra),
+            stdin: input, stdout: output, stderr: errors)
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         if process.isRunning {
@@ -107,9 +112,10 @@ final class CLISandbox: @unchecked Sendable {
             throw CLITestError("onthemap \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
         }
         process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus,
-                         stdout: try String(contentsOf: output, encoding: .utf8),
-                         stderr: try String(contentsOf: errors, encoding: .utf8))
+        return CLIResult(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: output, encoding: .utf8),
+            stderr: try String(contentsOf: errors, encoding: .utf8))
     }
 }
 
@@ -140,7 +146,8 @@ final class ServerProcess: @unchecked Sendable {
             do {
                 try await Self.waitForHealth(url, process: process)
                 self.url = url
-                self.databaseURL = TestDatabases.databaseURL(forDataDirectory: dataDirectory)
+                self.databaseURL =
+                    TestDatabases.databaseURL(forDataDirectory: dataDirectory)
                     ?? "sqlite://" + dataDirectory.appendingPathComponent("onthemap.sqlite").path
                 self.process = process
                 return
@@ -165,8 +172,9 @@ final class ServerProcess: @unchecked Sendable {
             var request = URLRequest(url: health)
             request.timeoutInterval = 1
             if let (data, response) = try? await session.data(for: request),
-               (response as? HTTPURLResponse)?.statusCode == 200,
-               String(decoding: data, as: UTF8.self).contains("ok") {
+                (response as? HTTPURLResponse)?.statusCode == 200,
+                String(decoding: data, as: UTF8.self).contains("ok")
+            {
                 return
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -184,9 +192,9 @@ final class ServerProcess: @unchecked Sendable {
 /// A loopback port nothing listens on right now.
 func freePort() throws -> Int {
     #if canImport(Darwin)
-    let fd = socket(AF_INET, SOCK_STREAM, 0)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
     #else
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #endif
     guard fd >= 0 else { throw CLITestError("socket() failed") }
     defer { close(fd) }

@@ -17,7 +17,8 @@ struct CLILanguageTests {
         let sandbox = try CLISandbox()
         let server = try await ServerProcess(sandbox: sandbox)
         defer { server.stop() }
-        let email = "ada@example.com", password = "analytical engine"
+        let email = "ada@example.com"
+        let password = "analytical engine"
         try await server.signUp(email: email, password: password)
         let serverArgs = ["--server", server.url.absoluteString]
         var codes: [String: Set<Int32>] = [:]
@@ -42,8 +43,9 @@ struct CLILanguageTests {
             let result = try sandbox.run(["students", "--server", "ftp://example.com"], environment: environment)
             codes["bad server", default: []].insert(result.status)
             #expect(result.status == 1, "\(result)")
-            #expect(result.errorLines == ["onthemap: " + say("cli.server.badAddress", ["address": "ftp://example.com"])],
-                    "\(environment) \(result)")
+            #expect(
+                result.errorLines == ["onthemap: " + say("cli.server.badAddress", ["address": "ftp://example.com"])],
+                "\(environment) \(result)")
             if language == .english {
                 #expect(result.errorLines == ["onthemap: “ftp://example.com” is not a server address; use one like http://127.0.0.1:8080."])
             }
@@ -52,8 +54,10 @@ struct CLILanguageTests {
         // Logged in (in English), one location posted.
         var result = try sandbox.run(["login", "--email", email] + serverArgs, stdin: password + "\n")
         #expect(result.status == 0, "\(result)")
-        result = try sandbox.run(["post", "Lyon, France", "example.com/ada", "--latitude", "45.764",
-                                  "--longitude", "4.8357", "--yes"])
+        result = try sandbox.run([
+            "post", "Lyon, France", "example.com/ada", "--latitude", "45.764",
+            "--longitude", "4.8357", "--yes",
+        ])
         #expect(result.status == 0, "\(result)")
 
         // Successes: the table's headers and relative time, whoami's lines.
@@ -63,8 +67,10 @@ struct CLILanguageTests {
             codes["students", default: []].insert(result.status)
             #expect(result.status == 0, "\(result)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
-            let headers = ["#", say("cli.students.headerName"), say("cli.students.headerPlace"),
-                           say("cli.students.headerLink"), say("cli.students.headerUpdated")]
+            let headers = [
+                "#", say("cli.students.headerName"), say("cli.students.headerPlace"),
+                say("cli.students.headerLink"), say("cli.students.headerUpdated"),
+            ]
             #expect(lines.first?.split(separator: " ").map(String.init) == headers, "\(environment) \(result)")
             #expect(lines.count == 2 && lines[1].hasSuffix(say("cli.time.justNow")), "\(environment) \(result)")
             if language == .english {
@@ -76,8 +82,10 @@ struct CLILanguageTests {
             codes["whoami signed in", default: []].insert(result.status)
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout.contains(say("cli.whoami.server", ["server": .text(server.url.absoluteString)])), "\(result)")
-            #expect(result.stdout.contains(say("cli.whoami.account", ["name": "Ada Lovelace", "key": ""]).replacingOccurrences(of: ")", with: "")),
-                    "\(environment) \(result)")
+            #expect(
+                result.stdout.contains(
+                    say("cli.whoami.account", ["name": "Ada Lovelace", "key": ""]).replacingOccurrences(of: ")", with: "")),
+                "\(environment) \(result)")
             if language == .english {
                 #expect(result.stdout.contains("Ada Lovelace (account "))
                 #expect(result.stdout.contains("server: \(server.url.absoluteString)"))
@@ -90,8 +98,9 @@ struct CLILanguageTests {
             result = try sandbox.run(["open", "3", "--print"], environment: environment)
             codes["open 3", default: []].insert(result.status)
             #expect(result.status == 1, "\(result)")
-            #expect(result.errorLines == ["onthemap: " + say("cli.open.noRow", ["row": "3", "count": .number(1)])],
-                    "\(environment) \(result)")
+            #expect(
+                result.errorLines == ["onthemap: " + say("cli.open.noRow", ["row": "3", "count": .number(1)])],
+                "\(environment) \(result)")
             if language == .english {
                 #expect(result.errorLines == ["onthemap: There is no row 3; only 1 student has posted."])
                 #expect(say("cli.open.noRow", ["row": "3", "count": .number(2)]) == "There is no row 3; only 2 students have posted.")

@@ -10,7 +10,8 @@ struct CLITests {
         let sandbox = try CLISandbox()
         let server = try await ServerProcess(sandbox: sandbox)
         defer { server.stop() }
-        let email = "ada@example.com", password = "analytical engine"
+        let email = "ada@example.com"
+        let password = "analytical engine"
         try await server.signUp(email: email, password: password)
         let serverArgs = ["--server", server.url.absoluteString]
 
@@ -58,23 +59,31 @@ struct CLITests {
         #expect(result.stdout.contains("main (default)"), "\(result)")
 
         // Post (coordinates given), then post again: an update.
-        result = try sandbox.run(["post", "Lyon, France", "example.com/ada", "--latitude", "45.764",
-                                  "--longitude", "4.8357", "--yes"])
+        result = try sandbox.run([
+            "post", "Lyon, France", "example.com/ada", "--latitude", "45.764",
+            "--longitude", "4.8357", "--yes",
+        ])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("Place: Lyon, France (45.76400°N, 4.83570°E)"))
         #expect(result.stdout.contains("Link:  https://example.com/ada"))
         #expect(result.stdout.contains("Posted your location ("))
 
-        result = try sandbox.run(["post", "Nantes, France", "https://example.com/ada2", "--latitude", "47.2184",
-                                  "--longitude", "-1.5536"], stdin: "y\n")
+        result = try sandbox.run(
+            [
+                "post", "Nantes, France", "https://example.com/ada2", "--latitude", "47.2184",
+                "--longitude", "-1.5536",
+            ], stdin: "y\n")
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("You already have a location (Lyon, France, updated"))
         #expect(result.stdout.contains("it will be updated"))
         #expect(result.stdout.contains("Updated your location ("))
 
         // Declining posts nothing.
-        result = try sandbox.run(["post", "Rome", "https://example.com/rome", "--latitude", "41.9",
-                                  "--longitude", "12.5"], stdin: "n\n")
+        result = try sandbox.run(
+            [
+                "post", "Rome", "https://example.com/rome", "--latitude", "41.9",
+                "--longitude", "12.5",
+            ], stdin: "n\n")
         #expect(result.status == 1, "\(result)")
         #expect(result.errorLines == ["onthemap: Nothing posted."])
 
@@ -83,8 +92,10 @@ struct CLITests {
         let grace = try CLISandbox()
         result = try grace.run(["login", "--email", "grace@example.com"] + serverArgs, stdin: "compiler pioneer\n")
         #expect(result.status == 0, "\(result)")
-        result = try grace.run(["post", "Arlington, Virginia", "https://navy.example/grace",
-                                "--latitude", "38.88", "--longitude", "-77.1", "--yes"])
+        result = try grace.run([
+            "post", "Arlington, Virginia", "https://navy.example/grace",
+            "--latitude", "38.88", "--longitude", "-77.1", "--yes",
+        ])
         #expect(result.status == 0, "\(result)")
 
         // The table: most recent first, relative times; the server comes from the session.
@@ -125,7 +136,8 @@ struct CLITests {
         #expect(result.status == 1, "\(result)")
         #expect(result.errorLines == ["onthemap: There is no row 9; only 2 students have posted."])
         // The opener gets the link; its own output (xdg-open's complaints) is not shown.
-        let opener = sandbox.directory.appendingPathComponent("opener.sh"), opened = sandbox.directory.appendingPathComponent("opened.txt")
+        let opener = sandbox.directory.appendingPathComponent("opener.sh")
+        let opened = sandbox.directory.appendingPathComponent("opened.txt")
         try "#!/bin/sh\necho noise\necho noise >&2\necho \"$1\" > '\(opened.path)'\n".write(to: opener, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener.path)
         result = try sandbox.run(["open", "Hopper"], environment: ["ONTHEMAP_OPENER": opener.path])
@@ -160,8 +172,9 @@ struct CLITests {
         let server = try await ServerProcess(sandbox: sandbox)
         defer { server.stop() }
         try await server.signUp(email: "geo@example.com", password: "where am i")
-        var result = try sandbox.run(["login", "--email", "geo@example.com", "--server", server.url.absoluteString],
-                                     stdin: "where am i\n")
+        var result = try sandbox.run(
+            ["login", "--email", "geo@example.com", "--server", server.url.absoluteString],
+            stdin: "where am i\n")
         #expect(result.status == 0, "\(result)")
         result = try sandbox.run(["post", "Paris, France", "https://example.com/paris", "--yes"])
         if result.status == 4 {
@@ -181,9 +194,12 @@ struct CLITests {
         defer { server.stop() }
         try await server.signUp(email: "first@example.com", password: "the administrator")
         try await server.signUp(email: "mine@example.com", password: "my own words")
-        var result = try sandbox.run(["login", "--email", "mine@example.com", "--server", server.url.absoluteString], stdin: "my own words\n")
+        var result = try sandbox.run(
+            ["login", "--email", "mine@example.com", "--server", server.url.absoluteString], stdin: "my own words\n")
         #expect(result.status == 0, "\(result)")
-        result = try sandbox.run(["post", "Lyon, France", "https://example.com/me", "--latitude", "45.764", "--longitude", "4.8357", "--yes"])
+        result = try sandbox.run([
+            "post", "Lyon, France", "https://example.com/me", "--latitude", "45.764", "--longitude", "4.8357", "--yes",
+        ])
         #expect(result.status == 0, "\(result)")
 
         let file = sandbox.directory.appendingPathComponent("me.json")
@@ -220,16 +236,19 @@ struct CLITests {
 
     @Test func serverErrorExitsWith4() throws {
         // A web server that answers the student list with something that is not JSON.
-        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
+        guard
+            let python = ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else { return }
         let sandbox = try CLISandbox()
         let root = sandbox.directory.appendingPathComponent("www")
         let classes = root.appendingPathComponent("parse/classes")
         try FileManager.default.createDirectory(at: classes, withIntermediateDirectories: true)
         try Data("<html>maintenance</html>".utf8).write(to: classes.appendingPathComponent("StudentLocation"))
         let port = try freePort()
-        let process = try ChildProcess(URL(fileURLWithPath: python),
-                                       ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root.path])
+        let process = try ChildProcess(
+            URL(fileURLWithPath: python),
+            ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root.path])
         defer { forceStop(process) }
 
         var result = CLIResult(status: -1, stdout: "", stderr: "")
@@ -286,8 +305,11 @@ struct CLITests {
         let port = try #require(server.url.port)
         let result = try sandbox.run(["serve", "--port", "\(port)", "--data-dir", sandbox.directory.appendingPathComponent("second").path])
         #expect(result.status == 1, "\(result)")
-        #expect(result.errorLines == ["onthemap: Port \(port) on 127.0.0.1 is already in use (another OnTheMap?). "
-            + "Stop it, or choose another port: --port \(port + 1), or --port 0 for any free one."], "\(result)")
+        #expect(
+            result.errorLines == [
+                "onthemap: Port \(port) on 127.0.0.1 is already in use (another OnTheMap?). "
+                    + "Stop it, or choose another port: --port \(port + 1), or --port 0 for any free one."
+            ], "\(result)")
         #expect(result.stdout.isEmpty, "nothing claims the server started")
     }
 
@@ -301,8 +323,11 @@ struct CLITests {
         #expect(result.stdout.isEmpty)
         result = try sandbox.run(["serve", "--port", "0", "--data-dir", file.appendingPathComponent("data").path])
         #expect(result.status == 1, "\(result)")
-        #expect(result.errorLines == ["onthemap: Cannot create the data directory \(file.appendingPathComponent("data").path) "
-            + "(\(file.path) is a file); choose another with --data-dir."])
+        #expect(
+            result.errorLines == [
+                "onthemap: Cannot create the data directory \(file.appendingPathComponent("data").path) "
+                    + "(\(file.path) is a file); choose another with --data-dir."
+            ])
         #expect(result.stdout.isEmpty)
     }
 

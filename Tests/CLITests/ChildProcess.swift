@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A child process started with `posix_spawn`, for the tests that run `onthemap`.
@@ -20,8 +21,10 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable`; the standard streams go to the files named (nil: /dev/null).
     /// Descriptors other than 0, 1 and 2 are closed in the child.
-    init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-         stdin: URL? = nil, stdout: URL? = nil, stderr: URL? = nil) throws {
+    init(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+        stdin: URL? = nil, stdout: URL? = nil, stderr: URL? = nil
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -29,11 +32,11 @@ final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, stdout?.path ?? "/dev/null", O_WRONLY | O_APPEND | O_CREAT, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, stderr?.path ?? "/dev/null", O_WRONLY | O_APPEND | O_CREAT, 0o600)
         #if canImport(Glibc)
-        // glibc 2.34+ has it, but Swift's Glibc module does not declare it.
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
-            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        }
+            // glibc 2.34+ has it, but Swift's Glibc module does not declare it.
+            if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+                typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+                _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            }
         #endif
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         let envp = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -50,7 +53,8 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Reaps the child if it has exited; `block` waits for it.
     private func reap(block: Bool) -> Int32? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let status { return status }
         var raw: Int32 = 0
         let pid = waitpid(processIdentifier, &raw, block ? 0 : WNOHANG)

@@ -14,18 +14,21 @@ struct FollowCommandTests {
         let (udacity, locations) = StudentLocationClient.clients(configuration: OnTheMapConfiguration(server: server.url, timeout: 60))
         let session = try await udacity.login(email: "ada@example.com", password: "analytical engine")
         func input(_ place: String, _ latitude: Double) -> StudentLocationInput {
-            StudentLocationInput(uniqueKey: session.accountKey, firstName: "Ada", lastName: "Lovelace", mapString: place,
-                                 mediaURL: "https://example.com/ada", latitude: latitude, longitude: 2)
+            StudentLocationInput(
+                uniqueKey: session.accountKey, firstName: "Ada", lastName: "Lovelace", mapString: place,
+                mediaURL: "https://example.com/ada", latitude: latitude, longitude: 2)
         }
         _ = try await locations.post(input("Oslo, Norway", 59.9))
 
         // The map is its members': the command reads it with the saved session.
-        let login = try sandbox.run(["login", "--email", "ada@example.com", "--server", server.url.absoluteString], stdin: "analytical engine\n")
+        let login = try sandbox.run(
+            ["login", "--email", "ada@example.com", "--server", server.url.absoluteString], stdin: "analytical engine\n")
         #expect(login.status == 0, "\(login)")
         let output = sandbox.directory.appendingPathComponent("follow.out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = try ChildProcess(sandbox.binary, ["students", "--follow", "--json", "--server", server.url.absoluteString],
-                                       environment: sandbox.environment(), stdout: output)
+        let process = try ChildProcess(
+            sandbox.binary, ["students", "--follow", "--json", "--server", server.url.absoluteString],
+            environment: sandbox.environment(), stdout: output)
         defer { forceStop(process) }
 
         func lines(atLeast count: Int) async throws -> [[String: Any]] {

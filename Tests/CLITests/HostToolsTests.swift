@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import TestDatabases
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `onthemap admin|backup|restore|export` against a running server's database.
 @Suite("Host tools", .serialized)
@@ -22,7 +23,9 @@ struct HostToolsTests {
 
         var result = try sandbox.run(["admin", "users", "--json"] + db)
         #expect(result.status == 0, "\(result)")
-        let users = try result.stdout.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let users = try result.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         #expect(users.map { $0["email"] as? String } == ["host@example.com", "sam@example.com"])
         #expect(users.map { $0["is_admin"] as? Bool } == [true, false])
         #expect(users.map { $0["location_count"] as? Int } == [0, 1])
@@ -48,8 +51,11 @@ struct HostToolsTests {
         let link = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(link.hasPrefix(server.url.absoluteString + "/reset.html#token="))
         let token = String(link.split(separator: "=").last!)
-        #expect(try await HTTP.send(server.url, "/api/password-reset", method: "POST",
-                                    body: ["token": token, "new_password": "brand new words"]).status == 200)
+        #expect(
+            try await HTTP.send(
+                server.url, "/api/password-reset", method: "POST",
+                body: ["token": token, "new_password": "brand new words"]
+            ).status == 200)
         let renewed = try await HTTP.login(server.url, "sam@example.com", "brand new words")
 
         result = try sandbox.run(["admin", "delete-location", post, "--reason", "Not a real place"] + db)
@@ -159,10 +165,12 @@ struct HostToolsTests {
         // the new class within its directory's few seconds: post until it does.)
         var posted = false
         for _ in 0..<100 where !posted {
-            let answer = try await HTTP.send(server.url, "/c/lyon-1/v1/StudentLocation", method: "POST", session: host.session, body: [
-                "firstName": "Ada", "lastName": "L", "mapString": "17 Rue de Marseille, Lyon", "mediaURL": "https://example.com",
-                "latitude": 45.74731, "longitude": 4.84123,
-            ])
+            let answer = try await HTTP.send(
+                server.url, "/c/lyon-1/v1/StudentLocation", method: "POST", session: host.session,
+                body: [
+                    "firstName": "Ada", "lastName": "L", "mapString": "17 Rue de Marseille, Lyon", "mediaURL": "https://example.com",
+                    "latitude": 45.74731, "longitude": 4.84123,
+                ])
             posted = answer.status == 201
             if !posted { try await Task.sleep(for: .milliseconds(100)) }
         }
@@ -187,15 +195,22 @@ struct HostToolsTests {
         defer { server.stop() }
         try await server.signUp(email: "csv@example.com", password: "csv password", first: "=HYPERLINK(1)", last: "O'Brien, \"Jr\"")
         let user = try await HTTP.login(server.url, "csv@example.com", "csv password")
-        _ = try await HTTP.postLocation(server.url, session: user.session, mapString: "Paris, \"TX\"", firstName: "=HYPERLINK(1)",
-                                        lastName: "O'Brien, \"Jr\"")
+        _ = try await HTTP.postLocation(
+            server.url, session: user.session, mapString: "Paris, \"TX\"", firstName: "=HYPERLINK(1)",
+            lastName: "O'Brien, \"Jr\"")
         _ = try await HTTP.postLocation(server.url, session: user.session, mapString: "Zürich 🇨🇭")
         let file = sandbox.directory.appendingPathComponent("map.csv")
         let result = try sandbox.run(["export", "--format", "csv", "--to", file.path, "--database-url", server.databaseURL])
         #expect(result.status == 0, "\(result)")
         let rows = try CSV.parse(String(contentsOf: file, encoding: .utf8))
-        #expect(rows.first == ["objectId", "uniqueKey", "firstName", "lastName", "mapString", "mediaURL", "latitude", "longitude", "createdAt", "updatedAt"])
-        let api = try await HTTP.send(server.url, "/v1/StudentLocation?order=-updatedAt", session: user.session).json["results"] as! [[String: Any]]
+        #expect(
+            rows.first == [
+                "objectId", "uniqueKey", "firstName", "lastName", "mapString", "mediaURL", "latitude", "longitude", "createdAt",
+                "updatedAt",
+            ])
+        let api =
+            try await HTTP.send(server.url, "/v1/StudentLocation?order=-updatedAt", session: user.session).json["results"]
+            as! [[String: Any]]
         #expect(rows.count == api.count + 1)
         for (row, record) in zip(rows.dropFirst(), api) {
             #expect(row[0] == record["objectId"] as? String)
@@ -226,19 +241,33 @@ actor Acknowledged {
 /// An RFC 4180 reader (quoted cells, doubled quotes, CRLF), to read the export back.
 enum CSV {
     static func parse(_ text: String) throws -> [[String]] {
-        var rows: [[String]] = [], row: [String] = [], cell = "", quoted = false
+        var rows: [[String]] = []
+        var row: [String] = []
+        var cell = ""
+        var quoted = false
         var characters = Array(text)[...]
         while let c = characters.popFirst() {
             if quoted {
                 if c == "\"" {
-                    if characters.first == "\"" { cell.append("\""); characters.removeFirst() } else { quoted = false }
-                } else { cell.append(c) }
+                    if characters.first == "\"" {
+                        cell.append("\"")
+                        characters.removeFirst()
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    cell.append(c)
+                }
             } else if c == "\"" {
                 quoted = true
             } else if c == "," {
-                row.append(cell); cell = ""
+                row.append(cell)
+                cell = ""
             } else if c == "\r\n" || c == "\n" {
-                row.append(cell); rows.append(row); row = []; cell = ""
+                row.append(cell)
+                rows.append(row)
+                row = []
+                cell = ""
             } else {
                 cell.append(c)
             }
@@ -250,7 +279,10 @@ enum CSV {
 
 /// Plain HTTP calls to the test server (the SDK has no moderation calls).
 enum HTTP {
-    struct Answer { let status: Int; let json: [String: Any] }
+    struct Answer {
+        let status: Int
+        let json: [String: Any]
+    }
 
     static func send(_ base: URL, _ path: String, method: String = "GET", session: String? = nil, body: Any? = nil) async throws -> Answer {
         var request = URLRequest(url: URL(string: base.absoluteString + path)!)
@@ -275,18 +307,23 @@ enum HTTP {
 
     static func login(_ base: URL, _ email: String, _ password: String) async throws -> (key: String, session: String) {
         let answer = try await send(base, "/api/session", method: "POST", body: ["udacity": ["username": email, "password": password]])
-        guard answer.status == 200, let account = answer.json["account"] as? [String: Any], let session = answer.json["session"] as? [String: Any],
-              let key = account["key"] as? String, let id = session["id"] as? String
+        guard answer.status == 200, let account = answer.json["account"] as? [String: Any],
+            let session = answer.json["session"] as? [String: Any],
+            let key = account["key"] as? String, let id = session["id"] as? String
         else { throw CLITestError("login failed: \(answer.status) \(answer.json)") }
         return (key, id)
     }
 
-    static func postLocation(_ base: URL, session: String, mapString: String, firstName: String = "Ada", lastName: String = "Lovelace") async throws -> String {
-        let answer = try await send(base, "/v1/StudentLocation", method: "POST", session: session, body: [
-            "uniqueKey": "replaced by the server", "firstName": firstName, "lastName": lastName, "mapString": mapString,
-            "mediaURL": "https://example.com",
-            "latitude": 45.76, "longitude": 4.84,
-        ])
+    static func postLocation(_ base: URL, session: String, mapString: String, firstName: String = "Ada", lastName: String = "Lovelace")
+        async throws -> String
+    {
+        let answer = try await send(
+            base, "/v1/StudentLocation", method: "POST", session: session,
+            body: [
+                "uniqueKey": "replaced by the server", "firstName": firstName, "lastName": lastName, "mapString": mapString,
+                "mediaURL": "https://example.com",
+                "latitude": 45.76, "longitude": 4.84,
+            ])
         guard answer.status == 201, let id = answer.json["objectId"] as? String else { throw CLITestError("post failed: \(answer.status)") }
         return id
     }

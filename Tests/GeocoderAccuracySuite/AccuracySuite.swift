@@ -30,8 +30,9 @@ public struct AccuracyCase: Sendable, CustomStringConvertible {
 public enum AccuracySuite {
     /// The suite shipped with this module.
     public static func bundled() throws -> [AccuracyCase] {
-        guard let url = Bundle.module.url(forResource: "accuracy-suite", withExtension: "tsv", subdirectory: "Resources")
-            ?? Bundle.module.url(forResource: "accuracy-suite", withExtension: "tsv")
+        guard
+            let url = Bundle.module.url(forResource: "accuracy-suite", withExtension: "tsv", subdirectory: "Resources")
+                ?? Bundle.module.url(forResource: "accuracy-suite", withExtension: "tsv")
         else {
             throw GeocodingError.invalidData("accuracy-suite.tsv not found in Bundle.module")
         }

@@ -1,5 +1,6 @@
-import Testing
 import GeocoderAccuracySuite
+import Testing
+
 @testable import Geocoding
 
 // Serialized: hundreds of CPU-bound lookups at once would hold every thread of the shared
@@ -11,9 +12,11 @@ struct AccuracySuiteTests {
     @Test func suiteIsBigAndCoversEveryCategory() {
         #expect(Self.cases.count >= 100)
         let categories = Set(Self.cases.map(\.category))
-        for needed in ["capital", "smalltown", "region-us", "region-ca", "region-au", "region-de",
-                       "diacritics", "alternate", "country", "nonsense", "qualified",
-                       "typo", "wordorder", "address", "postcode", "script", "hanzi"] {
+        for needed in [
+            "capital", "smalltown", "region-us", "region-ca", "region-au", "region-de",
+            "diacritics", "alternate", "country", "nonsense", "qualified",
+            "typo", "wordorder", "address", "postcode", "script", "hanzi",
+        ] {
             #expect(categories.contains(needed), "missing category \(needed)")
         }
     }
@@ -29,7 +32,8 @@ struct AccuracySuiteTests {
     @Test("top result near the expected point", arguments: cases)
     func answered(_ c: AccuracyCase) {
         let results = Fixture.gazetteer.lookup(c.query, limit: 5)
-        #expect(c.isAnswered(by: results),
-                "\(c.query) -> \(results.first?.name ?? "nothing"), \(c.errorKm(results).map { "\(Int($0)) km" } ?? "")")
+        #expect(
+            c.isAnswered(by: results),
+            "\(c.query) -> \(results.first?.name ?? "nothing"), \(c.errorKm(results).map { "\(Int($0)) km" } ?? "")")
     }
 }

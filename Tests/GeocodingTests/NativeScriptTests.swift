@@ -1,5 +1,6 @@
-import Testing
 import GeocoderAccuracySuite
+import Testing
+
 @testable import Geocoding
 
 /// Names in their own script (GeoNames alternate names), folded for case, accents and

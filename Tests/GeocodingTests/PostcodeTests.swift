@@ -1,5 +1,6 @@
-import Testing
 import GeocoderAccuracySuite
+import Testing
+
 @testable import Geocoding
 
 /// Postal codes alone or with their city. Expected points are the centres of the cities

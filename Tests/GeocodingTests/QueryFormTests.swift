@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Geocoding
 
 @Suite("Query forms")
@@ -165,7 +166,7 @@ struct QueryFormTests {
         // Across the antimeridian: Fiji's Taveuni lies near 180°.
         let fiji = try #require(g.nearest(latitude: -16.85, longitude: -179.95))
         #expect(fiji.countryCode == "FJ")
-        #expect(g.nearest(latitude: -45, longitude: -130) == nil) // South Pacific
+        #expect(g.nearest(latitude: -45, longitude: -130) == nil)  // South Pacific
         #expect(g.nearest(latitude: .nan, longitude: 0) == nil)
     }
 
@@ -179,7 +180,7 @@ struct QueryFormTests {
         // Far from any town of size, the nearest populated place still answers.
         let remote = try #require(g.generalized(latitude: 78.2232, longitude: 15.6267, to: .city))
         #expect(remote.countryCode == "SJ")
-        #expect(g.generalized(latitude: -48.87, longitude: -123.39, to: .city) == nil)   // Point Nemo
+        #expect(g.generalized(latitude: -48.87, longitude: -123.39, to: .city) == nil)  // Point Nemo
     }
 
     @Test func protocolMethodsMatchSynchronousOnes() async throws {

@@ -1,5 +1,6 @@
-import Testing
 import GeocoderAccuracySuite
+import Testing
+
 @testable import Geocoding
 
 /// Misspelt names (letters swapped, missing, doubled or wrong) still find the place;

@@ -1,16 +1,18 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
 @testable import Geocoding
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 private let nominatimSearch = """
-[{"place_id":1,"lat":"37.4224","lon":"-122.0842","category":"building","type":"yes","addresstype":"building",
-  "name":"Googleplex","display_name":"Googleplex, 1600, Amphitheatre Parkway, Mountain View, California, 94043, United States",
-  "boundingbox":["37.4216","37.4232","-122.0856","-122.0828"],
-  "address":{"city":"Mountain View","state":"California","country":"United States","country_code":"us"}}]
-"""
+    [{"place_id":1,"lat":"37.4224","lon":"-122.0842","category":"building","type":"yes","addresstype":"building",
+      "name":"Googleplex","display_name":"Googleplex, 1600, Amphitheatre Parkway, Mountain View, California, 94043, United States",
+      "boundingbox":["37.4216","37.4232","-122.0856","-122.0828"],
+      "address":{"city":"Mountain View","state":"California","country":"United States","country_code":"us"}}]
+    """
 
 private func fakeTransport(status: Int = 200, body: String, delay: Double = 0) -> UpstreamGeocoder.Transport {
     { request in
@@ -23,8 +25,16 @@ private func fakeTransport(status: Int = 200, body: String, delay: Double = 0) -
 private final class Recorder: @unchecked Sendable {
     private let lock = NSLock()
     private var urls: [URL] = []
-    func add(_ url: URL) { lock.lock(); urls.append(url); lock.unlock() }
-    var all: [URL] { lock.lock(); defer { lock.unlock() }; return urls }
+    func add(_ url: URL) {
+        lock.lock()
+        urls.append(url)
+        lock.unlock()
+    }
+    var all: [URL] {
+        lock.lock()
+        defer { lock.unlock() }
+        return urls
+    }
 }
 
 @Suite("Upstream and fallback")
@@ -33,10 +43,12 @@ struct UpstreamTests {
 
     @Test func parsesNominatimSearch() async throws {
         let recorder = Recorder()
-        let upstream = UpstreamGeocoder(baseURL: base, transport: { request in
-            recorder.add(request.url!)
-            return try await fakeTransport(body: nominatimSearch)(request)
-        })
+        let upstream = UpstreamGeocoder(
+            baseURL: base,
+            transport: { request in
+                recorder.add(request.url!)
+                return try await fakeTransport(body: nominatimSearch)(request)
+            })
         let results = try await upstream.geocode("1600 Amphitheatre Parkway, Mountain View", limit: 3)
         let r = try #require(results.first)
         #expect(abs(r.latitude - 37.4224) < 1e-6 && abs(r.longitude + 122.0842) < 1e-6)
@@ -62,10 +74,12 @@ struct UpstreamTests {
 
     @Test func fallbackKeepsConfidentOfflineAnswers() async throws {
         let recorder = Recorder()
-        let upstream = UpstreamGeocoder(baseURL: base, transport: { request in
-            recorder.add(request.url!)
-            return try await fakeTransport(body: nominatimSearch)(request)
-        })
+        let upstream = UpstreamGeocoder(
+            baseURL: base,
+            transport: { request in
+                recorder.add(request.url!)
+                return try await fakeTransport(body: nominatimSearch)(request)
+            })
         let geocoder = FallbackGeocoder(primary: Fixture.gazetteer, upstream: upstream)
         let r = try await geocoder.geocode("Cambridge, MA", limit: 1)
         #expect(km(r.first, 42.3736, -71.1097) < 25)
@@ -85,8 +99,9 @@ struct UpstreamTests {
         let geocoder = FallbackGeocoder(primary: Fixture.gazetteer, upstream: refused)
         let r = try await geocoder.geocode("1600 Amphitheatre Parkway, Mountain View, CA", limit: 1)
         #expect(km(r.first, 37.3861, -122.0839) < 25)
-        let slow = FallbackGeocoder(primary: Fixture.gazetteer,
-                                    upstream: UpstreamGeocoder(baseURL: base, timeout: 0.2, transport: fakeTransport(body: "[]", delay: 5)))
+        let slow = FallbackGeocoder(
+            primary: Fixture.gazetteer,
+            upstream: UpstreamGeocoder(baseURL: base, timeout: 0.2, transport: fakeTransport(body: "[]", delay: 5)))
         #expect(try await slow.geocode("Springfield, Ilinois", limit: 1).first != nil)
         #expect(try await slow.geocode("asdfghjkl", limit: 1).isEmpty)
     }

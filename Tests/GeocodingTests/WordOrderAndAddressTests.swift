@@ -1,5 +1,6 @@
-import Testing
 import GeocoderAccuracySuite
+import Testing
+
 @testable import Geocoding
 
 /// Qualifiers without commas, and street addresses that give their city (house and

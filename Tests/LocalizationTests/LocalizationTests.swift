@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Localization
 
 /// The server's and command line's catalogues and how a language is chosen.
@@ -60,10 +61,15 @@ import Testing
                 let expected: String
             }
             enum Argument: Decodable {
-                case text(String), number(Int)
+                case text(String)
+                case number(Int)
                 init(from decoder: any Decoder) throws {
                     let value = try decoder.singleValueContainer()
-                    if let number = try? value.decode(Int.self) { self = .number(number) } else { self = .text(try value.decode(String.self)) }
+                    if let number = try? value.decode(Int.self) {
+                        self = .number(number)
+                    } else {
+                        self = .text(try value.decode(String.self))
+                    }
                 }
                 var argument: MessageArgument {
                     switch self {
@@ -90,7 +96,10 @@ import Testing
     }
 
     @Test func pluralCategoriesAreCLDRs() {
-        #expect([0, 1, 2, 3, 11, 100, 102, 103].map(Language.arabic.pluralCategory) == ["zero", "one", "two", "few", "many", "other", "other", "few"])
+        #expect(
+            [0, 1, 2, 3, 11, 100, 102, 103].map(Language.arabic.pluralCategory) == [
+                "zero", "one", "two", "few", "many", "other", "other", "few",
+            ])
         #expect(Language.french.pluralCategory(0) == "one")
         #expect(Language.english.pluralCategory(0) == "other")
         #expect(Language.spanish.pluralCategory(1_000_000) == "many")

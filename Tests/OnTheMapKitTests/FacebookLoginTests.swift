@@ -12,8 +12,11 @@ import Testing
         let server = try StubServer(handler: { request in
             seen.withLock { $0 = request.json }
             guard request.method == "POST", request.path == "/api/session" else { return .json(404, "{}") }
-            return .json(200, prefix + #"{"account":{"registered":true,"key":"1234567890"},"session":{"id":"1700000000Sabc","expiration":"2030-01-01T00:00:00.000Z"}}"#,
-                         headers: [("Set-Cookie", "XSRF-TOKEN=xyz; Path=/")])
+            return .json(
+                200,
+                prefix
+                    + #"{"account":{"registered":true,"key":"1234567890"},"session":{"id":"1700000000Sabc","expiration":"2030-01-01T00:00:00.000Z"}}"#,
+                headers: [("Set-Cookie", "XSRF-TOKEN=xyz; Path=/")])
         })
         let client = UdacityClient(configuration: configuration(server.baseURL), sessionStore: SessionStore())
         let session = try await client.login(facebookAccessToken: "EAABtoken")
@@ -33,7 +36,8 @@ import Testing
             return .json(403, prefix + #"{"status":403,"error":"Account not found or invalid credentials."}"#)
         })
         let client = UdacityClient(configuration: configuration(server.baseURL), sessionStore: SessionStore())
-        #expect(await failure { try await client.login(facebookAccessToken: "EAABunknown") }
+        #expect(
+            await failure { try await client.login(facebookAccessToken: "EAABunknown") }
                 == .badCredentials(message: "Account not found or invalid credentials."))
         let down = await failure { try await client.login(facebookAccessToken: "down") }
         #expect(down == .serverFailure(status: 502, message: "Facebook could not be reached to check this login; try again later."))

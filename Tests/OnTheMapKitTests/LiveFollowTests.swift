@@ -1,6 +1,7 @@
 import Foundation
-@testable import OnTheMapKit
 import Testing
+
+@testable import OnTheMapKit
 
 @Suite("Server-Sent Events parsing")
 struct ServerSentEventParserTests {
@@ -31,11 +32,13 @@ struct ServerSentEventParserTests {
         """
 
     private func expected(lastID: String?) -> [ServerSentEvent] {
-        [ServerSentEvent(event: "created", data: #"{"objectId":"a"}"#, id: "7"),
-         ServerSentEvent(event: "updated", data: "first\nsecond", id: "8"),
-         ServerSentEvent(event: "message", data: "no type", id: nil),
-         ServerSentEvent(event: "deleted", data: "x", id: nil),
-         ServerSentEvent(event: "reload", data: #"{"version":9}"#, id: nil)]
+        [
+            ServerSentEvent(event: "created", data: #"{"objectId":"a"}"#, id: "7"),
+            ServerSentEvent(event: "updated", data: "first\nsecond", id: "8"),
+            ServerSentEvent(event: "message", data: "no type", id: nil),
+            ServerSentEvent(event: "deleted", data: "x", id: nil),
+            ServerSentEvent(event: "reload", data: #"{"version":9}"#, id: nil),
+        ]
     }
 
     @Test func wholeStream() throws {
@@ -90,8 +93,9 @@ struct LiveFollowTests {
     }
 
     private func client(_ server: StubServer) -> LiveLocationClient {
-        LiveLocationClient(configuration: OnTheMapConfiguration(server: server.baseURL, timeout: 10),
-                           minimumRetry: .milliseconds(20), maximumRetry: .milliseconds(100))
+        LiveLocationClient(
+            configuration: OnTheMapConfiguration(server: server.baseURL, timeout: 10),
+            minimumRetry: .milliseconds(20), maximumRetry: .milliseconds(100))
     }
 
     /// Collects updates (connection states left out) until `count` arrived.
@@ -108,7 +112,8 @@ struct LiveFollowTests {
     @Test func resumesAfterADropWithoutLossOrRepeatAndReloadsWhenTold() async throws {
         let script = Script()
         let server = try StubServer { request in
-            script.lock.lock(); defer { script.lock.unlock() }
+            script.lock.lock()
+            defer { script.lock.unlock() }
             if request.path == "/api/locations/snapshot" {
                 script.snapshots += 1
                 let version = script.snapshots == 1 ? 10 : 20
@@ -117,15 +122,23 @@ struct LiveFollowTests {
             script.connections += 1
             switch script.connections {
             // Two changes, then the connection ends (a proxy, a restart).
-            case 1: return Self.events([(11, "created", Self.record("b", "Rome", minutesAgo: 1)),
-                                        (12, "updated", Self.record("a", "Bergen", minutesAgo: 0))])
+            case 1:
+                return Self.events([
+                    (11, "created", Self.record("b", "Rome", minutesAgo: 1)),
+                    (12, "updated", Self.record("a", "Bergen", minutesAgo: 0)),
+                ])
             // A replay of 12 (must not apply twice), then 13.
-            case 2: return Self.events([(12, "updated", Self.record("a", "Bergen", minutesAgo: 0)),
-                                        (13, "deleted", #"{"objectId":"b"}"#)])
+            case 2:
+                return Self.events([
+                    (12, "updated", Self.record("a", "Bergen", minutesAgo: 0)),
+                    (13, "deleted", #"{"objectId":"b"}"#),
+                ])
             case 3: return .respond(status: 503, body: Data(#"{"error":"busy"}"#.utf8))
             // Too far behind: reload, then carry on from the new snapshot's version.
-            case 4: return .respond(status: 200, body: Data("retry: 10\n\nevent: reload\ndata: {\"version\":20}\n\n".utf8),
-                                    headers: [("Content-Type", "text/event-stream")])
+            case 4:
+                return .respond(
+                    status: 200, body: Data("retry: 10\n\nevent: reload\ndata: {\"version\":20}\n\n".utf8),
+                    headers: [("Content-Type", "text/event-stream")])
             default: return Self.events([(21, "created", Self.record("c", "Lima", minutesAgo: 0))])
             }
         }
@@ -148,9 +161,11 @@ struct LiveFollowTests {
                 return .json(200, #"{"count":2,"locations":[\#(rows.joined(separator: ","))],"version":5}"#)
             }
             if request.headers["last-event-id"] == "5" {
-                return Self.events([(6, "created", Self.record("new", "Lima", minutesAgo: 0)),
-                                    (7, "updated", Self.record("old", "Cairo", minutesAgo: 0)),
-                                    (8, "deleted", #"{"objectId":"mid"}"#)])
+                return Self.events([
+                    (6, "created", Self.record("new", "Lima", minutesAgo: 0)),
+                    (7, "updated", Self.record("old", "Cairo", minutesAgo: 0)),
+                    (8, "deleted", #"{"objectId":"mid"}"#),
+                ])
             }
             return .silence
         }
@@ -158,14 +173,19 @@ struct LiveFollowTests {
         let store = StudentStore(source: EmptySource())
         let seen = Seen()
         let (done, finished) = AsyncStream<Void>.makeStream()
-        let handle = store.startFollowing(client(server), onUpdate: { update in
-            if case .connection = update { return }
-            seen.lists.append(store.students.map { "\($0.objectId):\($0.mapString)" }.joined(separator: ","))
-            if case .deleted = update { finished.finish() }
-        })
+        let handle = store.startFollowing(
+            client(server),
+            onUpdate: { update in
+                if case .connection = update { return }
+                seen.lists.append(store.students.map { "\($0.objectId):\($0.mapString)" }.joined(separator: ","))
+                if case .deleted = update { finished.finish() }
+            })
         for await _ in done {}
-        #expect(seen.lists == ["mid:Rome,old:Oslo", "new:Lima,mid:Rome,old:Oslo",
-                               "new:Lima,old:Cairo,mid:Rome", "new:Lima,old:Cairo"])
+        #expect(
+            seen.lists == [
+                "mid:Rome,old:Oslo", "new:Lima,mid:Rome,old:Oslo",
+                "new:Lima,old:Cairo,mid:Rome", "new:Lima,old:Cairo",
+            ])
         #expect(store.totalCount == 2)
         #expect(store.hasMore == false)
         #expect(store.liveState == .connecting || store.liveState == .live)
@@ -214,7 +234,8 @@ struct LiveFollowServerTests {
             let first = try await poster.locations.post(poster.input("Oslo, Norway", latitude: 59.9, longitude: 10.7))
             // Another member of the class follows (the map is its members').
             let viewer = try await LiveUser.make(server, first: "Grace", last: "Hopper")
-            let live = LiveLocationClient(configuration: configuration(server, timeout: liveTimeout), sessionStore: viewer.udacity.sessionStore)
+            let live = LiveLocationClient(
+                configuration: configuration(server, timeout: liveTimeout), sessionStore: viewer.udacity.sessionStore)
             var updates = live.follow().makeAsyncIterator()
             func next() async throws -> LiveLocationUpdate? {
                 while let update = try await updates.next() {
@@ -224,24 +245,32 @@ struct LiveFollowServerTests {
                 return nil
             }
             guard case .snapshot(let students, let version) = try await next() else {
-                Issue.record("the first update is not the snapshot"); return
+                Issue.record("the first update is not the snapshot")
+                return
             }
             #expect(students.map(\.objectId) == [first.objectId])
             // Writes after the stream is live, so none can fall between snapshot and stream.
             #expect(try await next() == .connection(.live))
 
             let second = try await poster.locations.post(poster.input("Lima, Peru", latitude: -12.05, longitude: -77.04))
-            _ = try await poster.locations.update(objectId: first.objectId,
-                                                  with: poster.input("Bergen, Norway", latitude: 60.39, longitude: 5.32))
+            _ = try await poster.locations.update(
+                objectId: first.objectId,
+                with: poster.input("Bergen, Norway", latitude: 60.39, longitude: 5.32))
             try await poster.locations.delete(objectId: second.objectId)
 
             var seen: [String] = []
             var versions: [Int64] = []
             while seen.count < 3, let update = try await next() {
                 switch update {
-                case .created(let student, let v): seen.append("created \(student.mapString)"); versions.append(v)
-                case .updated(let student, let v): seen.append("updated \(student.mapString)"); versions.append(v)
-                case .deleted(let id, let v): seen.append(id == second.objectId ? "deleted second" : "deleted ?"); versions.append(v)
+                case .created(let student, let v):
+                    seen.append("created \(student.mapString)")
+                    versions.append(v)
+                case .updated(let student, let v):
+                    seen.append("updated \(student.mapString)")
+                    versions.append(v)
+                case .deleted(let id, let v):
+                    seen.append(id == second.objectId ? "deleted second" : "deleted ?")
+                    versions.append(v)
                 default: continue
                 }
             }

@@ -1,11 +1,11 @@
 import Foundation
-import Logging
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import OnTheMapKit
 import OnTheMapServer
-import Testing
 import TestDatabases
+import Testing
 
 /// Runs `body` with the URL of a fresh in-process server on a random loopback port.
 func withLiveServer<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
@@ -38,21 +38,27 @@ struct LiveUser {
     let locations: StudentLocationClient
     let key: String
 
-    static func make(_ server: URL, api: OnTheMapConfiguration.StudentLocationAPI = .parse,
-                     first: String = "Ada", last: String = "Lovelace") async throws -> LiveUser {
+    static func make(
+        _ server: URL, api: OnTheMapConfiguration.StudentLocationAPI = .parse,
+        first: String = "Ada", last: String = "Lovelace"
+    ) async throws -> LiveUser {
         let (udacity, locations) = StudentLocationClient.clients(configuration: configuration(server, api: api, timeout: liveTimeout))
         let email = "student-\(UUID().uuidString.prefix(8))@example.com"
         let password = "correct horse battery"
         _ = try await udacity.signUp(email: email, password: password, firstName: first, lastName: last)
         let session = try await udacity.login(email: email, password: password)
-        return LiveUser(email: email, password: password, udacity: udacity, locations: locations,
-                        key: session.accountKey)
+        return LiveUser(
+            email: email, password: password, udacity: udacity, locations: locations,
+            key: session.accountKey)
     }
 
-    func input(_ mapString: String = "Paris, France", latitude: Double = 48.8566,
-               longitude: Double = 2.3522, link: String = "https://example.com/ada") -> StudentLocationInput {
-        StudentLocationInput(uniqueKey: key, firstName: "Ada", lastName: "Lovelace", mapString: mapString,
-                             mediaURL: link, latitude: latitude, longitude: longitude)
+    func input(
+        _ mapString: String = "Paris, France", latitude: Double = 48.8566,
+        longitude: Double = 2.3522, link: String = "https://example.com/ada"
+    ) -> StudentLocationInput {
+        StudentLocationInput(
+            uniqueKey: key, firstName: "Ada", lastName: "Lovelace", mapString: mapString,
+            mediaURL: link, latitude: latitude, longitude: longitude)
     }
 }
 
@@ -127,8 +133,11 @@ struct LiveServerTests {
             #expect(all.students.count == 260)
             #expect(Set(all.students.map(\.objectId)).count == 260)
             #expect(all.skippedCount == 0)
-            #expect(recorder.values == [PagingProgress(loaded: 100, total: 260), PagingProgress(loaded: 200, total: 260),
-                                        PagingProgress(loaded: 260, total: 260)])
+            #expect(
+                recorder.values == [
+                    PagingProgress(loaded: 100, total: 260), PagingProgress(loaded: 200, total: 260),
+                    PagingProgress(loaded: 260, total: 260),
+                ])
             let dates = all.students.map(\.updatedAt)
             #expect(dates == dates.sorted(by: >))
 
@@ -178,16 +187,18 @@ struct LiveServerTests {
 
             try await user.locations.delete(objectId: created.objectId)
             #expect(try await user.locations.myLocation() == nil)
-            #expect(await failure { try await user.locations.delete(objectId: created.objectId) }
-                == .rejected(status: 404, code: 101, message: "Object not found."))
+            #expect(
+                await failure { try await user.locations.delete(objectId: created.objectId) }
+                    == .rejected(status: 404, code: 101, message: "Object not found."))
         }
     }
 
     @Test func writesNeedASession() async throws {
         try await withLiveServer { server in
             let anonymous = StudentLocationClient(configuration: configuration(server, timeout: liveTimeout))
-            let input = StudentLocationInput(uniqueKey: "k", firstName: "A", lastName: "B", mapString: "P",
-                                             mediaURL: "https://x", latitude: 1, longitude: 2)
+            let input = StudentLocationInput(
+                uniqueKey: "k", firstName: "A", lastName: "B", mapString: "P",
+                mediaURL: "https://x", latitude: 1, longitude: 2)
             let error = await failure { try await anonymous.post(input) }
             guard case .unauthorized(209, _) = error else {
                 Issue.record("expected unauthorized(209), got \(String(describing: error))")
@@ -251,6 +262,14 @@ struct LiveServerTests {
 final class ProgressRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [PagingProgress] = []
-    func add(_ value: PagingProgress) { lock.lock(); stored.append(value); lock.unlock() }
-    var values: [PagingProgress] { lock.lock(); defer { lock.unlock() }; return stored }
+    func add(_ value: PagingProgress) {
+        lock.lock()
+        stored.append(value)
+        lock.unlock()
+    }
+    var values: [PagingProgress] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
 }

@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A tiny blocking HTTP/1.1 server on a loopback port, for answers a healthy server never
@@ -13,7 +14,7 @@ final class StubServer: @unchecked Sendable {
     struct Request: Sendable {
         var method: String
         var target: String
-        var headers: [String: String]   // lower-cased names
+        var headers: [String: String]  // lower-cased names
         var body: Data
 
         var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
@@ -60,7 +61,8 @@ final class StubServer: @unchecked Sendable {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     var requests: [Request] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return recorded
     }
 
@@ -83,9 +85,9 @@ final class StubServer: @unchecked Sendable {
 
     private static func bindLoopback() throws -> (Int32, Int) {
         #if canImport(Darwin)
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var yes: Int32 = 1
@@ -99,7 +101,10 @@ final class StubServer: @unchecked Sendable {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0 else { _ = close(fd); throw POSIXError(.EADDRINUSE) }
+        guard bound == 0 else {
+            _ = close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
@@ -111,13 +116,15 @@ final class StubServer: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                lock.lock(); let done = stopped; lock.unlock()
+                lock.lock()
+                let done = stopped
+                lock.unlock()
                 if done { return }
                 continue
             }
             #if canImport(Darwin)
-            var one: Int32 = 1
-            _ = setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+                var one: Int32 = 1
+                _ = setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
             #endif
             let connection = Thread { [self] in serve(client) }
             connection.start()
@@ -127,7 +134,9 @@ final class StubServer: @unchecked Sendable {
     private func serve(_ fd: Int32) {
         defer { _ = close(fd) }
         guard let request = readRequest(fd) else { return }
-        lock.lock(); recorded.append(request); lock.unlock()
+        lock.lock()
+        recorded.append(request)
+        lock.unlock()
         switch handler(request) {
         case .respond(let status, let body, let headers):
             var head = "HTTP/1.1 \(status) Stub\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
@@ -141,7 +150,9 @@ final class StubServer: @unchecked Sendable {
             write(fd, Data(head.utf8) + body)
         case .silence:
             while true {
-                lock.lock(); let done = stopped; lock.unlock()
+                lock.lock()
+                let done = stopped
+                lock.unlock()
                 if done { return }
                 Thread.sleep(forTimeInterval: 0.05)
             }
@@ -154,9 +165,9 @@ final class StubServer: @unchecked Sendable {
             var offset = 0
             while offset < raw.count {
                 #if canImport(Darwin)
-                let sent = send(fd, raw.baseAddress! + offset, raw.count - offset, 0)
+                    let sent = send(fd, raw.baseAddress! + offset, raw.count - offset, 0)
                 #else
-                let sent = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    let sent = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
                 #endif
                 if sent <= 0 { return }
                 offset += sent
@@ -191,7 +202,8 @@ final class StubServer: @unchecked Sendable {
             if count <= 0 { break }
             body.append(contentsOf: chunk[0..<count])
         }
-        return Request(method: String(requestLine[0]), target: String(requestLine[1]),
-                       headers: headers, body: body)
+        return Request(
+            method: String(requestLine[0]), target: String(requestLine[1]),
+            headers: headers, body: body)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
 import OnTheMapKit
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// What a healthy server never does, served by `StubServer`.
 @Suite("SDK against a misbehaving server")
@@ -19,8 +20,9 @@ struct StubServerTests {
 
     @Test func htmlErrorPageGivesNoMessage() async throws {
         let server = try StubServer { _ in
-            .respond(status: 502, body: Data("<html><body>Bad gateway</body></html>".utf8),
-                     headers: [("Content-Type", "text/html")])
+            .respond(
+                status: 502, body: Data("<html><body>Bad gateway</body></html>".utf8),
+                headers: [("Content-Type", "text/html")])
         }
         let client = StudentLocationClient(configuration: configuration(server.baseURL))
         #expect(await failure { try await client.page() } == .serverFailure(status: 502, message: nil))
@@ -92,8 +94,10 @@ struct StubServerTests {
 
     @Test func pageWithOneMalformedRecord() async throws {
         let stringLongitude = #""7.5""#
-        let records = [studentJSON("good1"), #"{"objectId":"bad","firstName":"No","lastName":"Coordinates"}"#,
-                       studentJSON("good2", latitude: "12", longitude: stringLongitude), #""not an object""#]
+        let records = [
+            studentJSON("good1"), #"{"objectId":"bad","firstName":"No","lastName":"Coordinates"}"#,
+            studentJSON("good2", latitude: "12", longitude: stringLongitude), #""not an object""#,
+        ]
         let body = #"{"results":["# + records.joined(separator: ",") + "]}"
         let server = try StubServer { _ in .json(200, body) }
         let client = StudentLocationClient(configuration: configuration(server.baseURL))
@@ -110,8 +114,9 @@ struct StubServerTests {
     @Test func resultsMissingIsUnreadable() async throws {
         let server = try StubServer { _ in .json(200, #"{"items":[]}"#) }
         let client = StudentLocationClient(configuration: configuration(server.baseURL))
-        #expect(await failure { try await client.page() }
-            == .unreadableResponse(detail: "student list without \"results\""))
+        #expect(
+            await failure { try await client.page() }
+                == .unreadableResponse(detail: "student list without \"results\""))
     }
 
     @Test func loginSendsTheUdacityBodyAndStripsThePrefix() async throws {
@@ -119,15 +124,20 @@ struct StubServerTests {
             guard request.path == "/api/session" else { return .json(404, "{}") }
             let udacity = request.json?["udacity"] as? [String: Any]
             guard udacity?["username"] as? String == "ada@example.com",
-                  udacity?["password"] as? String == #"p"w\d"#
+                udacity?["password"] as? String == #"p"w\d"#
             else {
                 return .json(403, prefix + #"{"status":403,"error":"Account not found or invalid credentials."}"#)
             }
-            return .json(200, prefix + """
-                {"account":{"registered":true,"key":"3903878747"},\
-                "session":{"id":"1457628510Sc18f2ad4cd3fb317fb8e028488694088","expiration":"2015-05-10T16:48:30.760460Z"}}
-                """, headers: [("Set-Cookie", "XSRF-TOKEN=tok123; Path=/"),
-                               ("Set-Cookie", "onthemap_session=1457628510Sc18f2ad4cd3fb317fb8e028488694088; Path=/; HttpOnly")])
+            return .json(
+                200,
+                prefix + """
+                    {"account":{"registered":true,"key":"3903878747"},\
+                    "session":{"id":"1457628510Sc18f2ad4cd3fb317fb8e028488694088","expiration":"2015-05-10T16:48:30.760460Z"}}
+                    """,
+                headers: [
+                    ("Set-Cookie", "XSRF-TOKEN=tok123; Path=/"),
+                    ("Set-Cookie", "onthemap_session=1457628510Sc18f2ad4cd3fb317fb8e028488694088; Path=/; HttpOnly"),
+                ])
         }
         let client = UdacityClient(configuration: configuration(server.baseURL))
         let session = try await client.login(email: "ada@example.com", password: #"p"w\d"#)
@@ -164,19 +174,22 @@ struct StubServerTests {
             if request.path.hasSuffix("/wrapped") {
                 return .json(200, prefix + #"{"user":{"first_name":"Ada","last_name":"Lovelace","key":"wrapped"}}"#)
             }
-            return .json(200, prefix + #"{"first_name":"Heber","last_name":"Schowalter","key":"665092666","nickname":"Heber S","_badges":[]}"#)
+            return .json(
+                200, prefix + #"{"first_name":"Heber","last_name":"Schowalter","key":"665092666","nickname":"Heber S","_badges":[]}"#)
         }
         let client = UdacityClient(configuration: configuration(server.baseURL))
-        #expect(try await client.userData(accountKey: "665092666")
-            == UdacityUser(key: "665092666", firstName: "Heber", lastName: "Schowalter", nickname: "Heber S"))
+        #expect(
+            try await client.userData(accountKey: "665092666")
+                == UdacityUser(key: "665092666", firstName: "Heber", lastName: "Schowalter", nickname: "Heber S"))
         #expect(try await client.userData(accountKey: "wrapped").fullName == "Ada Lovelace")
     }
 
     @Test func parseRejectionKeepsCodeAndMessage() async throws {
         let server = try StubServer { _ in .json(404, #"{"code":101,"error":"Object not found."}"#) }
         let client = StudentLocationClient(configuration: configuration(server.baseURL))
-        let input = StudentLocationInput(uniqueKey: "k", firstName: "A", lastName: "B", mapString: "P",
-                                         mediaURL: "https://x", latitude: 1, longitude: 2)
+        let input = StudentLocationInput(
+            uniqueKey: "k", firstName: "A", lastName: "B", mapString: "P",
+            mediaURL: "https://x", latitude: 1, longitude: 2)
         let error = await failure { try await client.update(objectId: "nope123456", with: input) }
         #expect(error == .rejected(status: 404, code: 101, message: "Object not found."))
         #expect(error?.errorDescription == "The server rejected the request: Object not found. (code 101)")
@@ -191,8 +204,9 @@ struct StubServerTests {
         }
         let store = SessionStore(UdacitySession(accountKey: "k1", sessionID: "S1", expiration: nil))
         let client = StudentLocationClient(configuration: configuration(server.baseURL), sessionStore: store)
-        let input = StudentLocationInput(uniqueKey: "k1", firstName: "A", lastName: "B", mapString: "Paris",
-                                         mediaURL: "https://x", latitude: 48.8, longitude: 2.3)
+        let input = StudentLocationInput(
+            uniqueKey: "k1", firstName: "A", lastName: "B", mapString: "Paris",
+            mediaURL: "https://x", latitude: 48.8, longitude: 2.3)
         let created = try await client.post(input)
         #expect(created.objectId == "AbCdE12345")
         let updated = try await client.update(objectId: created.objectId, with: input)
@@ -209,8 +223,9 @@ struct StubServerTests {
             #expect(request.json?["mapString"] as? String == "Paris")
         }
         // Invalid input never leaves the device.
-        #expect(await failure { try await client.delete(objectId: "../etc") }
-            == .invalidInput("\"../etc\" is not a valid objectId."))
+        #expect(
+            await failure { try await client.delete(objectId: "../etc") }
+                == .invalidInput("\"../etc\" is not a valid objectId."))
         #expect(server.requests.count == 2)
     }
 
@@ -221,7 +236,7 @@ struct StubServerTests {
         let parse = StudentLocationClient(configuration: configuration(server.baseURL))
         _ = try await parse.page(limit: 50, skip: 100, includeCount: true)
         let mine = try await parse.locations(uniqueKey: "me+1")
-        #expect(mine.map(\.objectId) == ["a1"])   // filtered again on the client
+        #expect(mine.map(\.objectId) == ["a1"])  // filtered again on the client
 
         let v1 = StudentLocationClient(configuration: configuration(server.baseURL, api: .v1))
         _ = try await v1.locations(uniqueKey: "me+1")
@@ -237,7 +252,10 @@ struct StubServerTests {
     @Test func geocodingUnavailableAnd404() async throws {
         let server = try StubServer { request in
             request.query["q"] == "Paris"
-                ? .json(200, #"{"results":[{"name":"Paris","latitude":48.8566,"longitude":2.3522,"kind":"city","country":"France","region":"Île-de-France","span":{"latitudeDelta":0.2,"longitudeDelta":0.3}},{"name":"broken"}]}"#)
+                ? .json(
+                    200,
+                    #"{"results":[{"name":"Paris","latitude":48.8566,"longitude":2.3522,"kind":"city","country":"France","region":"Île-de-France","span":{"latitudeDelta":0.2,"longitudeDelta":0.3}},{"name":"broken"}]}"#
+                )
                 : .respond(status: 404, body: Data())
         }
         let client = StudentLocationClient(configuration: configuration(server.baseURL))
@@ -245,9 +263,12 @@ struct StubServerTests {
         #expect(places.count == 1)
         #expect(places.first?.displayName == "Paris, Île-de-France, France")
         #expect(places.first?.span == GeocodedPlace.Span(latitudeDelta: 0.2, longitudeDelta: 0.3))
-        #expect(GeocodedPlace(name: "San Francisco, California, United States", latitude: 37.7, longitude: -122.4,
-                              country: "United States", region: "California").displayName
-            == "San Francisco, California, United States")
+        #expect(
+            GeocodedPlace(
+                name: "San Francisco, California, United States", latitude: 37.7, longitude: -122.4,
+                country: "United States", region: "California"
+            ).displayName
+                == "San Francisco, California, United States")
         let error = await failure { try await client.geocode("Atlantis") }
         #expect(error == .unavailable(feature: "geocoding"))
         #expect(error?.errorDescription == "Geocoding is unavailable on this server.")
@@ -261,8 +282,11 @@ struct StubServerTests {
         let client = StudentLocationClient(configuration: configuration(server.baseURL), callbackQueue: queue)
         let (ids, onQueue) = await withCheckedContinuation { continuation in
             client.page { result in
-                continuation.resume(returning: ((try? result.get())?.students.map(\.objectId),
-                                                DispatchQueue.getSpecific(key: key) == true))
+                continuation.resume(
+                    returning: (
+                        (try? result.get())?.students.map(\.objectId),
+                        DispatchQueue.getSpecific(key: key) == true
+                    ))
             }
         }
         #expect(ids == ["x1"])
@@ -272,8 +296,7 @@ struct StubServerTests {
             configuration: configuration(URL(string: "http://127.0.0.1:\(try StubServer.refusedPort())")!))
         let error: OnTheMapError? = await withCheckedContinuation { continuation in
             refused.allPages { result in
-                if case .failure(let error) = result { continuation.resume(returning: error) }
-                else { continuation.resume(returning: nil) }
+                if case .failure(let error) = result { continuation.resume(returning: error) } else { continuation.resume(returning: nil) }
             }
         }
         #expect(error?.kind == .network)

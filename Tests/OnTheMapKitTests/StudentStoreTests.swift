@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import OnTheMapKit
+import Testing
 
 /// A page source over an in-memory list, recording the requests it serves.
 actor FakeSource: StudentPageSource {
@@ -18,7 +18,10 @@ actor FakeSource: StudentPageSource {
     func studentPage(limit: Int, skip: Int) async throws(OnTheMapError) -> StudentPage {
         requests.append((limit, skip))
         if delay > .zero { try? await Task.sleep(for: delay) }
-        if let error = failNext { failNext = nil; throw error }
+        if let error = failNext {
+            failNext = nil
+            throw error
+        }
         let slice = Array(all.dropFirst(skip).prefix(limit))
         return StudentPage(students: slice, totalCount: skip == 0 ? all.count : nil, skip: skip, limit: limit)
     }
@@ -38,14 +41,14 @@ struct StudentStoreTests {
         let source = FakeSource(records)
         let store = StudentStore(source: source, pageSize: 10)
         try await store.loadFirstPage()
-        try await store.loadFirstPage()            // already loaded: no request
+        try await store.loadFirstPage()  // already loaded: no request
         #expect(store.students.count == 10)
         #expect(store.totalCount == 25)
         try await store.loadNextPage()
         try await store.loadNextPage()
         #expect(store.students.count == 25)
         #expect(store.hasMore == false)
-        try await store.loadNextPage()             // nothing more: no request
+        try await store.loadNextPage()  // nothing more: no request
         let requests = await source.requests
         #expect(requests.map(\.skip) == [0, 10, 20])
         #expect(store.students.map(\.objectId) == records.map(\.objectId))
@@ -103,7 +106,7 @@ struct StudentStoreTests {
         await #expect(throws: OnTheMapError.timedOut) { try await store.loadFirstPage() }
         #expect(store.lastError == .timedOut)
         #expect(store.isLoading == false)
-        try await store.loadFirstPage()            // a failed load did not count as loaded
+        try await store.loadFirstPage()  // a failed load did not count as loaded
         #expect(store.lastError == nil)
         #expect(store.students.count == 10)
     }
@@ -134,8 +137,10 @@ struct StudentStoreTests {
 @Suite("Decoding")
 struct DecodingTests {
     @Test func studentInformationFromDictionary() {
-        let ok = StudentInformation(dictionary: ["objectId": "a", "latitude": 10, "longitude": -20.5,
-                                                 "firstName": "Ada"])
+        let ok = StudentInformation(dictionary: [
+            "objectId": "a", "latitude": 10, "longitude": -20.5,
+            "firstName": "Ada",
+        ])
         #expect(ok?.latitude == 10)
         #expect(ok?.lastName == "")
         #expect(StudentInformation(dictionary: ["objectId": "a", "latitude": 10]) == nil)
@@ -150,16 +155,18 @@ struct DecodingTests {
     }
 
     @Test func expirationFormats() {
-        let three = UdacitySession(accountKey: "k", sessionID: "s",
-                                   expiration: ParseDate.date(from: "2030-01-01T00:00:00.000Z"))
+        let three = UdacitySession(
+            accountKey: "k", sessionID: "s",
+            expiration: ParseDate.date(from: "2030-01-01T00:00:00.000Z"))
         #expect(three.isExpired(at: Date(timeIntervalSince1970: 0)) == false)
         #expect(three.isExpired(at: Date(timeIntervalSince1970: 2_000_000_000)))
     }
 
     @Test func pageDecodingEdgeCases() {
         #expect(StudentPage.decode(Data(), limit: 10) == .failure(.unreadableResponse(detail: "empty student list")))
-        #expect(StudentPage.decode(Data("[1]".utf8), limit: 10)
-            == .failure(.unreadableResponse(detail: "student list is not a JSON object")))
+        #expect(
+            StudentPage.decode(Data("[1]".utf8), limit: 10)
+                == .failure(.unreadableResponse(detail: "student list is not a JSON object")))
         let empty = try? StudentPage.decode(Data(#"{"results":[],"count":0}"#.utf8), limit: 10).get()
         #expect(empty?.isLastPage == true)
         #expect(empty?.totalCount == 0)
@@ -169,8 +176,9 @@ struct DecodingTests {
         let local = OnTheMapConfiguration.local
         #expect(local.sessionBaseURL.absoluteString == "http://127.0.0.1:8080/api")
         #expect(local.studentLocationURL.absoluteString == "http://127.0.0.1:8080/parse/classes/StudentLocation")
-        #expect(OnTheMapConfiguration.udacityV1.studentLocationURL.absoluteString
-            == "https://onthemap-api.udacity.com/v1/StudentLocation")
+        #expect(
+            OnTheMapConfiguration.udacityV1.studentLocationURL.absoluteString
+                == "https://onthemap-api.udacity.com/v1/StudentLocation")
         #expect(OnTheMapConfiguration.udacityV1.serviceBaseURL == nil)
     }
 }

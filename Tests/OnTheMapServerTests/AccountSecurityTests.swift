@@ -4,6 +4,7 @@ import HummingbirdTesting
 import OnTheMapModels
 import Storage
 import Testing
+
 @testable import OnTheMapServer
 
 /// The holes around accounts: reset links that outlive each other, links built from whatever
@@ -11,15 +12,18 @@ import Testing
 @Suite("Account security")
 struct AccountSecurityTests {
     func resetLink(_ client: any TestClientProtocol, admin: TestUser, for key: String) async throws -> String {
-        try await client.execute(uri: "/api/admin/users/\(key)/reset-link", method: .post, headers: admin.cookieHeaders) { response throws in
+        try await client.execute(uri: "/api/admin/users/\(key)/reset-link", method: .post, headers: admin.cookieHeaders) {
+            response throws in
             #expect(response.status == .created)
             return String(try #require(try response.json["url"] as? String).split(separator: "=").last!)
         }
     }
 
     func reset(_ client: any TestClientProtocol, _ token: String, to password: String) async throws -> HTTPResponse.Status {
-        try await client.execute(uri: "/api/password-reset", method: .post,
-                                 body: jsonBody(["token": token, "new_password": password])) { $0.status }
+        try await client.execute(
+            uri: "/api/password-reset", method: .post,
+            body: jsonBody(["token": token, "new_password": password])
+        ) { $0.status }
     }
 
     @Test("using a reset link, changing the password or disabling the account spends every open link of it")
@@ -37,19 +41,23 @@ struct AccountSecurityTests {
             // A link made before Bob changes his own password dies with the change.
             let third = try await resetLink(client, admin: admin, for: bob.key)
             let session = try await client.login(email: bob.email, password: "bob's new password")
-            try await client.execute(uri: "/api/account/password", method: .post, headers: [.cookie: "onthemap_session=\(session)"],
-                                     body: jsonBody(["current_password": "bob's new password", "new_password": "bob's own again"])) { response throws in
+            try await client.execute(
+                uri: "/api/account/password", method: .post, headers: [.cookie: "onthemap_session=\(session)"],
+                body: jsonBody(["current_password": "bob's new password", "new_password": "bob's own again"])
+            ) { response throws in
                 #expect(response.status == .ok)
             }
             #expect(try await reset(client, third, to: "someone else's") == .badRequest)
-            try await client.execute(uri: "/api/auth/me", method: .get, headers: [.cookie: "onthemap_session=\(session)"]) { response throws in
+            try await client.execute(uri: "/api/auth/me", method: .get, headers: [.cookie: "onthemap_session=\(session)"]) {
+                response throws in
                 #expect(response.status == .ok)
             }
 
             // Disabling the account spends its links too (enabling it again does not revive them).
             let fourth = try await resetLink(client, admin: admin, for: bob.key)
             for action in ["disable", "enable"] {
-                try await client.execute(uri: "/api/admin/users/\(bob.key)/\(action)", method: .post, headers: admin.cookieHeaders) { response throws in
+                try await client.execute(uri: "/api/admin/users/\(bob.key)/\(action)", method: .post, headers: admin.cookieHeaders) {
+                    response throws in
                     #expect(response.status == .ok)
                 }
             }
@@ -63,15 +71,18 @@ struct AccountSecurityTests {
         try await withTestServer { client in
             let first = try await client.makeUser()
             let second = try await client.makeUser()
-            try await client.execute(uri: "/api/admin/users/\(second.key)/promote", method: .post, headers: first.cookieHeaders) { response throws in
+            try await client.execute(uri: "/api/admin/users/\(second.key)/promote", method: .post, headers: first.cookieHeaders) {
+                response throws in
                 #expect(response.status == .ok)
             }
             // Each disables the other at the same moment: exactly one wins.
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for (actor, target) in [(first, second), (second, first)] {
                     group.addTask {
-                        try await client.execute(uri: "/api/admin/users/\(target.key)/disable", method: .post,
-                                                 headers: actor.cookieHeaders) { $0.status }
+                        try await client.execute(
+                            uri: "/api/admin/users/\(target.key)/disable", method: .post,
+                            headers: actor.cookieHeaders
+                        ) { $0.status }
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -81,7 +92,9 @@ struct AccountSecurityTests {
             #expect(statuses.filter { $0 == .ok }.count == 1, "\(statuses)")
             #expect(statuses.allSatisfy { [.ok, .conflict, .unauthorized].contains($0) }, "\(statuses)")
             // The loser was disabled, so its session ended.
-            let firstStillIn = try await client.execute(uri: "/api/auth/me", method: .get, headers: first.cookieHeaders) { $0.status == .ok }
+            let firstStillIn = try await client.execute(uri: "/api/auth/me", method: .get, headers: first.cookieHeaders) {
+                $0.status == .ok
+            }
             let winner = firstStillIn ? first : second
             try await client.execute(uri: "/api/admin/users", method: .get, headers: winner.cookieHeaders) { response throws in
                 #expect(response.status == .ok)
@@ -90,7 +103,8 @@ struct AccountSecurityTests {
                 #expect(enabledAdmins.map { $0["key"] as? String } == [winner.key])
             }
             // The one left cannot be disabled by anyone, itself included.
-            try await client.execute(uri: "/api/admin/users/\(winner.key)/disable", method: .post, headers: winner.cookieHeaders) { response throws in
+            try await client.execute(uri: "/api/admin/users/\(winner.key)/disable", method: .post, headers: winner.cookieHeaders) {
+                response throws in
                 #expect(response.status == .badRequest)
             }
         }
@@ -101,14 +115,21 @@ struct AccountSecurityTests {
         try await withLiveServer({ $0.allowedOrigins = ["https://maps.school.example"] }) { port, configuration in
             let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
             let now = Date()
-            try await store.createAccount(Account(key: "1000000001", email: "admin@example.com", passwordHash: "", firstName: "A",
-                                                  lastName: "B", createdAt: now, isAdmin: true))
-            try await store.createAccount(Account(key: "1000000002", email: "bob@example.com", passwordHash: "", firstName: "B",
-                                                  lastName: "C", createdAt: now))
-            try await store.createSession(Session(id: "admin-session", accountKey: "1000000001", createdAt: now, expiresAt: now.addingTimeInterval(600)))
+            try await store.createAccount(
+                Account(
+                    key: "1000000001", email: "admin@example.com", passwordHash: "", firstName: "A",
+                    lastName: "B", createdAt: now, isAdmin: true))
+            try await store.createAccount(
+                Account(
+                    key: "1000000002", email: "bob@example.com", passwordHash: "", firstName: "B",
+                    lastName: "C", createdAt: now))
+            try await store.createSession(
+                Session(id: "admin-session", accountKey: "1000000001", createdAt: now, expiresAt: now.addingTimeInterval(600)))
             try await store.close()
             func resetLink(host: String) async throws -> String {
-                try await rawExchange(port: port, """
+                try await rawExchange(
+                    port: port,
+                    """
                     POST /api/admin/users/1000000002/reset-link HTTP/1.1\r
                     Host: \(host)\r
                     X-Parse-Session-Token: admin-session\r
@@ -118,14 +139,18 @@ struct AccountSecurityTests {
 
                     """)
             }
-            for hostile in ["evil.example", "evil.example/#", "127.0.0.1:\(port)@evil.example", "evil.example:\(port)", "localhost.evil.example"] {
+            for hostile in [
+                "evil.example", "evil.example/#", "127.0.0.1:\(port)@evil.example", "evil.example:\(port)", "localhost.evil.example",
+            ] {
                 let answer = try await resetLink(host: hostile)
                 #expect(answer.hasPrefix("HTTP/1.1 400"), "\(hostile): \(answer.prefix(80))")
                 #expect(answer.contains("unknown_host") && answer.contains("--public-url"), "\(hostile)")
                 #expect(!answer.contains("reset.html"), "\(hostile)")
             }
-            for (allowed, origin) in [("127.0.0.1:\(port)", "http://127.0.0.1:\(port)"), ("localhost:\(port)", "http://localhost:\(port)"),
-                                      ("maps.school.example:443", "http://maps.school.example:443")] {
+            for (allowed, origin) in [
+                ("127.0.0.1:\(port)", "http://127.0.0.1:\(port)"), ("localhost:\(port)", "http://localhost:\(port)"),
+                ("maps.school.example:443", "http://maps.school.example:443"),
+            ] {
                 let answer = try await resetLink(host: allowed)
                 #expect(answer.hasPrefix("HTTP/1.1 201"), "\(allowed): \(answer.prefix(80))")
                 #expect(answer.contains("\"url\":\"\(origin)/reset.html#token="), "\(allowed)")
@@ -155,10 +180,14 @@ struct AccountSecurityTests {
     func signInFromUnknownHost() async throws {
         try await withLiveServer({ configuration in
             // Never contacted: the refusal comes first.
-            configuration.oidcProviders = [OIDCProviderSettings(id: "school", displayName: "School", issuer: "http://127.0.0.1:9",
-                                                                clientID: "c", clientSecret: nil)]
+            configuration.oidcProviders = [
+                OIDCProviderSettings(
+                    id: "school", displayName: "School", issuer: "http://127.0.0.1:9",
+                    clientID: "c", clientSecret: nil)
+            ]
         }) { port, _ in
-            let answer = try await rawExchange(port: port, "GET /auth/school/start HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+            let answer = try await rawExchange(
+                port: port, "GET /auth/school/start HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
             #expect(answer.hasPrefix("HTTP/1.1 400"))
             #expect(answer.contains("--public-url") && !answer.lowercased().contains("location:"))
         }
@@ -169,7 +198,9 @@ struct AccountSecurityTests {
         try await withLiveServer({ _ in }) { port, _ in
             for (path, marker) in [("/api/users", "\"error\":{"), ("/api/password-reset", "\"error\":{"), ("/api/session", ")]}'")] {
                 for size in ["ZZ", "FFFFFFFFFFFFFFFFFF"] {
-                    let answer = try await rawExchange(port: port, """
+                    let answer = try await rawExchange(
+                        port: port,
+                        """
                         POST \(path) HTTP/1.1\r
                         Host: 127.0.0.1\r
                         Content-Type: application/json\r
@@ -188,21 +219,28 @@ struct AccountSecurityTests {
         }
     }
 
-    @Test("an oversized header is 431 and an oversized URL 414, each in the route's own format; the connection's next request is heard as usual")
+    @Test(
+        "an oversized header is 431 and an oversized URL 414, each in the route's own format; the connection's next request is heard as usual"
+    )
     func oversizedHeadsAnswerInTheProtocolsFormat() async throws {
         try await withLiveServer({ _ in }) { port, _ in
             let padding = String(repeating: "a", count: 100_000)
-            for (path, marker) in [("/health", #""code":"headers_too_large""#), ("/parse/classes/StudentLocation", #""code":116"#),
-                                   ("/api/session", ")]}'"), ("/api/geocode?q=x", #""code":"headers_too_large""#)] {
+            for (path, marker) in [
+                ("/health", #""code":"headers_too_large""#), ("/parse/classes/StudentLocation", #""code":116"#),
+                ("/api/session", ")]}'"), ("/api/geocode?q=x", #""code":"headers_too_large""#),
+            ] {
                 let answer = try await rawExchange(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(padding)\r\n\r\n")
                 #expect(answer.hasPrefix("HTTP/1.1 431"), "\(path): \(answer.prefix(80))")
                 #expect(answer.contains(marker), "\(path): \(answer.suffix(200))")
             }
-            let long = try await rawExchange(port: port, "GET /parse/classes/StudentLocation?where=\(padding) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let long = try await rawExchange(
+                port: port, "GET /parse/classes/StudentLocation?where=\(padding) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect(long.hasPrefix("HTTP/1.1 414") && long.contains(#""code":116"#), "\(long.prefix(80))")
             // Heads and bodies within bounds are untouched, one after the other on one connection.
             let body = #"{"udacity":{"username":"nobody@example.com","password":"\#(String(repeating: "p", count: 900))"}}"#
-            let pair = try await rawExchange(port: port, """
+            let pair = try await rawExchange(
+                port: port,
+                """
                 GET /health HTTP/1.1\r
                 Host: 127.0.0.1\r
                 X-Padding: \(String(repeating: "b", count: 30_000))\r

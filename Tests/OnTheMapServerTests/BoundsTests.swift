@@ -4,14 +4,16 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import OnTheMapModels
-@testable import OnTheMapServer
 import Storage
 import TestDatabases
 import Testing
+
+@testable import OnTheMapServer
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// No query and no connection pattern lets one client starve everyone else.
@@ -26,7 +28,8 @@ struct BoundsTests {
             try await client.postLocation(user, ["mapString": String(repeating: "a", count: 60) + "!"])
             for pattern in ["^(a+)+b?$", "^(a|aa)+$", "(.*.){6}!"] {
                 let query = #"{"mapString":{"$regex":"\#(pattern)"}}"#
-                let results = try await client.list("?where=" + query.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)["results"]
+                let results = try await client.list("?where=" + query.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)[
+                    "results"]
                 #expect((results as? [Any])?.count == (pattern == "(.*.){6}!" ? 1 : 0))
             }
             for pattern in [#"^(a+)+\\1$"#, "a(?=b)", String(repeating: "a", count: 300)] {
@@ -50,10 +53,13 @@ struct BoundsTests {
         let seed = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: directory.path, logger: testLogger)
         let long = String(repeating: "a", count: 4_000)
         for index in 0..<60 {
-            try await seed.insertLocation(StoredLocation(record: StudentInformation(
-                objectId: "seed\(index)", uniqueKey: "k", firstName: "F", lastName: "L", mapString: long, mediaURL: "https://x.example",
-                latitude: 1, longitude: 1, createdAt: "2024-01-01T00:00:00.000Z", updatedAt: "2024-01-01T00:00:00.000Z"
-            ), ownerKey: nil))
+            try await seed.insertLocation(
+                StoredLocation(
+                    record: StudentInformation(
+                        objectId: "seed\(index)", uniqueKey: "k", firstName: "F", lastName: "L", mapString: long,
+                        mediaURL: "https://x.example",
+                        latitude: 1, longitude: 1, createdAt: "2024-01-01T00:00:00.000Z", updatedAt: "2024-01-01T00:00:00.000Z"
+                    ), ownerKey: nil))
         }
         try await seed.close()
         try await setDefaultClass(.public, configuration: configuration)
@@ -91,8 +97,14 @@ struct BoundsTests {
             let started = Date()
             var closed = false
             for byte in "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".utf8 {
-                guard socket.send([byte]) else { closed = true; break }
-                if await socket.readAsync(until: 0.1).closed { closed = true; break }
+                guard socket.send([byte]) else {
+                    closed = true
+                    break
+                }
+                if await socket.readAsync(until: 0.1).closed {
+                    closed = true
+                    break
+                }
                 if Date().timeIntervalSince(started) > 5 { break }
             }
             #expect(closed)
@@ -103,12 +115,19 @@ struct BoundsTests {
     func stalledBodyCutOff() async throws {
         try await withLiveServer({ $0.requestBodyTimeout = 0.4 }) { port in
             let socket = try RawSocket(port: port)
-            _ = socket.send(Array("POST /api/users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{".utf8))
+            _ = socket.send(
+                Array("POST /api/users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{".utf8))
             let started = Date()
             var closed = false
             while Date().timeIntervalSince(started) < 5 {
-                guard socket.send(Array(" ".utf8)) else { closed = true; break }
-                if await socket.readAsync(until: 0.1).closed { closed = true; break }
+                guard socket.send(Array(" ".utf8)) else {
+                    closed = true
+                    break
+                }
+                if await socket.readAsync(until: 0.1).closed {
+                    closed = true
+                    break
+                }
             }
             #expect(closed)
         }
@@ -133,7 +152,8 @@ struct BoundsTests {
                     break
                 }
             }
-            try #require((1...2).contains(held.count), "\(held.count) connections answered before the refusal: \(String(describing: refusal))")
+            try #require(
+                (1...2).contains(held.count), "\(held.count) connections answered before the refusal: \(String(describing: refusal))")
             let (answer, closed) = try #require(refusal)
             #expect(answer.hasPrefix("HTTP/1.1 503"))
             #expect(answer.lowercased().contains("retry-after: 5"))

@@ -49,15 +49,17 @@ struct GeocodeAPITests {
         }
     }
 
-    @Test("bad queries get our error format", arguments: [
-        ("/api/geocode", "missing_query"),
-        ("/api/geocode?q=%20%20", "missing_query"),
-        ("/api/geocode?q=\(String(repeating: "a", count: 201))", "query_too_long"),
-        ("/api/geocode?q=Paris&limit=0", "invalid_limit"),
-        ("/api/geocode?q=Paris&limit=many", "invalid_limit"),
-        ("/api/geocode/reverse?lat=91&lon=0", "invalid_coordinates"),
-        ("/api/geocode/reverse?lat=10", "invalid_coordinates"),
-    ])
+    @Test(
+        "bad queries get our error format",
+        arguments: [
+            ("/api/geocode", "missing_query"),
+            ("/api/geocode?q=%20%20", "missing_query"),
+            ("/api/geocode?q=\(String(repeating: "a", count: 201))", "query_too_long"),
+            ("/api/geocode?q=Paris&limit=0", "invalid_limit"),
+            ("/api/geocode?q=Paris&limit=many", "invalid_limit"),
+            ("/api/geocode/reverse?lat=91&lon=0", "invalid_coordinates"),
+            ("/api/geocode/reverse?lat=10", "invalid_coordinates"),
+        ])
     func badQueries(uri: String, code: String) async throws {
         try await withTestServer { client in
             try await client.execute(uri: uri, method: .get) { response throws in
@@ -70,7 +72,10 @@ struct GeocodeAPITests {
     @Test("each client is rate limited: over the burst answers 429 with Retry-After")
     func rateLimit() async throws {
         // One token a minute: a loaded machine cannot refill the bucket between requests.
-        try await withTestServer({ $0.geocodeBurst = 3; $0.geocodeRatePerSecond = 1.0 / 60 }) { client in
+        try await withTestServer({
+            $0.geocodeBurst = 3
+            $0.geocodeRatePerSecond = 1.0 / 60
+        }) { client in
             var statuses: [HTTPResponse.Status] = []
             for _ in 0..<5 {
                 try await client.execute(uri: "/api/geocode?q=Paris", method: .get) { response throws in

@@ -1,11 +1,12 @@
-import Foundation
 import Crypto
+import Foundation
 import HTTPTypes
 import HummingbirdBcrypt
 import HummingbirdTesting
 import NIOCore
 import OnTheMapModels
 import Testing
+
 @testable import OnTheMapServer
 
 /// Nobody can post as someone else, forge a request from another site, reuse a
@@ -16,20 +17,27 @@ struct IdentityTests {
 
     // MARK: uniqueKey
 
-    @Test("a forged uniqueKey is replaced by the writer's own key, on create and update, in both protocols",
-          arguments: ["/parse/classes/StudentLocation", "/v1/StudentLocation"])
+    @Test(
+        "a forged uniqueKey is replaced by the writer's own key, on create and update, in both protocols",
+        arguments: ["/parse/classes/StudentLocation", "/v1/StudentLocation"])
     func forgedUniqueKey(path: String) async throws {
         try await withTestServer(defaultClass: .public) { client in
-            let alice = try await client.makeUser(), bob = try await client.makeUser()
-            let forged: [String: Any] = ["uniqueKey": bob.key, "firstName": "Bob", "mapString": "SPOOFED by Alice",
-                                         "latitude": 1.0, "longitude": 2.0]
-            let id = try await client.execute(uri: path, method: .post, headers: alice.parseHeaders, body: jsonBody(forged)) { response throws in
+            let alice = try await client.makeUser()
+            let bob = try await client.makeUser()
+            let forged: [String: Any] = [
+                "uniqueKey": bob.key, "firstName": "Bob", "mapString": "SPOOFED by Alice",
+                "latitude": 1.0, "longitude": 2.0,
+            ]
+            let id = try await client.execute(uri: path, method: .post, headers: alice.parseHeaders, body: jsonBody(forged)) {
+                response throws in
                 #expect(response.status == .created)
                 return try response.json["objectId"] as! String
             }
             let own = try await client.postLocation(alice)
-            try await client.execute(uri: "\(path)/\(own)", method: .put, headers: alice.parseHeaders,
-                                     body: jsonBody(["uniqueKey": bob.key, "mapString": "SPOOFED again"])) { response throws in
+            try await client.execute(
+                uri: "\(path)/\(own)", method: .put, headers: alice.parseHeaders,
+                body: jsonBody(["uniqueKey": bob.key, "mapString": "SPOOFED again"])
+            ) { response throws in
                 #expect(response.status == .ok)
             }
             for objectId in [id, own] {
@@ -38,10 +46,13 @@ struct IdentityTests {
                 }
             }
             // Bob's "my location" lookup finds nothing of Alice's, and Bob can still post his own.
-            let mine = try await client.list("?where=" + #"{"uniqueKey":"\#(bob.key)"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            let mine = try await client.list(
+                "?where=" + #"{"uniqueKey":"\#(bob.key)"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
             #expect((mine["results"] as! [Any]).isEmpty)
             let bobs = try await client.postLocation(bob)
-            try await client.execute(uri: "\(path)/\(bobs)", method: .put, headers: bob.parseHeaders, body: jsonBody(["mapString": "Boston"])) { response throws in
+            try await client.execute(
+                uri: "\(path)/\(bobs)", method: .put, headers: bob.parseHeaders, body: jsonBody(["mapString": "Boston"])
+            ) { response throws in
                 #expect(response.status == .ok)
             }
         }
@@ -68,7 +79,9 @@ struct IdentityTests {
                     #expect(response.status == .forbidden)
                     #expect(try response.json["code"] as? Int == 119)
                 }
-                try await client.execute(uri: "/api/pins", method: .post, headers: headers, body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
+                try await client.execute(
+                    uri: "/api/pins", method: .post, headers: headers, body: jsonBody(["latitude": 1, "longitude": 2])
+                ) { response throws in
                     #expect(response.status == .forbidden)
                     #expect(try (response.json["error"] as? [String: Any])?["code"] as? String == "cross_site_request")
                 }
@@ -91,12 +104,17 @@ struct IdentityTests {
     func sameOriginWritesPass() async throws {
         try await withTestServer(defaultClass: .public) { client in
             let user = try await client.makeUser()
-            for proof: HTTPFields in [[Self.fetchSite: "same-origin", .origin: "http://localhost"], [.origin: "http://localhost"], [.origin: "http://LOCALHOST:80"]] {
+            for proof: HTTPFields in [
+                [Self.fetchSite: "same-origin", .origin: "http://localhost"], [.origin: "http://localhost"],
+                [.origin: "http://LOCALHOST:80"],
+            ] {
                 var headers = user.cookieHeaders
                 headers.append(contentsOf: proof)
                 headers[.contentType] = "application/json; charset=utf-8"
-                try await client.execute(uri: "/v1/StudentLocation", method: .post, headers: headers,
-                                         body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
+                try await client.execute(
+                    uri: "/v1/StudentLocation", method: .post, headers: headers,
+                    body: jsonBody(["latitude": 1, "longitude": 2])
+                ) { response throws in
                     #expect(response.status == .created)
                 }
             }
@@ -104,8 +122,10 @@ struct IdentityTests {
             var token = user.parseHeaders
             token[.origin] = "https://another-app.example"
             try await client.postLocation(user)
-            try await client.execute(uri: "/parse/classes/StudentLocation", method: .post, headers: token,
-                                     body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
+            try await client.execute(
+                uri: "/parse/classes/StudentLocation", method: .post, headers: token,
+                body: jsonBody(["latitude": 1, "longitude": 2])
+            ) { response throws in
                 #expect(response.status == .created)
             }
             #expect(try await client.count() == 5)
@@ -115,8 +135,10 @@ struct IdentityTests {
             let user = try await client.makeUser()
             var headers = user.cookieHeaders
             headers[.origin] = "https://map.example.org"
-            try await client.execute(uri: "/v1/StudentLocation", method: .post, headers: headers,
-                                     body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
+            try await client.execute(
+                uri: "/v1/StudentLocation", method: .post, headers: headers,
+                body: jsonBody(["latitude": 1, "longitude": 2])
+            ) { response throws in
                 #expect(response.status == .created)
             }
         }
@@ -133,15 +155,20 @@ struct IdentityTests {
                     #expect(try response.udacityJSON["status"] as? Int == 403)
                     #expect(response.cookie("onthemap_session") == nil)
                 }
-                try await client.execute(uri: "/api/users", method: .post, headers: headers, body: jsonBody([
-                    "email": "new@example.com", "password": "long enough", "first_name": "A", "last_name": "B",
-                ])) { response throws in
+                try await client.execute(
+                    uri: "/api/users", method: .post, headers: headers,
+                    body: jsonBody([
+                        "email": "new@example.com", "password": "long enough", "first_name": "A", "last_name": "B",
+                    ])
+                ) { response throws in
                     #expect(response.status == .forbidden)
                 }
             }
             // The form encoding a cross-site form would use, even without browser headers.
             let form = textBody("udacity%5Busername%5D=\(user.email)&udacity%5Bpassword%5D=x")
-            try await client.execute(uri: "/v1/session", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: form) { response throws in
+            try await client.execute(
+                uri: "/v1/session", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: form
+            ) { response throws in
                 #expect(response.status == .unsupportedMediaType)
                 #expect(try response.udacityJSON["status"] as? Int == 415)
             }
@@ -160,14 +187,17 @@ struct IdentityTests {
     @Test("log out everywhere ends every session of the account, others' sessions stay")
     func logOutEverywhere() async throws {
         try await withTestServer(defaultClass: .public) { client in
-            let user = try await client.makeUser(), other = try await client.makeUser()
+            let user = try await client.makeUser()
+            let other = try await client.makeUser()
             let second = try await client.login(email: user.email, password: user.password)
             try await client.execute(uri: "/api/session?all=1", method: .delete, headers: user.cookieHeaders) { response throws in
                 #expect(response.status == .ok)
             }
             for token in [user.sessionID, second] {
-                try await client.execute(uri: "/v1/StudentLocation", method: .post, headers: [SessionCredential.headerName: token],
-                                         body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
+                try await client.execute(
+                    uri: "/v1/StudentLocation", method: .post, headers: [SessionCredential.headerName: token],
+                    body: jsonBody(["latitude": 1, "longitude": 2])
+                ) { response throws in
                     #expect(response.status == .unauthorized)
                 }
             }
@@ -181,25 +211,34 @@ struct IdentityTests {
             let user = try await client.makeUser()
             let other = try await client.login(email: user.email, password: user.password)
             let change = "/api/account/password"
-            try await client.execute(uri: change, method: .post, headers: user.cookieHeaders,
-                                     body: jsonBody(["current_password": "not it at all", "new_password": "a brand new secret"])) { response throws in
+            try await client.execute(
+                uri: change, method: .post, headers: user.cookieHeaders,
+                body: jsonBody(["current_password": "not it at all", "new_password": "a brand new secret"])
+            ) { response throws in
                 #expect(response.status == .forbidden)
                 #expect(try (response.json["error"] as? [String: Any])?["code"] as? String == "wrong_password")
             }
-            try await client.execute(uri: change, method: .post, body: jsonBody(["current_password": user.password, "new_password": "x"])) { response throws in
+            try await client.execute(uri: change, method: .post, body: jsonBody(["current_password": user.password, "new_password": "x"])) {
+                response throws in
                 #expect(response.status == .unauthorized)
             }
-            try await client.execute(uri: change, method: .post, headers: user.cookieHeaders,
-                                     body: jsonBody(["current_password": user.password, "new_password": "short"])) { response throws in
+            try await client.execute(
+                uri: change, method: .post, headers: user.cookieHeaders,
+                body: jsonBody(["current_password": user.password, "new_password": "short"])
+            ) { response throws in
                 #expect(response.status == .badRequest)
             }
-            try await client.execute(uri: change, method: .post, headers: user.cookieHeaders,
-                                     body: jsonBody(["current_password": user.password, "new_password": "a brand new secret"])) { response throws in
+            try await client.execute(
+                uri: change, method: .post, headers: user.cookieHeaders,
+                body: jsonBody(["current_password": user.password, "new_password": "a brand new secret"])
+            ) { response throws in
                 #expect(response.status == .ok)
                 #expect(try response.json["ended_sessions"] as? Int == 1)
             }
-            try await client.execute(uri: "/v1/StudentLocation", method: .post, headers: [SessionCredential.headerName: other],
-                                     body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
+            try await client.execute(
+                uri: "/v1/StudentLocation", method: .post, headers: [SessionCredential.headerName: other],
+                body: jsonBody(["latitude": 1, "longitude": 2])
+            ) { response throws in
                 #expect(response.status == .unauthorized)
             }
             try await client.postLocation(user)  // this device stays logged in
@@ -248,30 +287,42 @@ struct IdentityTests {
         try await withTestServer(defaultClass: .public) { client in
             let bad = ["Eve\u{0}", "Bob\u{202E}lanimirc", "Isolate\u{2067}x", "Tab\there", "Esc\u{1B}[31m"]
             for name in bad {
-                try await client.execute(uri: "/api/users", method: .post, body: jsonBody([
-                    "email": "n\(UUID().uuidString.prefix(6))@example.com", "password": "long enough", "first_name": name, "last_name": "B",
-                ])) { response throws in
+                try await client.execute(
+                    uri: "/api/users", method: .post,
+                    body: jsonBody([
+                        "email": "n\(UUID().uuidString.prefix(6))@example.com", "password": "long enough", "first_name": name,
+                        "last_name": "B",
+                    ])
+                ) { response throws in
                     #expect(response.status == .badRequest)
                     #expect(try (response.json["error"] as? [String: Any])?["code"] as? String == "invalid_name")
                 }
             }
-            try await client.execute(uri: "/api/users", method: .post, body: jsonBody([
-                "email": "nul\u{0}@example.com", "password": "long enough", "first_name": "A", "last_name": "B",
-            ])) { response throws in
+            try await client.execute(
+                uri: "/api/users", method: .post,
+                body: jsonBody([
+                    "email": "nul\u{0}@example.com", "password": "long enough", "first_name": "A", "last_name": "B",
+                ])
+            ) { response throws in
                 #expect(try (response.json["error"] as? [String: Any])?["code"] as? String == "invalid_email")
             }
             let user = try await client.makeUser()
             for field in ["firstName", "lastName", "mapString"] {
-                try await client.execute(uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders,
-                                         body: jsonBody([field: "Paris\u{202E}moc.live", "latitude": 1, "longitude": 2])) { response throws in
+                try await client.execute(
+                    uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders,
+                    body: jsonBody([field: "Paris\u{202E}moc.live", "latitude": 1, "longitude": 2])
+                ) { response throws in
                     #expect(response.status == .badRequest)
                     #expect(try response.json["code"] as? Int == 142)
                 }
             }
             // Names in any script, with ordinary marks, stay welcome.
-            _ = try await client.execute(uri: "/api/users", method: .post, body: jsonBody([
-                "email": "amal@example.com", "password": "long enough", "first_name": "أمل", "last_name": "Nguyễn-Łukasz",
-            ])) { response throws in #expect(response.status == .created) }
+            _ = try await client.execute(
+                uri: "/api/users", method: .post,
+                body: jsonBody([
+                    "email": "amal@example.com", "password": "long enough", "first_name": "أمل", "last_name": "Nguyễn-Łukasz",
+                ])
+            ) { response throws in #expect(response.status == .created) }
             #expect(try await client.count() == 0)
         }
     }

@@ -6,6 +6,7 @@ import NIOCore
 import Storage
 import Synchronization
 import Testing
+
 @testable import OnTheMapServer
 
 /// A course platform's side of a roster sync, on a real socket: a token endpoint and
@@ -68,8 +69,9 @@ final class StubRosterPlatform: Sendable {
     }
 
     static func json(_ object: Any) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json"],
-                 body: .init(byteBuffer: ByteBuffer(data: try! JSONSerialization.data(withJSONObject: object))))
+        Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(data: try! JSONSerialization.data(withJSONObject: object))))
     }
 }
 
@@ -81,8 +83,13 @@ struct LTIRosterSyncTests {
     /// Two stub platforms on real sockets (the course's, and another origin that must never
     /// see the token) and a store holding a course class whose student launched from the
     /// course; `body` gets a sync, the class's id, the platform and both stubs' origins.
-    func withCourse(_ body: @Sendable (LTIRosterSync, String, LTIPlatform, (stub: StubRosterPlatform, origin: String),
-                                       (stub: StubRosterPlatform, origin: String)) async throws -> Void) async throws {
+    func withCourse(
+        _ body:
+            @Sendable (
+                LTIRosterSync, String, LTIPlatform, (stub: StubRosterPlatform, origin: String),
+                (stub: StubRosterPlatform, origin: String)
+            ) async throws -> Void
+    ) async throws {
         let platformStub = StubRosterPlatform()
         let foreignStub = StubRosterPlatform()
         let platformApp = Application(router: platformStub.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -98,24 +105,30 @@ struct LTIRosterSyncTests {
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-roster-\(UUID().uuidString)")
                 defer { try? FileManager.default.removeItem(at: directory) }
                 let configuration = testConfiguration(dataDirectory: directory)
-                let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
+                let store = try await SQLStore.open(
+                    url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
                 do {
                     let now = Date()
-                    let platform = LTIPlatform(id: "p1", issuer: origin, clientID: "client-1", name: "LMS", authURL: "\(origin)/auth",
-                                               tokenURL: "\(origin)/token", jwksURL: "\(origin)/jwks", trustEmail: false,
-                                               deploymentIDs: ["d1"], createdAt: now)
+                    let platform = LTIPlatform(
+                        id: "p1", issuer: origin, clientID: "client-1", name: "LMS", authURL: "\(origin)/auth",
+                        tokenURL: "\(origin)/token", jwksURL: "\(origin)/jwks", trustEmail: false,
+                        deploymentIDs: ["d1"], createdAt: now)
                     try await store.addPlatform(platform)
                     for key in [Self.teacher, Self.student] {
-                        try await store.createAccount(Account(key: key, email: "\(key)@example.com", passwordHash: "h", firstName: "F",
-                                                              lastName: "L", createdAt: now))
+                        try await store.createAccount(
+                            Account(
+                                key: key, email: "\(key)@example.com", passwordHash: "h", firstName: "F",
+                                lastName: "L", createdAt: now))
                     }
                     let course = MapClass(id: "id-course", slug: "course", name: "Course", inviteCode: "code-course", createdAt: now)
                     try await store.createClass(course, teacherKey: Self.teacher, now: now)
                     try await store.join(classId: course.id, accountKey: Self.student, now: now)
-                    try await store.recordLaunch(classID: course.id, platformID: platform.id,
-                                                 entry: LTIRosterEntry(subject: "s-student", name: "Bea", roles: ["Learner"]), accountKey: Self.student)
-                    let sync = LTIRosterSync(store: store, keys: LTIToolKeys(store: store, clock: .system), http: URLSessionSignInClient(),
-                                             writes: LocationWrites(store: store, cache: nil, live: nil), clock: .system)
+                    try await store.recordLaunch(
+                        classID: course.id, platformID: platform.id,
+                        entry: LTIRosterEntry(subject: "s-student", name: "Bea", roles: ["Learner"]), accountKey: Self.student)
+                    let sync = LTIRosterSync(
+                        store: store, keys: LTIToolKeys(store: store, clock: .system), http: URLSessionSignInClient(),
+                        writes: LocationWrites(store: store, cache: nil, live: nil), clock: .system)
                     try await body(sync, course.id, platform, (platformStub, origin), (foreignStub, foreignOrigin))
                 } catch {
                     try? await store.close()
@@ -182,16 +195,19 @@ struct LTIRosterSyncTests {
     func names() async throws {
         try await withCourse { sync, classID, platform, course, _ in
             course.stub.state.withLock {
-                $0.pages["/members"] = ([
-                    .init(subject: "s1", name: "Ada \u{202E}ecalevoL"),
-                    .init(subject: "s2", name: "Bea\u{0007}", givenName: "Bea", familyName: "\u{2066}Smith"),
-                    .init(subject: "s3", name: "\u{202D}", givenName: "Cy\nRoot"),
-                    .init(subject: "s4", name: "  Dee Jones  "),
-                    .init(subject: "s5", name: "مريم"),
-                ], nil)
+                $0.pages["/members"] = (
+                    [
+                        .init(subject: "s1", name: "Ada \u{202E}ecalevoL"),
+                        .init(subject: "s2", name: "Bea\u{0007}", givenName: "Bea", familyName: "\u{2066}Smith"),
+                        .init(subject: "s3", name: "\u{202D}", givenName: "Cy\nRoot"),
+                        .init(subject: "s4", name: "  Dee Jones  "),
+                        .init(subject: "s5", name: "مريم"),
+                    ], nil
+                )
             }
             _ = try await sync.sync(classID: classID, platform: platform, membershipsURL: "\(course.origin)/members")
-            let names = Dictionary(uniqueKeysWithValues: try await sync.store.roster(classID: classID).lines.map { ($0.entry.subject, $0.entry.name) })
+            let names = Dictionary(
+                uniqueKeysWithValues: try await sync.store.roster(classID: classID).lines.map { ($0.entry.subject, $0.entry.name) })
             #expect(names == ["s1": "Course member", "s2": "Bea", "s3": "Course member", "s4": "Dee Jones", "s5": "مريم"])
             for name in names.values { #expect(TextRules.isDisplaySafe(name), "\(name.unicodeScalars.map(\.value))") }
         }
@@ -203,11 +219,15 @@ struct LTIRosterSyncTests {
         #expect(LTILaunchClaims.memberName(name: nil, givenName: "\u{0000}", familyName: nil) == "Course member")
     }
 
-    @Test("the token goes only to https, or http on a loopback host; the scheme's own port is the same origin", arguments: [
-        ("https://LMS.example.edu/api/members", "https://lms.example.edu"), ("https://lms.example.edu:443/x", "https://lms.example.edu"),
-        ("https://lms.example.edu:8443/x", "https://lms.example.edu:8443"), ("http://127.0.0.1:8080/x", "http://127.0.0.1:8080"),
-        ("http://localhost/x", "http://localhost"), ("http://lms.example.edu/x", nil), ("ftp://lms.example.edu/x", nil), ("/members?page=2", nil),
-    ] as [(String, String?)])
+    @Test(
+        "the token goes only to https, or http on a loopback host; the scheme's own port is the same origin",
+        arguments: [
+            ("https://LMS.example.edu/api/members", "https://lms.example.edu"),
+            ("https://lms.example.edu:443/x", "https://lms.example.edu"),
+            ("https://lms.example.edu:8443/x", "https://lms.example.edu:8443"), ("http://127.0.0.1:8080/x", "http://127.0.0.1:8080"),
+            ("http://localhost/x", "http://localhost"), ("http://lms.example.edu/x", nil), ("ftp://lms.example.edu/x", nil),
+            ("/members?page=2", nil),
+        ] as [(String, String?)])
     func fetchableOrigins(url: String, origin: String?) throws {
         #expect(LTIRosterSync.fetchableOrigin(try #require(URL(string: url))) == origin)
     }
@@ -217,8 +237,10 @@ struct LTIRosterSyncTests {
         try await withCourse { _, _, _, course, foreign in
             course.stub.state.withLock { $0.redirects["/moved"] = "\(foreign.origin)/members" }
             let client = URLSessionSignInClient()
-            let credentialed = try await client.send(SignInHTTPRequest(url: URL(string: "\(course.origin)/moved")!,
-                                                                       headers: ["Authorization": "Bearer \(StubRosterPlatform.token)"]))
+            let credentialed = try await client.send(
+                SignInHTTPRequest(
+                    url: URL(string: "\(course.origin)/moved")!,
+                    headers: ["Authorization": "Bearer \(StubRosterPlatform.token)"]))
             #expect(credentialed.status == 302)
             #expect(credentialed.headers["location"] == "\(foreign.origin)/members")
             #expect(foreign.stub.state.withLock { $0.requests.isEmpty })
@@ -239,10 +261,13 @@ struct LTILoginFormTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = testConfiguration(dataDirectory: directory)
         configuration.publicURL = "https://map.example.org"
-        let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
-        try await store.addPlatform(LTIPlatform(
-            id: "p1", issuer: Self.issuer, clientID: "client-1", name: "LMS", authURL: "\(Self.issuer)/auth", tokenURL: "\(Self.issuer)/token",
-            jwksURL: "\(Self.issuer)/jwks", trustEmail: false, deploymentIDs: ["d1"], createdAt: Date()))
+        let store = try await SQLStore.open(
+            url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
+        try await store.addPlatform(
+            LTIPlatform(
+                id: "p1", issuer: Self.issuer, clientID: "client-1", name: "LMS", authURL: "\(Self.issuer)/auth",
+                tokenURL: "\(Self.issuer)/token",
+                jwksURL: "\(Self.issuer)/jwks", trustEmail: false, deploymentIDs: ["d1"], createdAt: Date()))
         try await store.close()
         let app = try await buildApplication(configuration: configuration, logger: testLogger)
         try await app.test(.router) { client in try await body(client) }
@@ -257,26 +282,34 @@ struct LTILoginFormTests {
         return Dictionary((location.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
     }
 
-    static let encoded = "iss=https%3A%2F%2Flms.example.edu&client_id=client-1&target_link_uri=https%3A%2F%2Fmap.example.org%2Flti%2Flaunch"
+    static let encoded =
+        "iss=https%3A%2F%2Flms.example.edu&client_id=client-1&target_link_uri=https%3A%2F%2Fmap.example.org%2Flti%2Flaunch"
         + "&login_hint=user+one%2B1&lti_message_hint=resource+link%2B42%20%C3%A9t%C3%A9+%25"
 
     @Test("a form body: + is a space, percent-escapes are bytes of UTF-8; the hints go back as sent")
     func postedForm() async throws {
         try await withPlatform { client in
-            let fields = try await client.execute(uri: "/lti/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                  body: ByteBuffer(string: Self.encoded)) { try Self.forwarded($0) }
+            let fields = try await client.execute(
+                uri: "/lti/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: Self.encoded)
+            ) { try Self.forwarded($0) }
             #expect(fields["login_hint"] == "user one+1")
             #expect(fields["lti_message_hint"] == "resource link+42 été %")
         }
     }
 
-    @Test("a body that is not strict form encoding (raw spaces, quotes, non-ASCII, a stray %) is read as browsers read it, never bringing the server down")
+    @Test(
+        "a body that is not strict form encoding (raw spaces, quotes, non-ASCII, a stray %) is read as browsers read it, never bringing the server down"
+    )
     func looseForm() async throws {
         try await withPlatform { client in
-            let body = "iss=https://lms.example.edu&client_id=client-1&target_link_uri=https://map.example.org/lti/launch"
+            let body =
+                "iss=https://lms.example.edu&client_id=client-1&target_link_uri=https://map.example.org/lti/launch"
                 + "&login_hint=a b \"<q>\" caf\u{E9} 100%&lti_message_hint=%zz{|}"
-            let fields = try await client.execute(uri: "/lti/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                  body: ByteBuffer(string: body)) { try Self.forwarded($0) }
+            let fields = try await client.execute(
+                uri: "/lti/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: body)
+            ) { try Self.forwarded($0) }
             #expect(fields["login_hint"] == "a b \"<q>\" caf\u{E9} 100%")
             #expect(fields["lti_message_hint"] == "%zz{|}")
         }
@@ -291,11 +324,13 @@ struct LTILoginFormTests {
         }
     }
 
-    @Test("form decoding", arguments: [
-        ("a=1&b=x+y", [("a", "1"), ("b", "x y")]), ("a=%2B%26%3D&=v&k", [("a", "+&="), ("", "v"), ("k", "")]),
-        ("a=%zz%4&b=%e2%82%ac", [("a", "%zz%4"), ("b", "€")]), ("a=%FF", [("a", "\u{FFFD}")]), ("&&a+b=c+d&", [("a b", "c d")]),
-        ("raw=caf\u{E9} \"x\"", [("raw", "caf\u{E9} \"x\"")]), ("", []),
-    ] as [(String, [(String, String)])])
+    @Test(
+        "form decoding",
+        arguments: [
+            ("a=1&b=x+y", [("a", "1"), ("b", "x y")]), ("a=%2B%26%3D&=v&k", [("a", "+&="), ("", "v"), ("k", "")]),
+            ("a=%zz%4&b=%e2%82%ac", [("a", "%zz%4"), ("b", "€")]), ("a=%FF", [("a", "\u{FFFD}")]), ("&&a+b=c+d&", [("a b", "c d")]),
+            ("raw=caf\u{E9} \"x\"", [("raw", "caf\u{E9} \"x\"")]), ("", []),
+        ] as [(String, [(String, String)])])
     func decoding(text: String, fields: [(String, String)]) {
         let decoded = FormEncoding.decode(text)
         #expect(decoded.map(\.0) == fields.map(\.0))

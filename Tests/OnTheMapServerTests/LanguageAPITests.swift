@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
 @testable import OnTheMapServer
 
 /// The account's language (`PUT /api/account/language`, `GET /api/account`) and our own API's
@@ -21,8 +22,10 @@ struct LanguageAPITests {
                 }
             }
             #expect(try await language() is NSNull)
-            try await client.execute(uri: "/api/account/language", method: .put, headers: ana.cookieHeaders,
-                                     body: jsonBody(["language": "PT-br"])) { response throws in
+            try await client.execute(
+                uri: "/api/account/language", method: .put, headers: ana.cookieHeaders,
+                body: jsonBody(["language": "PT-br"])
+            ) { response throws in
                 #expect(response.status == .ok)
                 #expect(try response.json["language"] as? String == "pt-BR")
             }
@@ -32,22 +35,28 @@ struct LanguageAPITests {
                 #expect(account["language"] as? String == "pt-BR", "the data download holds everything kept")
             }
             for bad: Any in ["sv", "", 42, "de-DE"] {
-                try await client.execute(uri: "/api/account/language", method: .put, headers: ana.cookieHeaders,
-                                         body: jsonBody(["language": bad])) { response throws in
+                try await client.execute(
+                    uri: "/api/account/language", method: .put, headers: ana.cookieHeaders,
+                    body: jsonBody(["language": bad])
+                ) { response throws in
                     #expect(response.status == .badRequest)
                     let error = try #require(try response.json["error"] as? [String: Any])
                     #expect(["invalid_language", "invalid_body"].contains(error["code"] as? String ?? ""))
                 }
             }
             #expect(try await language() as? String == "pt-BR", "a refused choice changes nothing")
-            try await client.execute(uri: "/api/account/language", method: .put, headers: ana.cookieHeaders,
-                                     body: jsonBody(["language": NSNull()])) { response throws in
+            try await client.execute(
+                uri: "/api/account/language", method: .put, headers: ana.cookieHeaders,
+                body: jsonBody(["language": NSNull()])
+            ) { response throws in
                 #expect(response.status == .ok)
                 #expect(try response.json["language"] is NSNull)
             }
             #expect(try await language() is NSNull)
-            try await client.execute(uri: "/api/account/language", method: .put,
-                                     body: jsonBody(["language": "de"])) { response throws in
+            try await client.execute(
+                uri: "/api/account/language", method: .put,
+                body: jsonBody(["language": "de"])
+            ) { response throws in
                 #expect(response.status == .unauthorized)
             }
         }

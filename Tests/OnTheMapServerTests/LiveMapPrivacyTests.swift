@@ -3,10 +3,11 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import OnTheMapModels
-@testable import Storage
 import TestDatabases
 import Testing
+
 @testable import OnTheMapServer
+@testable import Storage
 
 /// The live map forgets what every other read forgets, and stops when its reader's access
 /// does: a replay never serves an earlier copy of a record (coarsened, hidden, deleted, left,
@@ -16,8 +17,11 @@ import Testing
 @Suite("Live map privacy")
 struct LiveMapPrivacyTests {
     /// Every event a stream from `since` sends before it ends on its own (after a second).
-    static func replay(_ client: some TestClientProtocol, prefix: String = "", since: Int64, headers: HTTPFields = [:]) async throws -> [LiveMapTests.Event] {
-        try await client.execute(uri: "\(prefix)/api/locations/changes?timeout=1&since=\(since)", method: .get, headers: headers) { response throws in
+    static func replay(_ client: some TestClientProtocol, prefix: String = "", since: Int64, headers: HTTPFields = [:]) async throws
+        -> [LiveMapTests.Event]
+    {
+        try await client.execute(uri: "\(prefix)/api/locations/changes?timeout=1&since=\(since)", method: .get, headers: headers) {
+            response throws in
             guard response.status == .ok else { throw TestFailure("changes: \(response.status) \(response.text)") }
             return LiveMapTests.events(response.text)
         }
@@ -32,8 +36,10 @@ struct LiveMapPrivacyTests {
 
     /// A server, and the host's own connection to its database (what `onthemap admin` uses
     /// from another process), for `body`.
-    static func withServerAndHost(public visibility: Bool = true,
-                                  _ body: @Sendable (any TestClientProtocol, SQLStore) async throws -> Void) async throws {
+    static func withServerAndHost(
+        public visibility: Bool = true,
+        _ body: @Sendable (any TestClientProtocol, SQLStore) async throws -> Void
+    ) async throws {
         let (configuration, directory) = try await server(public: visibility)
         defer { try? FileManager.default.removeItem(at: directory) }
         let app = try await buildApplication(configuration: configuration, logger: testLogger)
@@ -47,8 +53,10 @@ struct LiveMapPrivacyTests {
         try await Self.withServerAndHost { client, host in
             let user = try await client.makeUser()
             let start = try await LiveMapTests.snapshot(client).version
-            let id = try await client.postLocation(user, ["mapString": "Flat 4B, 5 Avenue Anatole France", "latitude": 48.8584, "longitude": 2.2945])
-            try #require(try await Self.replay(client, since: start).contains { $0.data.contains("Anatole") }, "the class shows exact points")
+            let id = try await client.postLocation(
+                user, ["mapString": "Flat 4B, 5 Avenue Anatole France", "latitude": 48.8584, "longitude": 2.2945])
+            try #require(
+                try await Self.replay(client, since: start).contains { $0.data.contains("Anatole") }, "the class shows exact points")
 
             // The host shows towns (`onthemap admin class set main --precision city`), from another process.
             let main = try #require(try await host.mapClass(slug: "main"))
@@ -61,7 +69,8 @@ struct LiveMapPrivacyTests {
             let later = try await Self.replay(client, since: start)
             #expect(later.map(\.event) == ["updated"])
             for event in later {
-                #expect(!event.data.contains("Anatole") && !event.data.contains("48.8584") && !event.data.contains("2.2945"), "\(event.data)")
+                #expect(
+                    !event.data.contains("Anatole") && !event.data.contains("48.8584") && !event.data.contains("2.2945"), "\(event.data)")
             }
             #expect((later.first?.json["mapString"] as? String)?.contains("Paris") == true)
             // Nor does the database's log hold it for a server started later.
@@ -94,12 +103,19 @@ struct LiveMapPrivacyTests {
                 if place == "Account deleted" { fields["lastName"] = "Lovelace-gone" }
                 posts.append(try await client.postLocation(user, fields))
             }
-            #expect(try await ClassTests.status(client, "/api/admin/locations/\(posts[0])/hide", .post, headers: admin.cookieHeaders,
-                                                body: ["reason": "doxxing"]).0 == .ok)
-            #expect(try await ClassTests.status(client, "/v1/StudentLocation/\(posts[1])", .delete, headers: users[1].parseHeaders).0 == .ok)
+            #expect(
+                try await ClassTests.status(
+                    client, "/api/admin/locations/\(posts[0])/hide", .post, headers: admin.cookieHeaders,
+                    body: ["reason": "doxxing"]
+                ).0 == .ok)
+            #expect(
+                try await ClassTests.status(client, "/v1/StudentLocation/\(posts[1])", .delete, headers: users[1].parseHeaders).0 == .ok)
             #expect(try await ClassTests.status(client, "/api/classes/main/leave", .post, headers: users[2].cookieHeaders).0 == .ok)
-            #expect(try await ClassTests.status(client, "/api/account/delete", .post, headers: users[3].cookieHeaders,
-                                                body: ["password": users[3].password]).0 == .ok)
+            #expect(
+                try await ClassTests.status(
+                    client, "/api/account/delete", .post, headers: users[3].cookieHeaders,
+                    body: ["password": users[3].password]
+                ).0 == .ok)
             let replayed = try await Self.replay(client, since: start)
             check(replayed)
             #expect(Set(replayed.filter { $0.event == "deleted" }.compactMap(\.objectId)) == Set(posts[0..<4]), "each is gone from the map")
@@ -121,8 +137,11 @@ struct LiveMapPrivacyTests {
             let start = try await LiveMapTests.snapshot(client).version
             let id = try await client.postLocation(student, ["mapString": "Waiting"])
             for place in ["Edited once", "Edited twice"] {
-                #expect(try await ClassTests.status(client, "/v1/StudentLocation/\(id)", .put, headers: student.parseHeaders,
-                                                    body: ["mapString": place]).0 == .ok)
+                #expect(
+                    try await ClassTests.status(
+                        client, "/v1/StudentLocation/\(id)", .put, headers: student.parseHeaders,
+                        body: ["mapString": place]
+                    ).0 == .ok)
             }
             #expect(try await Self.replay(client, since: start).isEmpty, "a waiting post is on no one's map")
         }
@@ -138,7 +157,8 @@ struct LiveMapPrivacyTests {
                 #expect(try await ClassTests.post(client, admin, prefix: "/c/busy-1", place: "Busy \(index)").status == .created)
             }
             #expect(try await LiveMapTests.snapshot(client).version == mine, "the main map did not change")
-            let future = try await LiveMapTests.follow(client, "", headers: [HTTPField.Name("Last-Event-ID")!: "\(mine + 1000)"], seconds: 1)
+            let future = try await LiveMapTests.follow(
+                client, "", headers: [HTTPField.Name("Last-Event-ID")!: "\(mine + 1000)"], seconds: 1)
             #expect(future == [LiveMapTests.Event(id: nil, event: "reload", data: #"{"version":\#(mine)}"#)])
         }
     }
@@ -171,7 +191,9 @@ struct LiveMapPrivacyTests {
         return rest.closed || rest.text.contains("0\r\n\r\n")
     }
 
-    @Test("a stream closes when its reader is removed from the class, logs out everywhere, is disabled or deleted, or the class closes to members")
+    @Test(
+        "a stream closes when its reader is removed from the class, logs out everywhere, is disabled or deleted, or the class closes to members"
+    )
     func streamsEndWithAccess() async throws {
         try await withTestServer(mode: .live) { client in
             let port = try #require(client.port)
@@ -188,8 +210,12 @@ struct LiveMapPrivacyTests {
             func stream(_ user: TestUser) async throws -> RawSocket { try await Self.openStream(port: port, path, session: user.sessionID) }
 
             // Removed by the teacher; a classmate's stream goes on and hears the next post.
-            let removed = try await stream(students[0]), classmate = try await stream(students[4])
-            #expect(try await ClassTests.status(client, "/api/classes/watched-1/members/\(students[0].key)", .delete, headers: admin.cookieHeaders).0 == .ok)
+            let removed = try await stream(students[0])
+            let classmate = try await stream(students[4])
+            #expect(
+                try await ClassTests.status(
+                    client, "/api/classes/watched-1/members/\(students[0].key)", .delete, headers: admin.cookieHeaders
+                ).0 == .ok)
             #expect(await Self.ends(removed))
             #expect(try await ClassTests.post(client, admin, prefix: "/c/watched-1", place: "After the removal").status == .created)
             let heard = await classmate.readAsync(until: 30, stopAfter: "After the removal")
@@ -202,25 +228,39 @@ struct LiveMapPrivacyTests {
 
             // Disabled by an administrator.
             let disabled = try await stream(students[2])
-            #expect(try await ClassTests.status(client, "/api/admin/users/\(students[2].key)/disable", .post, headers: admin.cookieHeaders).0 == .ok)
+            #expect(
+                try await ClassTests.status(client, "/api/admin/users/\(students[2].key)/disable", .post, headers: admin.cookieHeaders).0
+                    == .ok)
             #expect(await Self.ends(disabled))
 
             // Deleted by its owner.
             let deleted = try await stream(students[3])
-            #expect(try await ClassTests.status(client, "/api/account/delete", .post, headers: students[3].cookieHeaders,
-                                                body: ["password": students[3].password]).0 == .ok)
+            #expect(
+                try await ClassTests.status(
+                    client, "/api/account/delete", .post, headers: students[3].cookieHeaders,
+                    body: ["password": students[3].password]
+                ).0 == .ok)
             #expect(await Self.ends(deleted))
 
             // A public class turned members-only: its anonymous readers' streams close.
-            #expect(try await ClassTests.status(client, "/api/classes/watched-1", .patch, headers: admin.cookieHeaders,
-                                                body: ["visibility": "public"]).0 == .ok)
+            #expect(
+                try await ClassTests.status(
+                    client, "/api/classes/watched-1", .patch, headers: admin.cookieHeaders,
+                    body: ["visibility": "public"]
+                ).0 == .ok)
             let anonymous = try await Self.openStream(port: port, path)
-            #expect(try await ClassTests.status(client, "/api/classes/watched-1", .patch, headers: admin.cookieHeaders,
-                                                body: ["visibility": "members"]).0 == .ok)
+            #expect(
+                try await ClassTests.status(
+                    client, "/api/classes/watched-1", .patch, headers: admin.cookieHeaders,
+                    body: ["visibility": "members"]
+                ).0 == .ok)
             #expect(await Self.ends(anonymous))
             // And reconnecting goes through the full check.
-            #expect(try await ClassTests.status(client, path.replacingOccurrences(of: "timeout=60", with: "timeout=1"),
-                                                headers: students[0].cookieHeaders).0 != .ok)
+            #expect(
+                try await ClassTests.status(
+                    client, path.replacingOccurrences(of: "timeout=60", with: "timeout=1"),
+                    headers: students[0].cookieHeaders
+                ).0 != .ok)
         }
     }
 
@@ -244,11 +284,18 @@ struct LiveMapPrivacyTests {
             _ = try await ClassHostTools.change(current, changes, store: host)
 
             // At once, the teacher renames the class and the student posts a street address.
-            #expect(try await ClassTests.status(client, "/api/classes/cached-1", .patch, headers: admin.cookieHeaders,
-                                                body: ["name": "Renamed"]).0 == .ok)
-            let posted = try await client.execute(uri: "/c/cached-1/parse/classes/StudentLocation", method: .post, headers: student.parseHeaders,
-                                                  body: jsonBody(["firstName": "Ada", "lastName": "L", "mapString": "12 Elm Street, Springfield",
-                                                                  "mediaURL": "https://example.com", "latitude": 39.7817, "longitude": -89.6712])) { response throws in
+            #expect(
+                try await ClassTests.status(
+                    client, "/api/classes/cached-1", .patch, headers: admin.cookieHeaders,
+                    body: ["name": "Renamed"]
+                ).0 == .ok)
+            let posted = try await client.execute(
+                uri: "/c/cached-1/parse/classes/StudentLocation", method: .post, headers: student.parseHeaders,
+                body: jsonBody([
+                    "firstName": "Ada", "lastName": "L", "mapString": "12 Elm Street, Springfield",
+                    "mediaURL": "https://example.com", "latitude": 39.7817, "longitude": -89.6712,
+                ])
+            ) { response throws in
                 try #require(response.status == .created, "\(response.text)")
                 return try #require(try response.json["objectId"] as? String)
             }
@@ -265,8 +312,9 @@ struct LiveMapPrivacyTests {
     @Test("coarsening moves every post, however far from a town: the nearest place at any distance, or a 1-degree cell")
     func coarseningSkipsNothing() throws {
         // The oceanic pole of inaccessibility: no land within 2,600 km.
-        let far = StudentInformation(objectId: "far0000001", uniqueKey: "k", firstName: "F", lastName: "L", mapString: "At sea, exactly here",
-                                     mediaURL: "https://x.y", latitude: -48.8767, longitude: -123.3933, createdAt: "", updatedAt: "")
+        let far = StudentInformation(
+            objectId: "far0000001", uniqueKey: "k", firstName: "F", lastName: "L", mapString: "At sea, exactly here",
+            mediaURL: "https://x.y", latitude: -48.8767, longitude: -123.3933, createdAt: "", updatedAt: "")
         for precision in [MapClass.Precision.city, .region, .country] {
             let moved = try #require(ClassPlacement.rewrite(far, precision: precision))
             #expect(moved.mapString != far.mapString)
@@ -289,20 +337,23 @@ struct LiveMapPrivacyTests {
             let made = try await ClassTests.makeClass(client, by: admin, slug: "roster-1")
             #expect(try await ClassTests.join(client, member, slug: "roster-1", code: made["invite_code"] as? String).status == .ok)
 
-            let refused = try await ClassTests.status(client, "/api/classes/roster-1/members/\(outsider.key)", .put,
-                                                      headers: admin.cookieHeaders, body: ["role": "student"])
+            let refused = try await ClassTests.status(
+                client, "/api/classes/roster-1/members/\(outsider.key)", .put,
+                headers: admin.cookieHeaders, body: ["role": "student"])
             #expect(refused.0 == .notFound)
             #expect(!"\(refused.1)".contains(outsider.email))
-            let unknown = try await ClassTests.status(client, "/api/classes/roster-1/members/9999999999", .put,
-                                                      headers: admin.cookieHeaders, body: ["role": "student"])
+            let unknown = try await ClassTests.status(
+                client, "/api/classes/roster-1/members/9999999999", .put,
+                headers: admin.cookieHeaders, body: ["role": "student"])
             func error(_ answer: [String: Any]) -> [String] {
                 let error = answer["error"] as? [String: Any]
                 return [error?["code"] as? String ?? "", error?["message"] as? String ?? ""]
             }
             #expect(unknown.0 == .notFound && error(unknown.1) == error(refused.1), "an account and no account answer alike")
 
-            let promoted = try await ClassTests.status(client, "/api/classes/roster-1/members/\(member.key)", .put,
-                                                       headers: admin.cookieHeaders, body: ["role": "moderator"])
+            let promoted = try await ClassTests.status(
+                client, "/api/classes/roster-1/members/\(member.key)", .put,
+                headers: admin.cookieHeaders, body: ["role": "moderator"])
             #expect(promoted.0 == .ok)
             let roster = try await ClassTests.status(client, "/api/classes/roster-1/members", headers: admin.cookieHeaders).1
             let members = try #require(roster["members"] as? [[String: Any]])
@@ -312,7 +363,9 @@ struct LiveMapPrivacyTests {
         }
     }
 
-    @Test("adding by email invites the address: the same answer whether or not an account has it; the account joins by itself with the invited role")
+    @Test(
+        "adding by email invites the address: the same answer whether or not an account has it; the account joins by itself with the invited role"
+    )
     func invitations() async throws {
         try await withTestServer { client in
             let admin = try await client.makeUser()
@@ -320,15 +373,18 @@ struct LiveMapPrivacyTests {
             let made = try await ClassTests.makeClass(client, by: admin, slug: "invites-1", visibility: "members", join: "closed")
             _ = made
             func invite(_ email: String, _ role: String) async throws -> (HTTPResponse.Status, [String: Any]) {
-                try await ClassTests.status(client, "/api/classes/invites-1/members", .post, headers: admin.cookieHeaders,
-                                            body: ["email": email, "role": role])
+                try await ClassTests.status(
+                    client, "/api/classes/invites-1/members", .post, headers: admin.cookieHeaders,
+                    body: ["email": email, "role": role])
             }
             // An address with an account and one without: answered alike, and neither is on the roster yet.
             let known = try await invite(invitee.email.uppercased(), "moderator")
             let unknown = try await invite("nobody-here@example.com", "moderator")
             #expect(known.0 == .ok && unknown.0 == .ok)
             func members(_ answer: [String: Any]) -> [[String: Any]] { answer["members"] as? [[String: Any]] ?? [] }
-            func invited(_ answer: [String: Any]) -> [String] { (answer["invitations"] as? [[String: Any]] ?? []).compactMap { $0["email"] as? String } }
+            func invited(_ answer: [String: Any]) -> [String] {
+                (answer["invitations"] as? [[String: Any]] ?? []).compactMap { $0["email"] as? String }
+            }
             #expect(members(known.1).count == 1 && members(unknown.1).count == 1, "only the teacher, in both answers")
             #expect(invited(known.1) == [invitee.email] && invited(unknown.1) == ["nobody-here@example.com", invitee.email].sorted())
             #expect(try await invite("not an address", "student").0 == .badRequest)
@@ -346,11 +402,15 @@ struct LiveMapPrivacyTests {
             #expect(invited(roster) == ["nobody-here@example.com"])
 
             // Withdrawn, an invitation lets no one in; a second withdrawal is a 404.
-            let withdrawn = try await ClassTests.status(client, "/api/classes/invites-1/invitations/nobody-here%40example.com", .delete,
-                                                        headers: admin.cookieHeaders)
+            let withdrawn = try await ClassTests.status(
+                client, "/api/classes/invites-1/invitations/nobody-here%40example.com", .delete,
+                headers: admin.cookieHeaders)
             #expect(withdrawn.0 == .ok && invited(withdrawn.1).isEmpty)
-            #expect(try await ClassTests.status(client, "/api/classes/invites-1/invitations/nobody-here%40example.com", .delete,
-                                                headers: admin.cookieHeaders).0 == .notFound)
+            #expect(
+                try await ClassTests.status(
+                    client, "/api/classes/invites-1/invitations/nobody-here%40example.com", .delete,
+                    headers: admin.cookieHeaders
+                ).0 == .notFound)
             let latecomer = try await client.makeUser(email: "nobody-here@example.com")
             #expect(try await ClassTests.join(client, latecomer, slug: "invites-1", code: nil).status == .forbidden)
 
@@ -384,13 +444,18 @@ struct SharedLiveMapPrivacyTests {
             let start = try await LiveMapPrivacyTests.replayVersion(second, admin)
             let post = try await ClassTests.post(first, student, prefix: "/c/shared-1", place: "Left behind")
             #expect(post.status == .created)
-            let stream = try await LiveMapPrivacyTests.openStream(port: try #require(second.port),
-                                                                  "/c/shared-1/api/locations/changes?timeout=60", session: student.sessionID)
-            #expect(try await ClassTests.status(first, "/api/classes/shared-1/members/\(student.key)", .delete,
-                                                headers: admin.cookieHeaders).0 == .ok)
+            let stream = try await LiveMapPrivacyTests.openStream(
+                port: try #require(second.port),
+                "/c/shared-1/api/locations/changes?timeout=60", session: student.sessionID)
+            #expect(
+                try await ClassTests.status(
+                    first, "/api/classes/shared-1/members/\(student.key)", .delete,
+                    headers: admin.cookieHeaders
+                ).0 == .ok)
             #expect(await LiveMapPrivacyTests.ends(stream))
             for client in [first, second] {
-                let replayed = try await LiveMapPrivacyTests.replay(client, prefix: "/c/shared-1", since: start, headers: admin.cookieHeaders)
+                let replayed = try await LiveMapPrivacyTests.replay(
+                    client, prefix: "/c/shared-1", since: start, headers: admin.cookieHeaders)
                 #expect(!replayed.contains { $0.data.contains("Left behind") })
             }
         }
@@ -400,7 +465,8 @@ struct SharedLiveMapPrivacyTests {
 extension LiveMapPrivacyTests {
     /// The version of the class `shared-1`'s snapshot, as its teacher reads it.
     static func replayVersion(_ client: some TestClientProtocol, _ teacher: TestUser) async throws -> Int64 {
-        try await client.execute(uri: "/c/shared-1/api/locations/snapshot", method: .get, headers: teacher.cookieHeaders) { response throws in
+        try await client.execute(uri: "/c/shared-1/api/locations/snapshot", method: .get, headers: teacher.cookieHeaders) {
+            response throws in
             Int64(try #require(try response.json["version"] as? Int))
         }
     }

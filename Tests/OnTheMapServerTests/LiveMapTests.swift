@@ -5,11 +5,12 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import OnTheMapModels
-@testable import Storage
-import TestDatabases
 import Synchronization
+import TestDatabases
 import Testing
+
 @testable import OnTheMapServer
+@testable import Storage
 
 /// The live map: snapshot, change stream, resume, reload, slow viewers, hand-made writes.
 /// Runs on SQLite, and on PostgreSQL under `Scripts/with-postgres.sh`.
@@ -35,7 +36,9 @@ struct LiveMapTests {
                 switch parts[0] {
                 case "id": event.id = value
                 case "event": event.event = value
-                case "data": event.data = value; hasData = true
+                case "data":
+                    event.data = value
+                    hasData = true
                 default: break
                 }
             }
@@ -57,9 +60,10 @@ struct LiveMapTests {
     static func waitForMap(_ client: some TestClientProtocol, _ condition: ([String: String]) -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            let places = Dictionary(try await snapshot(client).locations.compactMap { location in
-                (location["objectId"] as? String).map { ($0, location["mapString"] as? String ?? "") }
-            }, uniquingKeysWith: { first, _ in first })
+            let places = Dictionary(
+                try await snapshot(client).locations.compactMap { location in
+                    (location["objectId"] as? String).map { ($0, location["mapString"] as? String ?? "") }
+                }, uniquingKeysWith: { first, _ in first })
             if condition(places) { return }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -72,7 +76,8 @@ struct LiveMapTests {
         _ client: some TestClientProtocol, _ query: String, headers: HTTPFields = [:], seconds: Int = 2,
         during: @Sendable () async throws -> Void = {}
     ) async throws -> [Event] {
-        async let text = client.execute(uri: "/api/locations/changes?timeout=\(seconds)&\(query)", method: .get, headers: headers) { response throws in
+        async let text = client.execute(uri: "/api/locations/changes?timeout=\(seconds)&\(query)", method: .get, headers: headers) {
+            response throws in
             guard response.status == .ok else { throw TestFailure("changes: \(response.status) \(response.text)") }
             #expect(response.headers[.contentType]?.hasPrefix("text/event-stream") == true)
             return response.text
@@ -108,18 +113,23 @@ struct LiveMapTests {
                 try await Self.snapshot(client).locations.contains { $0["objectId"] as? String == post }
             }
             #expect(try await onMap())
-            for (action, body, visible) in [("admin/locations/\(post)/hide", ["reason": "spam"], false),
-                                            ("admin/locations/\(post)/unhide", [:], true),
-                                            ("admin/users/\(author.key)/disable", [:], false),
-                                            ("admin/users/\(author.key)/enable", [:], true)] {
-                try await client.execute(uri: "/api/\(action)", method: .post, headers: admin.cookieHeaders, body: jsonBody(body)) { response throws in
+            for (action, body, visible) in [
+                ("admin/locations/\(post)/hide", ["reason": "spam"], false),
+                ("admin/locations/\(post)/unhide", [:], true),
+                ("admin/users/\(author.key)/disable", [:], false),
+                ("admin/users/\(author.key)/enable", [:], true),
+            ] {
+                try await client.execute(uri: "/api/\(action)", method: .post, headers: admin.cookieHeaders, body: jsonBody(body)) {
+                    response throws in
                     #expect(response.status == .ok, "\(action)")
                 }
                 // No poll interval to wait out: the write itself told the live map.
                 #expect(try await onMap() == visible, "\(action)")
             }
-            try await client.execute(uri: "/api/admin/locations/\(post)", method: .delete, headers: admin.cookieHeaders,
-                                     body: jsonBody(["reason": "gone"])) { response throws in
+            try await client.execute(
+                uri: "/api/admin/locations/\(post)", method: .delete, headers: admin.cookieHeaders,
+                body: jsonBody(["reason": "gone"])
+            ) { response throws in
                 #expect(response.status == .ok)
             }
             #expect(try await !onMap())
@@ -147,7 +157,8 @@ struct LiveMapTests {
                 #expect(response.body.readableBytes == 0)
             }
             let plain = try await client.execute(uri: "/api/locations/snapshot", method: .get) { $0.body }
-            try await client.execute(uri: "/api/locations/snapshot", method: .get, headers: [.acceptEncoding: "gzip, deflate"]) { response in
+            try await client.execute(uri: "/api/locations/snapshot", method: .get, headers: [.acceptEncoding: "gzip, deflate"]) {
+                response in
                 #expect(response.headers[.contentEncoding] == "gzip")
                 #expect(response.body.readableBytes < plain.readableBytes)
                 #expect(Gzip.decompress(response.body) == plain)
@@ -169,7 +180,8 @@ struct LiveMapTests {
             let user = try await client.makeUser()
             let other = try await client.makeUser()
             _ = try await client.postLocation(user, ["mapString": "Lyon, France", "latitude": 45.76, "longitude": 4.84])
-            _ = try await client.postLocation(other, ["mapString": "Quito \"Ecuador\"", "mediaURL": "https://example.com/q", "latitude": -0.18, "longitude": -78.47])
+            _ = try await client.postLocation(
+                other, ["mapString": "Quito \"Ecuador\"", "mediaURL": "https://example.com/q", "latitude": -0.18, "longitude": -78.47])
             let records = try await Self.snapshot(client)
             let (json, etag) = try await client.execute(uri: "/api/locations/snapshot/map", method: .get) { response throws in
                 guard response.status == .ok else { throw TestFailure("map snapshot: \(response.status) \(response.text)") }
@@ -179,7 +191,8 @@ struct LiveMapTests {
             #expect(json["count"] as? Int == records.locations.count)
             #expect(etag == "\"\(records.version)-map\"")
             let columns = try #require(json["columns"] as? [String: [Any]])
-            #expect(Set(columns.keys) == ["firstName", "lastName", "latitude", "longitude", "mapString", "mediaURL", "objectId", "uniqueKey"])
+            #expect(
+                Set(columns.keys) == ["firstName", "lastName", "latitude", "longitude", "mapString", "mediaURL", "objectId", "uniqueKey"])
             for (name, values) in columns {
                 #expect(values.count == records.locations.count, "\(name)")
                 for (index, record) in records.locations.enumerated() {
@@ -208,8 +221,10 @@ struct LiveMapTests {
             let start = try await Self.snapshot(client).version
             let events = try await Self.follow(port: try #require(client.port), "since=\(start)", count: 3) {
                 let id = try await client.postLocation(user)
-                try await client.execute(uri: "/v1/StudentLocation/\(id)", method: .put, headers: user.parseHeaders,
-                                         body: jsonBody(["mapString": "Paris, France", "latitude": 48.85, "longitude": 2.35])) { _ in }
+                try await client.execute(
+                    uri: "/v1/StudentLocation/\(id)", method: .put, headers: user.parseHeaders,
+                    body: jsonBody(["mapString": "Paris, France", "latitude": 48.85, "longitude": 2.35])
+                ) { _ in }
                 try await client.execute(uri: "/v1/StudentLocation/\(id)", method: .delete, headers: user.parseHeaders) { _ in }
             }
             try #require(events.map(\.event) == ["created", "updated", "deleted"])
@@ -297,12 +312,14 @@ struct LiveMapTests {
             // newest change, so a server that reads it later would see the deletion alone.
             let events = try await Self.follow(port: try #require(client.port), "since=\(start)", count: 3) {
                 try await other.withDatabase { db in
-                    try await db.raw("""
+                    try await db.raw(
+                        """
                         INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string, media_url,
                                                        latitude, longitude, created_at, updated_at)
                         VALUES ('byhand0001', NULL, 'k', 'Grace', 'Hopper', 'Arlington, VA', 'https://example.com', 38.88, -77.1,
                                 '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')
-                        """).run()
+                        """
+                    ).run()
                 }
                 try await Self.waitForMap(client) { $0["byhand0001"] == "Arlington, VA" }
                 try await other.withDatabase { db in
@@ -360,8 +377,12 @@ struct LiveMapTests {
         settings.viewerBuffer = 2
         let live = LiveLocations(store: store, settings: settings, logger: testLogger)
         try await live.start()
-        guard case .stream(_, let slow) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID, reader: nil) else { throw TestFailure("not subscribed") }
-        guard case .stream(_, let fast) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID, reader: nil) else { throw TestFailure("not subscribed") }
+        guard case .stream(_, let slow) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID, reader: nil) else {
+            throw TestFailure("not subscribed")
+        }
+        guard case .stream(_, let fast) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID, reader: nil) else {
+            throw TestFailure("not subscribed")
+        }
         #expect(live.viewerCount == 2)
         let seen = Mutex(0)
         let reader = Task {
@@ -370,7 +391,11 @@ struct LiveMapTests {
         }
         let base = live.version
         for offset in 1...20 {
-            live.publish([LocationChange(version: base + Int64(offset), kind: .deleted, objectId: "gone\(offset)", record: nil, classId: MapClass.migratedDefaultID)])
+            live.publish([
+                LocationChange(
+                    version: base + Int64(offset), kind: .deleted, objectId: "gone\(offset)", record: nil,
+                    classId: MapClass.migratedDefaultID)
+            ])
             // The reader keeps up (however loaded the machine); the other never reads.
             while seen.withLock({ $0 }) < offset { try await Task.sleep(for: .milliseconds(1)) }
         }
@@ -392,7 +417,8 @@ struct SharedLiveMapTests {
     @Test("both servers stream every write, theirs, the other's and psql's, with the same ids")
     func twoServers() async throws {
         try await withTwoServers(defaultClass: .public) { first, second, directory in
-            let schema = "t_" + String(String(directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }).suffix(60))
+            let schema =
+                "t_" + String(String(directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }).suffix(60))
             let user = try await first.makeUser()
             let start = try await LiveMapTests.snapshot(first).version
             async let seenByOne = LiveMapTests.follow(port: try #require(first.port), "since=\(start)", count: 4)
@@ -405,11 +431,14 @@ struct SharedLiveMapTests {
                 }
                 let a = try await first.postLocation(user, ["mapString": "On one"])
                 try await onBoth("On one", of: a)
-                try await second.execute(uri: "/v1/StudentLocation/\(a)", method: .put, headers: user.parseHeaders,
-                                         body: jsonBody(["mapString": "On two"])) { response in #expect(response.status == .ok) }
+                try await second.execute(
+                    uri: "/v1/StudentLocation/\(a)", method: .put, headers: user.parseHeaders,
+                    body: jsonBody(["mapString": "On two"])
+                ) { response in #expect(response.status == .ok) }
                 try await onBoth("On two", of: a)
                 // By hand, from a session whose search_path is not the schema.
-                try await TestDatabases.execute("""
+                try await TestDatabases.execute(
+                    """
                     UPDATE "\(schema)".student_locations SET map_string = 'By hand' WHERE object_id = '\(a)'
                     """)
                 try await onBoth("By hand", of: a)

@@ -1,11 +1,13 @@
 import Foundation
 import HummingbirdTesting
 import Testing
+
 @testable import OnTheMapServer
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs `body` with the port of a fresh server listening on a real socket.
@@ -36,9 +38,9 @@ final class RawSocket: @unchecked Sendable {
 
     init(port: Int) throws {
         #if canImport(Glibc)
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -89,18 +91,18 @@ final class RawSocket: @unchecked Sendable {
 
 private func closeDescriptor(_ descriptor: Int32) {
     #if canImport(Glibc)
-    _ = Glibc.close(descriptor)
+        _ = Glibc.close(descriptor)
     #else
-    _ = Darwin.close(descriptor)
+        _ = Darwin.close(descriptor)
     #endif
 }
 
 private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     // MSG_NOSIGNAL: a closed peer must not kill the test process with SIGPIPE.
     #if canImport(Glibc)
-    Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
+        Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
     #else
-    Darwin.send(descriptor, bytes, count, 0)
+        Darwin.send(descriptor, bytes, count, 0)
     #endif
 }
 
@@ -122,7 +124,9 @@ extension RawSocket {
 
 /// Opens `request` on a new connection and reads until `done` holds for what has arrived (or
 /// the server closes, or `timeout` passes), off the cooperative pool like `rawExchange`.
-func rawStream(port: Int, _ request: String, timeout: TimeInterval = 30, until done: @escaping @Sendable (String) -> Bool) async throws -> String {
+func rawStream(port: Int, _ request: String, timeout: TimeInterval = 30, until done: @escaping @Sendable (String) -> Bool) async throws
+    -> String
+{
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
             do {

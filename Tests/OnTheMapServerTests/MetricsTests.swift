@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
 @testable import OnTheMapServer
 
 @Suite("Prometheus metrics")
@@ -35,7 +36,9 @@ struct MetricsTests {
             let value = String(match.3) == "+Inf" ? Double.infinity : Double(String(match.3))
             guard let value else { throw TestFailure("not a number in: \(line)") }
             let name = String(match.1)
-            let family = ["_bucket", "_sum", "_count"].reduce(name) { $0.hasSuffix($1) && !typed.contains($0) ? String($0.dropLast($1.count)) : $0 }
+            let family = ["_bucket", "_sum", "_count"].reduce(name) {
+                $0.hasSuffix($1) && !typed.contains($0) ? String($0.dropLast($1.count)) : $0
+            }
             guard typed.contains(family) else { throw TestFailure("sample before its # TYPE line: \(line)") }
             samples.append(Sample(name: name, labels: labels, value: value))
         }
@@ -122,16 +125,18 @@ struct MetricsTests {
         }
     }
 
-    @Test("route families", arguments: [
-        ("/parse/classes/StudentLocation", "student_locations"), ("/v1/StudentLocation/abc", "student_locations"),
-        ("/api/session", "sessions"), ("/v1/session", "sessions"), ("/api/users", "accounts"), ("/api/users/123", "accounts"),
-        ("/api/account/password", "accounts"), ("/api/password-reset", "accounts"), ("/api/geocode/suggest", "geocode"),
-        ("/api/pins/x/photos", "travel"), ("/api/photos/x/image", "travel"), ("/api/admin/users", "moderation"),
-        ("/api/locations/x/report", "moderation"), ("/api/locations/snapshot", "live_map"), ("/api/locations/snapshot/map", "live_map"),
-        ("/api/locations/changes", "live_map"), ("/api/locations/placement", "live_map"), ("/api/classes/x/members", "classes"),
-        ("/api/auth/providers", "sign_in"), ("/auth/school/start", "sign_in"), ("/lti/login", "lti"), ("/health", "health"),
-        ("/metrics", "metrics"), ("/", "web"), ("/js/main.js", "web"), ("/openapi.json", "docs"), ("/api/nothing", "other_api"),
-    ])
+    @Test(
+        "route families",
+        arguments: [
+            ("/parse/classes/StudentLocation", "student_locations"), ("/v1/StudentLocation/abc", "student_locations"),
+            ("/api/session", "sessions"), ("/v1/session", "sessions"), ("/api/users", "accounts"), ("/api/users/123", "accounts"),
+            ("/api/account/password", "accounts"), ("/api/password-reset", "accounts"), ("/api/geocode/suggest", "geocode"),
+            ("/api/pins/x/photos", "travel"), ("/api/photos/x/image", "travel"), ("/api/admin/users", "moderation"),
+            ("/api/locations/x/report", "moderation"), ("/api/locations/snapshot", "live_map"), ("/api/locations/snapshot/map", "live_map"),
+            ("/api/locations/changes", "live_map"), ("/api/locations/placement", "live_map"), ("/api/classes/x/members", "classes"),
+            ("/api/auth/providers", "sign_in"), ("/auth/school/start", "sign_in"), ("/lti/login", "lti"), ("/health", "health"),
+            ("/metrics", "metrics"), ("/", "web"), ("/js/main.js", "web"), ("/openapi.json", "docs"), ("/api/nothing", "other_api"),
+        ])
     func families(path: String, family: String) {
         #expect(RouteFamily.of(path).name == family)
     }

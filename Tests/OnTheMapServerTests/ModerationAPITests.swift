@@ -48,9 +48,11 @@ struct ModerationAPITests {
             let post = try await client.postLocation(admin)
             for (method, template, body) in Self.adminRoutes {
                 let uri = template.replacingOccurrences(of: "{student}", with: student.key).replacingOccurrences(of: "{post}", with: post)
-                for (headers, status, code) in [(student.cookieHeaders, HTTPResponse.Status.forbidden, "forbidden"),
-                                                (student.parseHeaders, .forbidden, "forbidden"),
-                                                ([:], .unauthorized, "not_logged_in")] {
+                for (headers, status, code) in [
+                    (student.cookieHeaders, HTTPResponse.Status.forbidden, "forbidden"),
+                    (student.parseHeaders, .forbidden, "forbidden"),
+                    ([:], .unauthorized, "not_logged_in"),
+                ] {
                     try await client.execute(uri: uri, method: method, headers: headers, body: body.map(jsonBody)) { response throws in
                         #expect(response.status == status, "\(method) \(uri)")
                         let error = try #require(try response.json["error"] as? [String: Any])
@@ -75,8 +77,10 @@ struct ModerationAPITests {
             let author = try await client.makeUser()
             let post = try await client.postLocation(author, ["mapString": "Lyon, France"])
             _ = try await client.list("")  // fills the list cache, which the hide must drop
-            try await client.execute(uri: "/api/admin/locations/\(post)/hide", method: .post, headers: admin.cookieHeaders,
-                                     body: jsonBody(["reason": "Advertising is not allowed here."])) { response throws in
+            try await client.execute(
+                uri: "/api/admin/locations/\(post)/hide", method: .post, headers: admin.cookieHeaders,
+                body: jsonBody(["reason": "Advertising is not allowed here."])
+            ) { response throws in
                 #expect(response.status == .ok)
                 #expect(try response.json["hidden"] as? Bool == true)
             }
@@ -92,8 +96,10 @@ struct ModerationAPITests {
                 }
             }
             // The author cannot edit it behind the moderator's back.
-            try await client.execute(uri: "/parse/classes/StudentLocation/\(post)", method: .put, headers: author.parseHeaders,
-                                     body: jsonBody(["mapString": "Elsewhere"])) { response throws in
+            try await client.execute(
+                uri: "/parse/classes/StudentLocation/\(post)", method: .put, headers: author.parseHeaders,
+                body: jsonBody(["mapString": "Elsewhere"])
+            ) { response throws in
                 #expect(response.status == .notFound)
             }
             try await client.execute(uri: "/api/account", method: .get, headers: author.cookieHeaders) { response throws in
@@ -103,12 +109,14 @@ struct ModerationAPITests {
                 #expect(notices.first?["reason"] as? String == "Advertising is not allowed here.")
                 #expect(notices.first?["map_string"] as? String == "Lyon, France")
             }
-            try await client.execute(uri: "/api/admin/moderation?view=newest", method: .get, headers: admin.cookieHeaders) { response throws in
+            try await client.execute(uri: "/api/admin/moderation?view=newest", method: .get, headers: admin.cookieHeaders) {
+                response throws in
                 let locations = try #require(try response.json["locations"] as? [[String: Any]])
                 #expect(locations.first?["hidden"] as? Bool == true)
                 #expect(locations.first?["hidden_reason"] as? String == "Advertising is not allowed here.")
             }
-            try await client.execute(uri: "/api/admin/locations/\(post)/unhide", method: .post, headers: admin.cookieHeaders) { response throws in
+            try await client.execute(uri: "/api/admin/locations/\(post)/unhide", method: .post, headers: admin.cookieHeaders) {
+                response throws in
                 #expect(response.status == .ok)
                 #expect(try response.json["hidden"] as? Bool == false)
             }
@@ -122,13 +130,17 @@ struct ModerationAPITests {
             let admin = try await client.makeUser()
             let author = try await client.makeUser()
             let post = try await client.postLocation(author, ["mapString": "Oslo"])
-            try await client.execute(uri: "/api/admin/locations/\(post)", method: .delete, headers: admin.cookieHeaders,
-                                     body: jsonBody(["reason": "Offensive link"])) { response throws in
+            try await client.execute(
+                uri: "/api/admin/locations/\(post)", method: .delete, headers: admin.cookieHeaders,
+                body: jsonBody(["reason": "Offensive link"])
+            ) { response throws in
                 #expect(response.status == .ok)
             }
             #expect(try await client.count() == 0)
-            try await client.execute(uri: "/api/admin/locations/\(post)", method: .delete, headers: admin.cookieHeaders,
-                                     body: jsonBody(["reason": "again"])) { response throws in
+            try await client.execute(
+                uri: "/api/admin/locations/\(post)", method: .delete, headers: admin.cookieHeaders,
+                body: jsonBody(["reason": "again"])
+            ) { response throws in
                 #expect(response.status == .notFound)
                 #expect(try (response.json["error"] as? [String: Any])?["code"] as? String == "not_found")
             }
@@ -148,31 +160,42 @@ struct ModerationAPITests {
             let post = try await client.postLocation(admin)
             let bodies: [(ByteBuffer?, String)] = [
                 (nil, "invalid_body"), (textBody("not json"), "invalid_body"), (jsonBody(["why": "x"]), "invalid_body"),
-                (jsonBody(["reason": "   "]), "invalid_reason"), (jsonBody(["reason": String(repeating: "x", count: 501)]), "invalid_reason"),
+                (jsonBody(["reason": "   "]), "invalid_reason"),
+                (jsonBody(["reason": String(repeating: "x", count: 501)]), "invalid_reason"),
                 (jsonBody(["reason": "two\nlines"]), "invalid_reason"), (jsonBody(["reason": 5]), "invalid_body"),
             ]
             for (body, code) in bodies {
-                for (method, uri) in [(HTTPRequest.Method.post, "/api/admin/locations/\(post)/hide"), (.delete, "/api/admin/locations/\(post)"),
-                                      (.post, "/api/locations/\(post)/report")] {
-                    try await client.execute(uri: uri, method: method, headers: admin.cookieHeaders.merging([.contentType: "application/json"]), body: body) { response throws in
+                for (method, uri) in [
+                    (HTTPRequest.Method.post, "/api/admin/locations/\(post)/hide"), (.delete, "/api/admin/locations/\(post)"),
+                    (.post, "/api/locations/\(post)/report"),
+                ] {
+                    try await client.execute(
+                        uri: uri, method: method, headers: admin.cookieHeaders.merging([.contentType: "application/json"]), body: body
+                    ) { response throws in
                         #expect(response.status == .badRequest, "\(uri)")
                         #expect(try (response.json["error"] as? [String: Any])?["code"] as? String == code)
                     }
                 }
             }
             #expect(try await client.count() == 1)
-            for (query, code) in [("view=oldest", "invalid_view"), ("limit=0", "invalid_limit"), ("limit=x", "invalid_limit"), ("limit=501", "invalid_limit")] {
-                try await client.execute(uri: "/api/admin/moderation?\(query)", method: .get, headers: admin.cookieHeaders) { response throws in
+            for (query, code) in [
+                ("view=oldest", "invalid_view"), ("limit=0", "invalid_limit"), ("limit=x", "invalid_limit"), ("limit=501", "invalid_limit"),
+            ] {
+                try await client.execute(uri: "/api/admin/moderation?\(query)", method: .get, headers: admin.cookieHeaders) {
+                    response throws in
                     #expect(response.status == .badRequest)
                     #expect(try (response.json["error"] as? [String: Any])?["code"] as? String == code)
                 }
             }
-            for uri in ["/api/admin/users/0000000000/disable", "/api/admin/users/0000000000/promote", "/api/admin/users/0000000000/reset-link"] {
+            for uri in [
+                "/api/admin/users/0000000000/disable", "/api/admin/users/0000000000/promote", "/api/admin/users/0000000000/reset-link",
+            ] {
                 try await client.execute(uri: uri, method: .post, headers: admin.cookieHeaders) { response throws in
                     #expect(response.status == .notFound)
                 }
             }
-            try await client.execute(uri: "/api/admin/users/\(admin.key)/disable", method: .post, headers: admin.cookieHeaders) { response throws in
+            try await client.execute(uri: "/api/admin/users/\(admin.key)/disable", method: .post, headers: admin.cookieHeaders) {
+                response throws in
                 #expect(response.status == .badRequest)
                 #expect(try (response.json["error"] as? [String: Any])?["code"] as? String == "cannot_disable_self")
             }
@@ -189,24 +212,32 @@ struct ModerationAPITests {
             let spam = try await client.postLocation(author)
             clock.advance(by: 1)  // distinct creation times, so "newest" has one order
             let fine = try await client.postLocation(admin)
-            try await client.execute(uri: "/api/locations/\(spam)/report", method: .post, body: jsonBody(["reason": "spam"])) { response throws in
+            try await client.execute(uri: "/api/locations/\(spam)/report", method: .post, body: jsonBody(["reason": "spam"])) {
+                response throws in
                 #expect(response.status == .unauthorized)
             }
-            try await client.execute(uri: "/api/locations/\(spam)/report", method: .post, headers: reporter.cookieHeaders,
-                                     body: jsonBody(["reason": "Selling watches"])) { response throws in
+            try await client.execute(
+                uri: "/api/locations/\(spam)/report", method: .post, headers: reporter.cookieHeaders,
+                body: jsonBody(["reason": "Selling watches"])
+            ) { response throws in
                 #expect(response.status == .created)
                 #expect(try response.json["already_reported"] as? Bool == false)
             }
-            try await client.execute(uri: "/api/locations/\(spam)/report", method: .post, headers: reporter.cookieHeaders,
-                                     body: jsonBody(["reason": "again"])) { response throws in
+            try await client.execute(
+                uri: "/api/locations/\(spam)/report", method: .post, headers: reporter.cookieHeaders,
+                body: jsonBody(["reason": "again"])
+            ) { response throws in
                 #expect(response.status == .ok)
                 #expect(try response.json["already_reported"] as? Bool == true)
             }
-            try await client.execute(uri: "/api/locations/nosuchpost/report", method: .post, headers: reporter.cookieHeaders,
-                                     body: jsonBody(["reason": "x"])) { response throws in
+            try await client.execute(
+                uri: "/api/locations/nosuchpost/report", method: .post, headers: reporter.cookieHeaders,
+                body: jsonBody(["reason": "x"])
+            ) { response throws in
                 #expect(response.status == .notFound)
             }
-            try await client.execute(uri: "/api/admin/moderation?view=reported", method: .get, headers: admin.cookieHeaders) { response throws in
+            try await client.execute(uri: "/api/admin/moderation?view=reported", method: .get, headers: admin.cookieHeaders) {
+                response throws in
                 let locations = try #require(try response.json["locations"] as? [[String: Any]])
                 #expect(locations.count == 1)
                 let first = try #require(locations.first)
@@ -216,15 +247,19 @@ struct ModerationAPITests {
                 #expect(first["owner_key"] as? String == author.key)
             }
             try await client.execute(uri: "/api/admin/moderation", method: .get, headers: admin.cookieHeaders) { response throws in
-                let ids = (try response.json["locations"] as? [[String: Any]])?.compactMap { ($0["location"] as? [String: Any])?["objectId"] as? String }
+                let ids = (try response.json["locations"] as? [[String: Any]])?.compactMap {
+                    ($0["location"] as? [String: Any])?["objectId"] as? String
+                }
                 #expect(ids == [fine, spam])
             }
             // The bound: 20 reports an hour, then 429 with Retry-After.
             var posts: [String] = []
             for _ in 0..<20 { posts.append(try await client.postLocation(author)) }
             for (index, post) in posts.enumerated() {
-                try await client.execute(uri: "/api/locations/\(post)/report", method: .post, headers: reporter.cookieHeaders,
-                                         body: jsonBody(["reason": "spam"])) { response throws in
+                try await client.execute(
+                    uri: "/api/locations/\(post)/report", method: .post, headers: reporter.cookieHeaders,
+                    body: jsonBody(["reason": "spam"])
+                ) { response throws in
                     #expect(response.status == (index < 19 ? .created : .tooManyRequests))
                     if index == 19 {
                         #expect(response.headers[.retryAfter] != nil)
@@ -244,24 +279,30 @@ struct ModerationAPITests {
             try await client.postLocation(student)
             try await client.postLocation(admin)
             #expect(try await client.count() == 2)
-            try await client.execute(uri: "/api/admin/users/\(student.key)/disable", method: .post, headers: admin.cookieHeaders) { response throws in
+            try await client.execute(uri: "/api/admin/users/\(student.key)/disable", method: .post, headers: admin.cookieHeaders) {
+                response throws in
                 #expect(response.status == .ok)
                 #expect(try response.json["ended_sessions"] as? Int == 2)
             }
             #expect(try await client.count() == 1)
             for session in [student.sessionID, second] {
-                try await client.execute(uri: "/api/account", method: .get, headers: [.cookie: "onthemap_session=\(session)"]) { response throws in
+                try await client.execute(uri: "/api/account", method: .get, headers: [.cookie: "onthemap_session=\(session)"]) {
+                    response throws in
                     #expect(response.status == .unauthorized)
                 }
             }
-            try await client.execute(uri: "/api/session", method: .post,
-                                     body: jsonBody(["udacity": ["username": student.email, "password": student.password]])) { response throws in
+            try await client.execute(
+                uri: "/api/session", method: .post,
+                body: jsonBody(["udacity": ["username": student.email, "password": student.password]])
+            ) { response throws in
                 #expect(response.status == .forbidden)
                 #expect(try response.udacityJSON["error"] as? String == "This account has been disabled by the community's administrator.")
             }
             // A wrong password is told nothing about the account being disabled.
-            try await client.execute(uri: "/api/session", method: .post,
-                                     body: jsonBody(["udacity": ["username": student.email, "password": "wrong password"]])) { response throws in
+            try await client.execute(
+                uri: "/api/session", method: .post,
+                body: jsonBody(["udacity": ["username": student.email, "password": "wrong password"]])
+            ) { response throws in
                 #expect(try response.udacityJSON["error"] as? String == "Account not found or invalid credentials.")
             }
             try await client.execute(uri: "/api/admin/users", method: .get, headers: admin.cookieHeaders) { response throws in
@@ -274,7 +315,8 @@ struct ModerationAPITests {
                     #expect(user["location_count"] as? Int == 1)
                 }
             }
-            try await client.execute(uri: "/api/admin/users/\(student.key)/enable", method: .post, headers: admin.cookieHeaders) { response throws in
+            try await client.execute(uri: "/api/admin/users/\(student.key)/enable", method: .post, headers: admin.cookieHeaders) {
+                response throws in
                 #expect(response.status == .ok)
             }
             #expect(try await client.count() == 2)
@@ -287,7 +329,8 @@ struct ModerationAPITests {
         try await withTestServer(defaultClass: .public) { client in
             let admin = try await client.makeUser()
             let student = try await client.makeUser()
-            try await client.execute(uri: "/api/admin/users/\(student.key)/promote", method: .post, headers: admin.cookieHeaders) { response throws in
+            try await client.execute(uri: "/api/admin/users/\(student.key)/promote", method: .post, headers: admin.cookieHeaders) {
+                response throws in
                 #expect(response.status == .ok)
             }
             try await client.execute(uri: "/api/admin/users", method: .get, headers: student.cookieHeaders) { response throws in

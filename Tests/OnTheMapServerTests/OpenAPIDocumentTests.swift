@@ -6,6 +6,7 @@ import Logging
 import OnTheMapModels
 import Storage
 import Testing
+
 @testable import OnTheMapServer
 
 /// Keeps `/openapi.json` true: the router's routes and the document's operations are the
@@ -16,7 +17,7 @@ struct OpenAPIDocumentTests {
     /// Routes deliberately left out of the document (its info.description says why).
     static let undocumentedRoutes: Set<String> = [
         // A redirect to the Leaflet CDN, registered only when Debian's libjs-leaflet is absent.
-        "GET /vendor/leaflet/**",
+        "GET /vendor/leaflet/**"
     ]
 
     static func document() throws -> [String: Any] {
@@ -111,30 +112,38 @@ struct OpenAPIDocumentTests {
             let user = try await client.makeUser()
             let auth = user.parseHeaders
             _ = try await check(.post, "/api/users", operation: "/api/users", body: ["email": "x"], status: .badRequest)
-            _ = try await check(.post, "/api/session", operation: "/api/session",
-                                body: ["udacity": ["username": user.email, "password": user.password]], status: .ok, udacity: true)
-            _ = try await check(.post, "/v1/session", operation: "/v1/session",
-                                body: ["udacity": ["username": user.email, "password": "wrong password"]], status: .forbidden, udacity: true)
+            _ = try await check(
+                .post, "/api/session", operation: "/api/session",
+                body: ["udacity": ["username": user.email, "password": user.password]], status: .ok, udacity: true)
+            _ = try await check(
+                .post, "/v1/session", operation: "/v1/session",
+                body: ["udacity": ["username": user.email, "password": "wrong password"]], status: .forbidden, udacity: true)
             _ = try await check(.get, "/v1/users/\(user.key)", operation: "/v1/users/{key}", headers: auth, status: .ok, udacity: true)
             _ = try await check(.get, "/api/users/nobody", operation: "/api/users/{key}", status: .notFound, udacity: true)
-            let objectId = try #require(try await check(.post, "/parse/classes/StudentLocation", operation: "/parse/classes/StudentLocation",
-                                          headers: auth, body: ["latitude": 1.5, "longitude": 2.5, "mapString": "Somewhere"], status: .created))
+            let objectId = try #require(
+                try await check(
+                    .post, "/parse/classes/StudentLocation", operation: "/parse/classes/StudentLocation",
+                    headers: auth, body: ["latitude": 1.5, "longitude": 2.5, "mapString": "Somewhere"], status: .created))
             _ = try await check(.get, "/v1/StudentLocation?limit=5&count=1", operation: "/v1/StudentLocation", status: .ok)
             _ = try await check(.get, "/v1/StudentLocation/\(objectId)", operation: "/v1/StudentLocation/{objectId}", status: .ok)
-            _ = try await check(.put, "/v1/StudentLocation/\(objectId)", operation: "/v1/StudentLocation/{objectId}",
-                                headers: auth, body: ["mapString": "Elsewhere"], status: .ok)
-            _ = try await check(.get, "/parse/classes/StudentLocation/nothere", operation: "/parse/classes/StudentLocation/{objectId}",
-                                headers: parseHeaders, status: .notFound)
+            _ = try await check(
+                .put, "/v1/StudentLocation/\(objectId)", operation: "/v1/StudentLocation/{objectId}",
+                headers: auth, body: ["mapString": "Elsewhere"], status: .ok)
+            _ = try await check(
+                .get, "/parse/classes/StudentLocation/nothere", operation: "/parse/classes/StudentLocation/{objectId}",
+                headers: parseHeaders, status: .notFound)
             _ = try await check(.get, "/parse/classes/StudentLocation", operation: "/parse/classes/StudentLocation", status: .forbidden)
             _ = try await check(.get, "/api/locations/snapshot", operation: "/api/locations/snapshot", status: .ok)
             _ = try await check(.get, "/api/locations/snapshot/map", operation: "/api/locations/snapshot/map", status: .ok)
             _ = try await check(.get, "/api/geocode?q=Paris", operation: "/api/geocode", status: .ok)
             _ = try await check(.get, "/api/geocode/reverse?lat=91&lon=0", operation: "/api/geocode/reverse", status: .badRequest)
             _ = try await check(.get, "/api/pins", operation: "/api/pins", status: .unauthorized)
-            _ = try await check(.post, "/api/account/password", operation: "/api/account/password", headers: auth,
-                                body: ["current_password": user.password, "new_password": "another good one"], status: .ok)
-            _ = try await check(.delete, "/v1/StudentLocation/\(objectId)", operation: "/v1/StudentLocation/{objectId}",
-                                headers: auth, status: .ok)
+            _ = try await check(
+                .post, "/api/account/password", operation: "/api/account/password", headers: auth,
+                body: ["current_password": user.password, "new_password": "another good one"], status: .ok)
+            _ = try await check(
+                .delete, "/v1/StudentLocation/\(objectId)", operation: "/v1/StudentLocation/{objectId}",
+                headers: auth, status: .ok)
             _ = try await check(.delete, "/api/session", operation: "/api/session", headers: auth, status: .ok, udacity: true)
         }
     }
@@ -184,7 +193,9 @@ struct SchemaChecker {
         if let allowed = schema["enum"] as? [String], let text = value as? String, !allowed.contains(text) {
             problems.append("\(location): \(text) is not one of \(allowed)")
         }
-        if let pattern = schema["pattern"] as? String, let text = value as? String, text.range(of: pattern, options: .regularExpression) == nil {
+        if let pattern = schema["pattern"] as? String, let text = value as? String,
+            text.range(of: pattern, options: .regularExpression) == nil
+        {
             problems.append("\(location): \(text) does not match \(pattern)")
         }
         if let object = value as? [String: Any] {

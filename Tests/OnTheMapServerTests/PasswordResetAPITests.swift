@@ -4,6 +4,7 @@ import HummingbirdTesting
 import OnTheMapModels
 import Storage
 import Testing
+
 @testable import OnTheMapServer
 
 @Suite("Password-reset links")
@@ -13,8 +14,10 @@ struct PasswordResetAPITests {
         try await withTestServer({ $0.publicURL = "https://map.example.org" }) { client in
             let admin = try await client.makeUser()
             let student = try await client.makeUser()
-            let url = try await client.execute(uri: "/api/admin/users/\(student.key)/reset-link", method: .post,
-                                               headers: admin.cookieHeaders) { response throws in
+            let url = try await client.execute(
+                uri: "/api/admin/users/\(student.key)/reset-link", method: .post,
+                headers: admin.cookieHeaders
+            ) { response throws in
                 #expect(response.status == .created)
                 let json = try response.json
                 let expires = try #require((json["expires_at"] as? String).flatMap(ParseDate.date(from:)))
@@ -24,8 +27,10 @@ struct PasswordResetAPITests {
             #expect(url.hasPrefix("https://map.example.org/reset.html#token="))
             let token = String(url.split(separator: "=").last!)
             #expect(token.count == 64)
-            try await client.execute(uri: "/api/password-reset", method: .post,
-                                     body: jsonBody(["token": token, "new_password": "new secret words"])) { response throws in
+            try await client.execute(
+                uri: "/api/password-reset", method: .post,
+                body: jsonBody(["token": token, "new_password": "new secret words"])
+            ) { response throws in
                 #expect(response.status == .ok)
                 #expect(try response.json["ended_sessions"] as? Int == 1)
             }
@@ -33,13 +38,17 @@ struct PasswordResetAPITests {
                 #expect(response.status == .unauthorized)
             }
             _ = try await client.login(email: student.email, password: "new secret words")
-            try await client.execute(uri: "/api/session", method: .post,
-                                     body: jsonBody(["udacity": ["username": student.email, "password": student.password]])) { response throws in
+            try await client.execute(
+                uri: "/api/session", method: .post,
+                body: jsonBody(["udacity": ["username": student.email, "password": student.password]])
+            ) { response throws in
                 #expect(response.status == .forbidden)
             }
             // Used once: a second use is refused and changes nothing.
-            try await client.execute(uri: "/api/password-reset", method: .post,
-                                     body: jsonBody(["token": token, "new_password": "another password"])) { response throws in
+            try await client.execute(
+                uri: "/api/password-reset", method: .post,
+                body: jsonBody(["token": token, "new_password": "another password"])
+            ) { response throws in
                 #expect(response.status == .badRequest)
                 #expect(try (response.json["error"] as? [String: Any])?["code"] as? String == "invalid_reset_link")
             }
@@ -57,8 +66,9 @@ struct PasswordResetAPITests {
             _ = try await client.makeUser()
             let student = try await client.makeUser()
             let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
-            let expired = try await PasswordResetLinks.create(for: student.key, store: store, origin: "http://x",
-                                                             now: Date().addingTimeInterval(-PasswordResetLinks.lifetime - 1))
+            let expired = try await PasswordResetLinks.create(
+                for: student.key, store: store, origin: "http://x",
+                now: Date().addingTimeInterval(-PasswordResetLinks.lifetime - 1))
             let live = try await PasswordResetLinks.create(for: student.key, store: store, origin: "http://x")
             try await store.close()
             let expiredToken = String(expired.url.split(separator: "=").last!)
@@ -79,8 +89,10 @@ struct PasswordResetAPITests {
             }
             // Nothing changed, and the live link still works after the refusals.
             _ = try await client.login(email: student.email, password: student.password)
-            try await client.execute(uri: "/api/password-reset", method: .post,
-                                     body: jsonBody(["token": liveToken, "new_password": "long enough"])) { response throws in
+            try await client.execute(
+                uri: "/api/password-reset", method: .post,
+                body: jsonBody(["token": liveToken, "new_password": "long enough"])
+            ) { response throws in
                 #expect(response.status == .ok)
             }
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OnTheMapServer
 
 /// Every mounted route belongs to a declared family (`RouteFamily`), which says the format of
@@ -26,12 +27,14 @@ struct RouteFamilyTests {
                 #expect(family.errors == .udacity, "\(route.path)")
             }
             // Every API route is served for a class under /c/<slug> too; pages are not.
-            #expect(family.servedPerClass == (route.path.hasPrefix("/api/") || route.path.hasPrefix("/v1/") || route.path.hasPrefix("/parse/")),
-                    "\(route.path)")
+            #expect(
+                family.servedPerClass == (route.path.hasPrefix("/api/") || route.path.hasPrefix("/v1/") || route.path.hasPrefix("/parse/")),
+                "\(route.path)")
         }
         for family in RouteFamily.all where family != .otherAPI && family != .web {
             for mount in family.mounts {
-                #expect(routes.contains { ($0.path + "/").hasPrefix("/" + mount) }, "\(family.name) declares \(mount), which serves no route")
+                #expect(
+                    routes.contains { ($0.path + "/").hasPrefix("/" + mount) }, "\(family.name) declares \(mount), which serves no route")
             }
         }
     }
@@ -39,8 +42,11 @@ struct RouteFamilyTests {
     @Test("the live map is its own family, counted as reads of a class like its list and its moderation")
     func liveMap() async throws {
         let routes = try await mountedRoutes().filter { $0.path.hasPrefix("/api/locations/") && !$0.path.hasSuffix("/report") }
-        #expect(Set(routes.map(\.path)) == ["/api/locations/snapshot", "/api/locations/snapshot/map", "/api/locations/changes",
-                                             "/api/locations/placement"])
+        #expect(
+            Set(routes.map(\.path)) == [
+                "/api/locations/snapshot", "/api/locations/snapshot/map", "/api/locations/changes",
+                "/api/locations/placement",
+            ])
         for route in routes { #expect(RouteFamily.of(route.path) == .liveMap) }
         #expect(RouteFamily.of("/api/locations/{objectId}/report") == .moderation)
         #expect(RouteFamily.all.filter(\.countedPerClass).map(\.name).sorted() == ["live_map", "moderation", "student_locations"])

@@ -12,9 +12,11 @@ struct SessionAPITests {
     func loginSucceeds(prefix: String) async throws {
         try await withTestServer { client in
             let user = try await client.makeUser(email: "ada@example.com")
-            try await client.execute(uri: "\(prefix)/session", method: .post,
-                                     headers: [.contentType: "application/json", .accept: "application/json"],
-                                     body: jsonBody(["udacity": ["username": "ada@example.com", "password": user.password]])) { response throws in
+            try await client.execute(
+                uri: "\(prefix)/session", method: .post,
+                headers: [.contentType: "application/json", .accept: "application/json"],
+                body: jsonBody(["udacity": ["username": "ada@example.com", "password": user.password]])
+            ) { response throws in
                 #expect(response.status == .ok)
                 #expect(Array(response.body.readableBytesView.prefix(5)) == Array(")]}'\n".utf8))
                 let body = try response.udacityJSON
@@ -40,8 +42,10 @@ struct SessionAPITests {
             _ = try await client.makeUser(email: "ada@example.com")
             let expected = ")]}'\n" + #"{"error":"Account not found or invalid credentials.","status":403}"#
             for (email, password) in [("ada@example.com", "wrong password"), ("nobody@example.com", "whatever1")] {
-                try await client.execute(uri: "/api/session", method: .post,
-                                         body: jsonBody(["udacity": ["username": email, "password": password]])) { response throws in
+                try await client.execute(
+                    uri: "/api/session", method: .post,
+                    body: jsonBody(["udacity": ["username": email, "password": password]])
+                ) { response throws in
                     #expect(response.status == .forbidden)
                     #expect(response.text == expected)
                     #expect(response.cookie("onthemap_session") == nil)
@@ -54,12 +58,18 @@ struct SessionAPITests {
     func missingParameters() async throws {
         try await withTestServer { client in
             let cases: [(Any, String)] = [
-                (["udacity": ["password": "x"]],
-                 #"{"error":"trails.Error 400: Missing parameter 'username'","parameter":"udacity.username","status":400}"#),
-                (["udacity": ["username": "a@b.co"]],
-                 #"{"error":"trails.Error 400: Missing parameter 'password'","parameter":"udacity.password","status":400}"#),
-                (["udacity": ["username": "", "password": "x"]],
-                 #"{"error":"trails.Error 400: Missing parameter 'username'","parameter":"udacity.username","status":400}"#),
+                (
+                    ["udacity": ["password": "x"]],
+                    #"{"error":"trails.Error 400: Missing parameter 'username'","parameter":"udacity.username","status":400}"#
+                ),
+                (
+                    ["udacity": ["username": "a@b.co"]],
+                    #"{"error":"trails.Error 400: Missing parameter 'password'","parameter":"udacity.password","status":400}"#
+                ),
+                (
+                    ["udacity": ["username": "", "password": "x"]],
+                    #"{"error":"trails.Error 400: Missing parameter 'username'","parameter":"udacity.username","status":400}"#
+                ),
             ]
             for (body, expected) in cases {
                 try await client.execute(uri: "/v1/session", method: .post, body: jsonBody(body)) { response throws in
@@ -73,13 +83,17 @@ struct SessionAPITests {
     @Test("exactly one credential: both kinds is a 400, Facebook alone is a 403, none is a 400")
     func exactlyOneCredential() async throws {
         try await withTestServer { client in
-            try await client.execute(uri: "/api/session", method: .post, body: jsonBody([
-                "udacity": ["username": "a@b.co", "password": "x"], "facebook_mobile": ["access_token": "t"],
-            ])) { response throws in
+            try await client.execute(
+                uri: "/api/session", method: .post,
+                body: jsonBody([
+                    "udacity": ["username": "a@b.co", "password": "x"], "facebook_mobile": ["access_token": "t"],
+                ])
+            ) { response throws in
                 #expect(response.status == .badRequest)
                 #expect(try response.udacityJSON["status"] as? Int == 400)
             }
-            try await client.execute(uri: "/api/session", method: .post, body: jsonBody(["facebook_mobile": ["access_token": "t;"]])) { response throws in
+            try await client.execute(uri: "/api/session", method: .post, body: jsonBody(["facebook_mobile": ["access_token": "t;"]])) {
+                response throws in
                 #expect(response.status == .forbidden)
             }
             try await client.execute(uri: "/api/session", method: .post, body: jsonBody(["something": 1])) { response throws in
@@ -119,15 +133,19 @@ struct SessionAPITests {
         try await withTestServer { client in
             let user = try await client.makeUser()
             try await client.postLocation(user)
-            try await client.execute(uri: "/api/session", method: .delete,
-                                     headers: [.cookie: "onthemap_session=\(user.sessionID); XSRF-TOKEN=abc", HTTPField.Name("X-XSRF-TOKEN")!: "wrong"]) { response throws in
+            try await client.execute(
+                uri: "/api/session", method: .delete,
+                headers: [.cookie: "onthemap_session=\(user.sessionID); XSRF-TOKEN=abc", HTTPField.Name("X-XSRF-TOKEN")!: "wrong"]
+            ) { response throws in
                 #expect(response.status == .ok)
                 let session = try #require(try response.udacityJSON["session"] as? [String: Any])
                 #expect(session["id"] as? String == user.sessionID)
                 #expect(response.cookie("onthemap_session") == "")
             }
-            try await client.execute(uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders,
-                                     body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
+            try await client.execute(
+                uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders,
+                body: jsonBody(["latitude": 1, "longitude": 2])
+            ) { response throws in
                 #expect(response.status == .unauthorized)
                 #expect(try response.json["code"] as? Int == 209)
             }
@@ -152,15 +170,20 @@ struct SessionAPITests {
     @Test("sessions expire")
     func sessionExpiry() async throws {
         let clock = ManualClock()
-        try await withTestServer({ $0.sessionLifetime = 60; $0.clock = clock.clock }) { client in
+        try await withTestServer({
+            $0.sessionLifetime = 60
+            $0.clock = clock.clock
+        }) { client in
             let user = try await client.makeUser()
             clock.advance(by: 59)
             try await client.execute(uri: "/api/auth/me", method: .get, headers: user.cookieHeaders) { response throws in
                 #expect(response.status == .ok)
             }
             clock.advance(by: 2)
-            try await client.execute(uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders,
-                                     body: jsonBody(["latitude": 1, "longitude": 2])) { response throws in
+            try await client.execute(
+                uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders,
+                body: jsonBody(["latitude": 1, "longitude": 2])
+            ) { response throws in
                 #expect(response.status == .unauthorized)
             }
         }
@@ -179,7 +202,10 @@ struct SessionAPITests {
                     #expect(shape["last_name"] as? String == "Lovelace")
                     #expect(shape["key"] as? String == user.key)
                     #expect(shape["nickname"] as? String == "Ada Lovelace")
-                    for field in ["social_accounts", "_badges", "_principals", "_enrollments", "external_accounts", "tags", "_affiliate_profiles", "_memberships"] {
+                    for field in [
+                        "social_accounts", "_badges", "_principals", "_enrollments", "external_accounts", "tags", "_affiliate_profiles",
+                        "_memberships",
+                    ] {
                         #expect((shape[field] as? [Any])?.isEmpty == true, "\(field)")
                     }
                     #expect((shape["guard"] as? [String: Any])?.isEmpty == true)
@@ -207,9 +233,12 @@ struct SignUpTests {
     @Test("a new account answers 201 with its key")
     func signUp() async throws {
         try await withTestServer { client in
-            try await client.execute(uri: "/api/users", method: .post, body: jsonBody([
-                "email": "new@example.com", "password": "long enough", "first_name": "New", "last_name": "Person",
-            ])) { response throws in
+            try await client.execute(
+                uri: "/api/users", method: .post,
+                body: jsonBody([
+                    "email": "new@example.com", "password": "long enough", "first_name": "New", "last_name": "Person",
+                ])
+            ) { response throws in
                 #expect(response.status == .created)
                 let key = try #require((try response.json["account"] as? [String: Any])?["key"] as? String)
                 #expect(key.wholeMatch(of: /[1-9]\d{9}/) != nil)
@@ -222,11 +251,26 @@ struct SignUpTests {
         try await withTestServer { client in
             _ = try await client.makeUser(email: "taken@example.com")
             let cases: [(ByteBuffer, HTTPResponse.Status, String)] = [
-                (jsonBody(["email": "TAKEN@example.com", "password": "long enough", "first_name": "A", "last_name": "B"]), .conflict, "email_taken"),
-                (jsonBody(["email": "short@example.com", "password": "short", "first_name": "A", "last_name": "B"]), .badRequest, "weak_password"),
-                (jsonBody(["email": "not-an-email", "password": "long enough", "first_name": "A", "last_name": "B"]), .badRequest, "invalid_email"),
-                (jsonBody(["email": "x@example.com", "password": "long enough", "first_name": " ", "last_name": "B"]), .badRequest, "invalid_name"),
-                (jsonBody(["email": "x@example.com", "password": 12345678, "first_name": "A", "last_name": "B"]), .badRequest, "invalid_body"),
+                (
+                    jsonBody(["email": "TAKEN@example.com", "password": "long enough", "first_name": "A", "last_name": "B"]), .conflict,
+                    "email_taken"
+                ),
+                (
+                    jsonBody(["email": "short@example.com", "password": "short", "first_name": "A", "last_name": "B"]), .badRequest,
+                    "weak_password"
+                ),
+                (
+                    jsonBody(["email": "not-an-email", "password": "long enough", "first_name": "A", "last_name": "B"]), .badRequest,
+                    "invalid_email"
+                ),
+                (
+                    jsonBody(["email": "x@example.com", "password": "long enough", "first_name": " ", "last_name": "B"]), .badRequest,
+                    "invalid_name"
+                ),
+                (
+                    jsonBody(["email": "x@example.com", "password": 12_345_678, "first_name": "A", "last_name": "B"]), .badRequest,
+                    "invalid_body"
+                ),
                 (textBody("{oops"), .badRequest, "invalid_body"),
             ]
             for (body, status, code) in cases {
@@ -239,7 +283,9 @@ struct SignUpTests {
             }
             // None of them created an account.
             for email in ["short@example.com", "x@example.com"] {
-                try await client.execute(uri: "/api/session", method: .post, body: jsonBody(["udacity": ["username": email, "password": "long enough"]])) { response throws in
+                try await client.execute(
+                    uri: "/api/session", method: .post, body: jsonBody(["udacity": ["username": email, "password": "long enough"]])
+                ) { response throws in
                     #expect(response.status == .forbidden)
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OnTheMapServer
 
 /// Every setting is declared once (`Settings.all`): the command line, the environment, the
@@ -8,18 +9,23 @@ import Testing
 struct SettingsTests {
     @Test("a flag wins over its environment variable, which wins over the default; lists and flags read both ways")
     func precedence() throws {
-        let environment = ["ONTHEMAP_PORT": "9000", "ONTHEMAP_HOST": "0.0.0.0", "ONTHEMAP_ALLOWED_ORIGINS": "https://a.example, https://b.example",
-                           "ONTHEMAP_DEMO": "yes", "AWS_DEFAULT_REGION": "eu-west-3", "ONTHEMAP_OIDC_PROVIDERS": "",
-                           "LOG_LEVEL": "warning"]
+        let environment = [
+            "ONTHEMAP_PORT": "9000", "ONTHEMAP_HOST": "0.0.0.0", "ONTHEMAP_ALLOWED_ORIGINS": "https://a.example, https://b.example",
+            "ONTHEMAP_DEMO": "yes", "AWS_DEFAULT_REGION": "eu-west-3", "ONTHEMAP_OIDC_PROVIDERS": "",
+            "LOG_LEVEL": "warning",
+        ]
         let fromEnvironment = try Settings.configuration(arguments: [], environment: environment)
         #expect(fromEnvironment.port == 9000 && fromEnvironment.host == "0.0.0.0" && fromEnvironment.demo)
         #expect(fromEnvironment.allowedOrigins == ["https://a.example", "https://b.example"])
         #expect(fromEnvironment.photoStoreRegion == "eu-west-3" && fromEnvironment.logLevel == .warning)
         let fromFlags = try Settings.configuration(
-            arguments: ["--port", "0", "--host=127.0.0.1", "--allowed-origin", "https://c.example", "--allowed-origin", "https://d.example",
-                        "--no-list-cache", "--bcrypt-cost", "4"],
+            arguments: [
+                "--port", "0", "--host=127.0.0.1", "--allowed-origin", "https://c.example", "--allowed-origin", "https://d.example",
+                "--no-list-cache", "--bcrypt-cost", "4",
+            ],
             environment: environment)
-        #expect(fromFlags.port == 0 && fromFlags.host == "127.0.0.1" && fromFlags.allowedOrigins == ["https://c.example", "https://d.example"])
+        #expect(
+            fromFlags.port == 0 && fromFlags.host == "127.0.0.1" && fromFlags.allowedOrigins == ["https://c.example", "https://d.example"])
         #expect(!fromFlags.cacheListResponses && fromFlags.bcryptCost == 4)
         let defaults = try Settings.configuration(arguments: [], environment: [:])
         #expect(defaults.port == Configuration().port && defaults.host == Configuration().host && defaults.cacheListResponses)
@@ -74,7 +80,8 @@ struct SettingsTests {
         let afterMarker = try #require(text.range(of: "-->\n", range: begin.upperBound..<text.endIndex))
         let end = try #require(text.range(of: "\n<!-- settings:end -->", range: afterMarker.upperBound..<text.endIndex))
         let table = String(text[afterMarker.upperBound..<end.lowerBound])
-        #expect(table == Settings.markdownTable, "docs/hosting.md's table is out of date: replace it with `swift run onthemap settings-table`")
+        #expect(
+            table == Settings.markdownTable, "docs/hosting.md's table is out of date: replace it with `swift run onthemap settings-table`")
         // Every setting has a flag or an environment variable, and no two share one.
         let flags = Settings.all.compactMap(\.flag)
         #expect(Set(flags).count == flags.count)

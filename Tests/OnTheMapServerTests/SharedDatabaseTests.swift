@@ -1,7 +1,8 @@
 import Foundation
 import HummingbirdTesting
-import Testing
 import TestDatabases
+import Testing
+
 @testable import OnTheMapServer
 
 /// Two servers on one PostgreSQL database, as a deployment behind a load balancer runs.
@@ -16,23 +17,29 @@ struct SharedDatabaseTests {
             let firstPage = "?limit=100&order=-updatedAt"
             // The reader caches its answer once it listens; ask until that has happened.
             // Once the reader listens it answers from its cache: read until an answer comes from it.
-            try #require(await eventually {
-                #expect((try await readerClient.list(firstPage)["results"] as! [Any]).isEmpty)
-                return try await cacheHits(readerClient) > 0
-            })
+            try #require(
+                await eventually {
+                    #expect((try await readerClient.list(firstPage)["results"] as! [Any]).isEmpty)
+                    return try await cacheHits(readerClient) > 0
+                })
 
             let objectID = try await writerClient.postLocation(user)
             try #require(await eventually { try await ids(readerClient.list(firstPage)) == [objectID] })
 
-            try await writerClient.execute(uri: "/parse/classes/StudentLocation/\(objectID)", method: .put, headers: user.parseHeaders,
-                                           body: jsonBody(["mapString": "Paris, France"])) { response throws in
+            try await writerClient.execute(
+                uri: "/parse/classes/StudentLocation/\(objectID)", method: .put, headers: user.parseHeaders,
+                body: jsonBody(["mapString": "Paris, France"])
+            ) { response throws in
                 #expect(response.status == .ok)
             }
-            try #require(await eventually {
-                (try await readerClient.list(firstPage)["results"] as! [[String: Any]]).first?["mapString"] as? String == "Paris, France"
-            })
+            try #require(
+                await eventually {
+                    (try await readerClient.list(firstPage)["results"] as! [[String: Any]]).first?["mapString"] as? String
+                        == "Paris, France"
+                })
 
-            try await writerClient.execute(uri: "/parse/classes/StudentLocation/\(objectID)", method: .delete, headers: user.parseHeaders) { response throws in
+            try await writerClient.execute(uri: "/parse/classes/StudentLocation/\(objectID)", method: .delete, headers: user.parseHeaders) {
+                response throws in
                 #expect(response.status == .ok)
             }
             try #require(await eventually { try await ids(readerClient.list(firstPage)).isEmpty })
@@ -41,7 +48,8 @@ struct SharedDatabaseTests {
             // and a write lands before it is back: the reader must not keep serving its
             // cached empty page.
             #expect((try await readerClient.list(firstPage)["results"] as! [Any]).isEmpty)
-            try await TestDatabases.execute("""
+            try await TestDatabases.execute(
+                """
                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                 WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
                 """)

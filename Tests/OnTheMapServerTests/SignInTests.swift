@@ -1,15 +1,16 @@
 import Crypto
 import Foundation
-import OnTheMapModels
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
 import Logging
 import NIOCore
+import OnTheMapModels
 import Storage
 import Synchronization
 import Testing
+
 @testable import OnTheMapServer
 
 /// A small OpenID Connect provider for the cases a real one will not produce (a token with a
@@ -18,7 +19,11 @@ import Testing
 /// code will return.
 final class StubOIDCProvider: Sendable {
     enum Mode: Sendable { case normal, down, garbage, tokenEndpointGarbage }
-    struct Grant: Sendable { let idToken: String; let challenge: String; let redirectURI: String }
+    struct Grant: Sendable {
+        let idToken: String
+        let challenge: String
+        let redirectURI: String
+    }
     struct State: Sendable {
         var mode = Mode.normal
         var grants: [String: Grant] = [:]
@@ -60,7 +65,10 @@ final class StubOIDCProvider: Sendable {
             ])
         }
         router.get("jwks") { _, _ -> Response in
-            let kids = self.state.withLock { $0.jwksFetches += 1; return $0.publishedKids }
+            let kids = self.state.withLock {
+                $0.jwksFetches += 1
+                return $0.publishedKids
+            }
             let keys = kids.map { $0 == "k1" ? self.jwk(self.k1, kid: "k1") : self.jwk(self.k2, kid: "k2") }
             return Self.json(["keys": keys])
         }
@@ -81,7 +89,8 @@ final class StubOIDCProvider: Sendable {
                 return Self.json(["error": "invalid_grant"], status: .badRequest)
             }
             guard form["grant_type"] == "authorization_code", form["redirect_uri"] == grant.redirectURI,
-                  OIDCClient.codeChallenge(for: form["code_verifier"] ?? "") == grant.challenge else {
+                OIDCClient.codeChallenge(for: form["code_verifier"] ?? "") == grant.challenge
+            else {
                 return Self.json(["error": "invalid_grant"], status: .badRequest)
             }
             return Self.json(["access_token": "at-\(code)", "token_type": "Bearer", "id_token": grant.idToken])
@@ -148,14 +157,17 @@ struct SignInTests {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-signin-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             var configuration = testConfiguration(dataDirectory: directory)
-            configuration.oidcProviders = [OIDCProviderSettings(
-                id: "school", displayName: "School", issuer: issuer, clientID: StubOIDCProvider.clientID,
-                clientSecret: StubOIDCProvider.clientSecret)]
+            configuration.oidcProviders = [
+                OIDCProviderSettings(
+                    id: "school", displayName: "School", issuer: issuer, clientID: StubOIDCProvider.clientID,
+                    clientSecret: StubOIDCProvider.clientSecret)
+            ]
             adjust(&configuration)
             let settings = configuration
             let app = try await buildApplication(configuration: settings, logger: testLogger)
             try await app.test(.router) { client in
-                let store = try await SQLStore.open(url: settings.resolvedDatabaseURL, dataDirectory: settings.dataDirectory, logger: testLogger)
+                let store = try await SQLStore.open(
+                    url: settings.resolvedDatabaseURL, dataDirectory: settings.dataDirectory, logger: testLogger)
                 do {
                     try await body(client, stub, issuer, store)
                 } catch {
@@ -181,17 +193,22 @@ struct SignInTests {
         }
     }
 
-    func claims(_ issuer: String, nonce: String?, sub: String = "student-1", email: String? = "ada@school.example",
-                verified: Bool = true) -> StubOIDCProvider.Claims {
+    func claims(
+        _ issuer: String, nonce: String?, sub: String = "student-1", email: String? = "ada@school.example",
+        verified: Bool = true
+    ) -> StubOIDCProvider.Claims {
         let now = Int(Date().timeIntervalSince1970)
-        return .init(iss: issuer, sub: sub, aud: [StubOIDCProvider.clientID], exp: now + 300, iat: now, nonce: nonce,
-                     email: email, email_verified: verified, given_name: "Ada", family_name: "Lovelace")
+        return .init(
+            iss: issuer, sub: sub, aud: [StubOIDCProvider.clientID], exp: now + 300, iat: now, nonce: nonce,
+            email: email, email_verified: verified, given_name: "Ada", family_name: "Lovelace")
     }
 
     /// Calls back as the provider would redirect the browser; returns the response's status,
     /// Location, session cookie and page text.
-    func callback(_ client: any TestClientProtocol, _ started: StartedSignIn, code: String, state: String? = nil,
-                  cookie: String? = nil, extra: String = "") async throws -> (HTTPResponse.Status, String?, String?, String) {
+    func callback(
+        _ client: any TestClientProtocol, _ started: StartedSignIn, code: String, state: String? = nil,
+        cookie: String? = nil, extra: String = ""
+    ) async throws -> (HTTPResponse.Status, String?, String?, String) {
         var headers = HTTPFields()
         headers[.cookie] = "onthemap_signin=\(cookie ?? started.browserCookie)"
         let uri = "/auth/school/callback?code=\(code)&state=\(state ?? started.state)\(extra)"
@@ -201,12 +218,15 @@ struct SignInTests {
     }
 
     /// A full, successful sign-in; returns the session cookie.
-    func signIn(_ client: any TestClientProtocol, _ stub: StubOIDCProvider, _ issuer: String, sub: String = "student-1",
-                email: String? = "ada@school.example", verified: Bool = true) async throws -> String? {
+    func signIn(
+        _ client: any TestClientProtocol, _ stub: StubOIDCProvider, _ issuer: String, sub: String = "student-1",
+        email: String? = "ada@school.example", verified: Bool = true
+    ) async throws -> String? {
         let started = try await start(client)
         let code = "code-\(UUID().uuidString)"
-        stub.grant(code: code, idToken: try await stub.sign(claims(issuer, nonce: started.nonce, sub: sub, email: email, verified: verified)),
-                   authorization: started.authorization)
+        stub.grant(
+            code: code, idToken: try await stub.sign(claims(issuer, nonce: started.nonce, sub: sub, email: email, verified: verified)),
+            authorization: started.authorization)
         return try await callback(client, started, code: code).2
     }
 
@@ -229,12 +249,16 @@ struct SignInTests {
             let account = try #require(try await store.account(email: "ada@school.example"))
             #expect(account.firstName == "Ada" && account.lastName == "Lovelace" && account.passwordHash.isEmpty)
             // The same session as a password login: it reads the user's own profile.
-            try await client.execute(uri: "/api/users/\(account.key)", method: .get, headers: [.cookie: "onthemap_session=\(token)"]) { response in
+            try await client.execute(uri: "/api/users/\(account.key)", method: .get, headers: [.cookie: "onthemap_session=\(token)"]) {
+                response in
                 let profile = try jsonObject(Data(buffer: response.body).dropFirst(5))
                 #expect((profile["email"] as? [String: Any])?["address"] as? String == "ada@school.example")
             }
             // No password yet: a password login cannot get in with anything.
-            try await client.execute(uri: "/api/session", method: .post, body: jsonBody(["udacity": ["username": "ada@school.example", "password": "any guess at all"]])) { response in
+            try await client.execute(
+                uri: "/api/session", method: .post,
+                body: jsonBody(["udacity": ["username": "ada@school.example", "password": "any guess at all"]])
+            ) { response in
                 #expect(response.status == .forbidden)
             }
             let again = try await signIn(client, stub, issuer)
@@ -282,27 +306,58 @@ struct SignInTests {
             var cases: [(String, (String) async throws -> String, String)] = []
             cases.append(("missing nonce", { _ in try await stub.sign(claims(issuer, nonce: nil)) }, "nonce"))
             cases.append(("wrong nonce", { _ in try await stub.sign(claims(issuer, nonce: Tokens.random())) }, "nonce"))
-            cases.append(("bad signature", { nonce in try await stub.sign(claims(issuer, nonce: nonce), kid: "k1", with: stub.attacker) }, "signature"))
-            cases.append(("wrong audience", { nonce in
-                var c = claims(issuer, nonce: nonce); c.aud = ["someone-else"]; return try await stub.sign(c)
-            }, "audience"))
-            cases.append(("wrong issuer", { nonce in
-                var c = claims(issuer, nonce: nonce); c.iss = "https://evil.example"; return try await stub.sign(c)
-            }, "issuer"))
-            cases.append(("expired", { nonce in
-                var c = claims(issuer, nonce: nonce); c.exp = now - 3600; c.iat = now - 7200; return try await stub.sign(c)
-            }, "expired"))
-            cases.append(("alg none", { nonce in
-                let valid = try await stub.sign(claims(issuer, nonce: nonce))
-                let payload = valid.split(separator: ".")[1]
-                let header = Tokens.base64URL(Data(#"{"alg":"none","typ":"JWT","kid":"k1"}"#.utf8))
-                return "\(header).\(payload)."
-            }, "none"))
-            cases.append(("HS256 keyed with the public key", { nonce in
-                let hmacKeys = JWTKeyCollection()
-                await hmacKeys.add(hmac: HMACKey(from: stub.k1.publicKey.pemRepresentation), digestAlgorithm: .sha256, kid: "k1")
-                return try await hmacKeys.sign(claims(issuer, nonce: nonce), kid: "k1")
-            }, "HS256"))
+            cases.append(
+                (
+                    "bad signature", { nonce in try await stub.sign(claims(issuer, nonce: nonce), kid: "k1", with: stub.attacker) },
+                    "signature"
+                ))
+            cases.append(
+                (
+                    "wrong audience",
+                    { nonce in
+                        var c = claims(issuer, nonce: nonce)
+                        c.aud = ["someone-else"]
+                        return try await stub.sign(c)
+                    }, "audience"
+                ))
+            cases.append(
+                (
+                    "wrong issuer",
+                    { nonce in
+                        var c = claims(issuer, nonce: nonce)
+                        c.iss = "https://evil.example"
+                        return try await stub.sign(c)
+                    }, "issuer"
+                ))
+            cases.append(
+                (
+                    "expired",
+                    { nonce in
+                        var c = claims(issuer, nonce: nonce)
+                        c.exp = now - 3600
+                        c.iat = now - 7200
+                        return try await stub.sign(c)
+                    }, "expired"
+                ))
+            cases.append(
+                (
+                    "alg none",
+                    { nonce in
+                        let valid = try await stub.sign(claims(issuer, nonce: nonce))
+                        let payload = valid.split(separator: ".")[1]
+                        let header = Tokens.base64URL(Data(#"{"alg":"none","typ":"JWT","kid":"k1"}"#.utf8))
+                        return "\(header).\(payload)."
+                    }, "none"
+                ))
+            cases.append(
+                (
+                    "HS256 keyed with the public key",
+                    { nonce in
+                        let hmacKeys = JWTKeyCollection()
+                        await hmacKeys.add(hmac: HMACKey(from: stub.k1.publicKey.pemRepresentation), digestAlgorithm: .sha256, kid: "k1")
+                        return try await hmacKeys.sign(claims(issuer, nonce: nonce), kid: "k1")
+                    }, "HS256"
+                ))
             for (name, mint, reason) in cases {
                 let (status, session, text) = try await attempt(mint)
                 #expect(status == .forbidden, "\(name)")
@@ -363,14 +418,18 @@ struct SignInTests {
     func openRedirect() async throws {
         #expect(SignInController.safeReturnPath("/#/map") == "/#/map")
         #expect(SignInController.safeReturnPath("/travel?pin=3") == "/travel?pin=3")
-        for hostile in ["//evil.example/", "https://evil.example/", "/\\evil.example", "\\\\evil.example", "javascript:alert(1)",
-                        "/\u{0}x", "evil.example", "", "/ok\nLocation: https://evil.example", "/\t/evil.example"] {
+        for hostile in [
+            "//evil.example/", "https://evil.example/", "/\\evil.example", "\\\\evil.example", "javascript:alert(1)",
+            "/\u{0}x", "evil.example", "", "/ok\nLocation: https://evil.example", "/\t/evil.example",
+        ] {
             #expect(SignInController.safeReturnPath(hostile) == "/", "\(hostile)")
         }
         try await withProvider { client, stub, issuer, _ in
             for hostile in ["//evil.example/", "https://evil.example/x", "/\\evil.example"] {
                 let started = try await start(client, returnPath: hostile)
-                stub.grant(code: "c-\(hostile.count)", idToken: try await stub.sign(claims(issuer, nonce: started.nonce)), authorization: started.authorization)
+                stub.grant(
+                    code: "c-\(hostile.count)", idToken: try await stub.sign(claims(issuer, nonce: started.nonce)),
+                    authorization: started.authorization)
                 let (status, location, _, _) = try await callback(client, started, code: "c-\(hostile.count)")
                 #expect(status == .seeOther && location == "/", "\(hostile)")
             }
@@ -384,7 +443,9 @@ struct SignInTests {
             let fetches = stub.state.withLock { $0.jwksFetches }
             stub.state.withLock { $0.publishedKids = ["k1", "k2"] }
             let started = try await start(client)
-            stub.grant(code: "rotated", idToken: try await stub.sign(claims(issuer, nonce: started.nonce), kid: "k2"), authorization: started.authorization)
+            stub.grant(
+                code: "rotated", idToken: try await stub.sign(claims(issuer, nonce: started.nonce), kid: "k2"),
+                authorization: started.authorization)
             #expect(try await callback(client, started, code: "rotated").2 != nil)
             #expect(stub.state.withLock { $0.jwksFetches } == fetches + 1)
         }
@@ -398,8 +459,10 @@ struct SignInTests {
             try await client.execute(uri: "/api/account/identities/school", method: .delete, headers: cookie) { response in
                 #expect(response.status == .conflict)
             }
-            try await client.execute(uri: "/api/account/password", method: .post, headers: cookie,
-                                     body: jsonBody(["current_password": "", "new_password": "a new password"])) { response in
+            try await client.execute(
+                uri: "/api/account/password", method: .post, headers: cookie,
+                body: jsonBody(["current_password": "", "new_password": "a new password"])
+            ) { response in
                 #expect(response.status == .ok)
             }
             try await client.execute(uri: "/api/account/identities/school", method: .delete, headers: cookie) { response in
@@ -413,7 +476,8 @@ struct SignInTests {
                 #expect(url.hasPrefix("\(issuer)/logout?id_token_hint="))
                 #expect(url.contains("post_logout_redirect_uri="))
             }
-            try await client.execute(uri: "/api/account/identities", method: .get, headers: [.cookie: "onthemap_session=\(again)"]) { response in
+            try await client.execute(uri: "/api/account/identities", method: .get, headers: [.cookie: "onthemap_session=\(again)"]) {
+                response in
                 #expect(response.status == .unauthorized)
             }
         }
@@ -429,29 +493,36 @@ struct SignInTests {
                 let query = "client_redirect=\(FormEncoding.escape(redirect))&client_challenge=\(challenge)"
                 return try await client.execute(uri: "/auth/school/start?\(query)", method: .get) { response in
                     guard response.status == .seeOther, let location = response.headers[.location],
-                          let components = URLComponents(string: location), let cookie = response.cookie("onthemap_signin") else {
+                        let components = URLComponents(string: location), let cookie = response.cookie("onthemap_signin")
+                    else {
                         return (response.status, nil)
                     }
                     return (response.status, StartedSignIn(authorization: components, browserCookie: cookie))
                 }
             }
             // Only a loopback IP address may receive the code (RFC 8252 §7.3).
-            for hostile in ["https://evil.example/cb", "http://localhost:5000/cb", "http://127.0.0.1/cb", "http://127.0.0.1:5000/cb?x=1",
-                            "http://evil.example:5000@127.0.0.1:80/"] {
+            for hostile in [
+                "https://evil.example/cb", "http://localhost:5000/cb", "http://127.0.0.1/cb", "http://127.0.0.1:5000/cb?x=1",
+                "http://evil.example:5000@127.0.0.1:80/",
+            ] {
                 #expect(try await startForApp(hostile).0 == .badRequest, "\(hostile)")
             }
             let started = try #require(try await startForApp(loopback).1)
-            stub.grant(code: "app", idToken: try await stub.sign(claims(issuer, nonce: started.nonce)), authorization: started.authorization)
+            stub.grant(
+                code: "app", idToken: try await stub.sign(claims(issuer, nonce: started.nonce)), authorization: started.authorization)
             let (status, location, session, _) = try await callback(client, started, code: "app")
             #expect(status == .seeOther && session == nil)
             let target = try #require(location.flatMap(URLComponents.init(string:)))
             #expect(target.host == "127.0.0.1" && target.port == 53682 && target.path == "/callback")
             let code = try #require(target.queryItems?.first { $0.name == "code" }?.value)
             // The wrong verifier spends the code: an interceptor gets one try and no session.
-            try await client.execute(uri: "/api/auth/token", method: .post, body: jsonBody(["code": code, "code_verifier": Tokens.random()])) { response in
+            try await client.execute(
+                uri: "/api/auth/token", method: .post, body: jsonBody(["code": code, "code_verifier": Tokens.random()])
+            ) { response in
                 #expect(response.status == .forbidden)
             }
-            try await client.execute(uri: "/api/auth/token", method: .post, body: jsonBody(["code": code, "code_verifier": verifier])) { response in
+            try await client.execute(uri: "/api/auth/token", method: .post, body: jsonBody(["code": code, "code_verifier": verifier])) {
+                response in
                 #expect(response.status == .forbidden)
             }
             // A fresh round trip with the right verifier gets the password login's answer.
@@ -459,7 +530,9 @@ struct SignInTests {
             stub.grant(code: "app2", idToken: try await stub.sign(claims(issuer, nonce: again.nonce)), authorization: again.authorization)
             let second = try await callback(client, again, code: "app2")
             let code2 = try #require(second.1.flatMap(URLComponents.init(string:))?.queryItems?.first { $0.name == "code" }?.value)
-            let sessionID = try await client.execute(uri: "/api/auth/token", method: .post, body: jsonBody(["code": code2, "code_verifier": verifier])) { response in
+            let sessionID = try await client.execute(
+                uri: "/api/auth/token", method: .post, body: jsonBody(["code": code2, "code_verifier": verifier])
+            ) { response in
                 #expect(response.status == .ok)
                 let body = try response.json
                 #expect((body["account"] as? [String: Any])?["registered"] as? Bool == true)
@@ -478,14 +551,18 @@ struct SignInTests {
                 #expect(list.count == 1 && list[0]["id"] as? String == "school" && list[0]["name"] as? String == "School")
                 #expect(!response.text.contains(StubOIDCProvider.clientSecret))
             }
-            try await client.execute(uri: "/api/session", method: .post, body: jsonBody([
-                "udacity": ["username": "a@b.example", "password": "x"], "facebook_mobile": ["access_token": "EAAB"],
-            ])) { response in
+            try await client.execute(
+                uri: "/api/session", method: .post,
+                body: jsonBody([
+                    "udacity": ["username": "a@b.example", "password": "x"], "facebook_mobile": ["access_token": "EAAB"],
+                ])
+            ) { response in
                 #expect(response.status == .badRequest)
                 let error = try response.udacityJSON["error"] as? String
                 #expect(error == "Send exactly one credential: udacity or facebook_mobile, not both.")
             }
-            try await client.execute(uri: "/api/session", method: .post, body: jsonBody(["facebook_mobile": ["access_token": "EAAB;"]])) { response in
+            try await client.execute(uri: "/api/session", method: .post, body: jsonBody(["facebook_mobile": ["access_token": "EAAB;"]])) {
+                response in
                 #expect(response.status == .forbidden)
                 let error = try response.udacityJSON["error"] as? String
                 #expect(error == "Account not found or invalid credentials.")
@@ -506,9 +583,11 @@ struct SignInTests {
             environment: ["SCHOOL_SECRET": "hunter2"])
         #expect(parsed.clientSecret == "hunter2" && parsed.displayName == "School account")
         #expect(!parsed.description.contains("hunter2"))
-        for bad in ["id=School,issuer=https://a.example,client-id=x", "id=s,issuer=http://a.example,client-id=x",
-                    "id=s,issuer=https://a.example", "id=facebook,issuer=https://a.example,client-id=x",
-                    "id=s,issuer=https://a.example,client-id=x,client-secret-env=MISSING", "id=s,issuer=https://a.example,client-id=x,colour=red"] {
+        for bad in [
+            "id=School,issuer=https://a.example,client-id=x", "id=s,issuer=http://a.example,client-id=x",
+            "id=s,issuer=https://a.example", "id=facebook,issuer=https://a.example,client-id=x",
+            "id=s,issuer=https://a.example,client-id=x,client-secret-env=MISSING", "id=s,issuer=https://a.example,client-id=x,colour=red",
+        ] {
             #expect(throws: ConfigurationError.self, "\(bad)") { try OIDCProviderSettings.parse(bad, environment: [:]) }
         }
     }

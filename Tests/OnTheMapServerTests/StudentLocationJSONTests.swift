@@ -1,23 +1,29 @@
 import Foundation
 import NIOCore
 import OnTheMapModels
-@testable import OnTheMapServer
 import Testing
+
+@testable import OnTheMapServer
 
 @Suite("Hand-written list JSON")
 struct StudentLocationJSONTests {
     static func record(_ text: String, latitude: Double, longitude: Double) -> StudentInformation {
-        StudentInformation(objectId: "AbCdEfGhIj", uniqueKey: text, firstName: text, lastName: "O'Brien", mapString: text,
-                           mediaURL: "https://example.com/a/b?c=d&e=\(text)", latitude: latitude, longitude: longitude,
-                           createdAt: "2015-02-25T01:10:38.103Z", updatedAt: "2015-03-09T22:04:50.315Z")
+        StudentInformation(
+            objectId: "AbCdEfGhIj", uniqueKey: text, firstName: text, lastName: "O'Brien", mapString: text,
+            mediaURL: "https://example.com/a/b?c=d&e=\(text)", latitude: latitude, longitude: longitude,
+            createdAt: "2015-02-25T01:10:38.103Z", updatedAt: "2015-03-09T22:04:50.315Z")
     }
 
-    static let tricky = ["plain", "quote \" inside", "back\\slash", "line\nbreak\ttab\r", "\u{01}\u{1F}", "München Zürich",
-                         "東京", "emoji 🗺️", "</script>", "", "slash/es"]
+    static let tricky = [
+        "plain", "quote \" inside", "back\\slash", "line\nbreak\ttab\r", "\u{01}\u{1F}", "München Zürich",
+        "東京", "emoji 🗺️", "</script>", "", "slash/es",
+    ]
 
     @Test("decodes to exactly what JSONEncoder's output decodes to, for awkward text and numbers")
     func sameMeaningAsJSONEncoder() throws {
-        let numbers: [(Double, Double)] = [(0, 0), (-90, 180), (51.5074, -0.1278), (1e-7, -1e-7), (37.38605123456789, -122.08385), (12, -3.5)]
+        let numbers: [(Double, Double)] = [
+            (0, 0), (-90, 180), (51.5074, -0.1278), (1e-7, -1e-7), (37.38605123456789, -122.08385), (12, -3.5),
+        ]
         var records: [StudentInformation] = []
         for (index, text) in Self.tricky.enumerated() {
             let (latitude, longitude) = numbers[index % numbers.count]
@@ -35,7 +41,9 @@ struct StudentLocationJSONTests {
 
     @Test("is byte-identical to JSONEncoder with sorted keys for ordinary records")
     func byteIdenticalForOrdinaryRecords() throws {
-        let records = [Self.record("Jarrod", latitude: 34.7303688, longitude: -86.5861037), Self.record("Ana", latitude: 10, longitude: -20.25)]
+        let records = [
+            Self.record("Jarrod", latitude: 34.7303688, longitude: -86.5861037), Self.record("Ana", latitude: 10, longitude: -20.25),
+        ]
         struct Wrapper: Encodable { let results: [StudentInformation] }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -1,12 +1,13 @@
 import Foundation
-import TestDatabases
-import Logging
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import OnTheMapModels
 import Storage
+import TestDatabases
+
 @testable import OnTheMapServer
 
 /// Runs `body` against a fresh server on a real database (a SQLite file in a new temporary
@@ -32,7 +33,8 @@ func withTestServer<T: Sendable>(
 /// Sets the default class's visibility in the database `configuration` names (creating and
 /// migrating it when new), before a server is built on it.
 func setDefaultClass(_ visibility: MapClass.Visibility, configuration: Configuration) async throws {
-    let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
+    let store = try await SQLStore.open(
+        url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
     if let main = try await store.mapClass(slug: "main") {
         var changes = ClassChanges(now: Date())
         changes.visibility = visibility
@@ -129,10 +131,15 @@ struct TestUser: Sendable {
 
 extension TestClientProtocol {
     /// Signs up and logs in a new user.
-    func makeUser(email: String = "student-\(UUID().uuidString.prefix(8))@example.com", password: String = "correct horse") async throws -> TestUser {
-        let key = try await execute(uri: "/api/users", method: .post, body: jsonBody([
-            "email": email, "password": password, "first_name": "Ada", "last_name": "Lovelace",
-        ])) { response throws in
+    func makeUser(email: String = "student-\(UUID().uuidString.prefix(8))@example.com", password: String = "correct horse") async throws
+        -> TestUser
+    {
+        let key = try await execute(
+            uri: "/api/users", method: .post,
+            body: jsonBody([
+                "email": email, "password": password, "first_name": "Ada", "last_name": "Lovelace",
+            ])
+        ) { response throws in
             guard response.status == .created else { throw TestFailure("sign-up failed: \(response.status) \(response.text)") }
             return try (response.json["account"] as! [String: Any])["key"] as! String
         }
@@ -141,7 +148,8 @@ extension TestClientProtocol {
     }
 
     func login(email: String, password: String, prefix: String = "/api") async throws -> String {
-        try await execute(uri: "\(prefix)/session", method: .post, body: jsonBody(["udacity": ["username": email, "password": password]])) { response throws in
+        try await execute(uri: "\(prefix)/session", method: .post, body: jsonBody(["udacity": ["username": email, "password": password]])) {
+            response throws in
             guard response.status == .ok else { throw TestFailure("login failed: \(response.status) \(response.text)") }
             return try (response.udacityJSON["session"] as! [String: Any])["id"] as! String
         }
@@ -155,7 +163,8 @@ extension TestClientProtocol {
             "mediaURL": "https://example.com/ada", "latitude": 51.5074, "longitude": -0.1278,
         ]
         body.merge(fields) { _, new in new }
-        return try await execute(uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders, body: jsonBody(body)) { response throws in
+        return try await execute(uri: "/parse/classes/StudentLocation", method: .post, headers: user.parseHeaders, body: jsonBody(body)) {
+            response throws in
             guard response.status == .created else { throw TestFailure("post failed: \(response.status) \(response.text)") }
             return try response.json["objectId"] as! String
         }
@@ -179,7 +188,8 @@ func mountedRoutes() async throws -> [(method: String, path: String)] {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let configuration = testConfiguration(dataDirectory: directory)
-    let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
+    let store = try await SQLStore.open(
+        url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory, logger: testLogger)
     let geocoder = try makeGeocoder(configuration: configuration)
     let albums = try await TravelFeature.makeAlbumService(store: store, configuration: configuration, logger: testLogger)
     let hashing = PasswordHashing(threads: 1, queueLimit: 1)

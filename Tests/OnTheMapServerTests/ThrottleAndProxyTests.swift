@@ -3,9 +3,10 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import OnTheMapModels
-import Testing
-@testable import OnTheMapServer
 import Storage
+import Testing
+
+@testable import OnTheMapServer
 
 /// Guessing passwords is throttled per account and per client address, the owner
 /// cannot be locked out by an attacker, and behind a trusted proxy the real client counts.
@@ -22,11 +23,16 @@ struct ThrottleAndProxyTests {
         let cookies: [String]
     }
 
-    static func attempt(_ client: any TestClientProtocol, _ email: String, _ password: String, headers: HTTPFields = [:]) async throws -> Attempt {
-        try await client.execute(uri: "/api/session", method: .post, headers: headers,
-                                 body: jsonBody(["udacity": ["username": email, "password": password]])) { response throws in
-            Attempt(status: response.status, retryAfter: response.headers[.retryAfter].flatMap { Int($0) },
-                    body: try response.udacityJSON, cookies: response.headers[values: .setCookie])
+    static func attempt(_ client: any TestClientProtocol, _ email: String, _ password: String, headers: HTTPFields = [:]) async throws
+        -> Attempt
+    {
+        try await client.execute(
+            uri: "/api/session", method: .post, headers: headers,
+            body: jsonBody(["udacity": ["username": email, "password": password]])
+        ) { response throws in
+            Attempt(
+                status: response.status, retryAfter: response.headers[.retryAfter].flatMap { Int($0) },
+                body: try response.udacityJSON, cookies: response.headers[values: .setCookie])
         }
     }
 
@@ -93,7 +99,9 @@ struct ThrottleAndProxyTests {
             #expect(owner.status == .ok)
             #expect(!owner.cookies.contains { $0.hasPrefix("onthemap_device=") }, "a known device keeps its cookie")
             // A device cookie of another account, or a made-up one, is no way around the lock.
-            #expect(try await Self.attempt(client, user.email, user.password, headers: [.cookie: "onthemap_device=0123456789abcdef"]).status == .tooManyRequests)
+            #expect(
+                try await Self.attempt(client, user.email, user.password, headers: [.cookie: "onthemap_device=0123456789abcdef"]).status
+                    == .tooManyRequests)
         }
     }
 
@@ -116,20 +124,28 @@ struct ThrottleAndProxyTests {
             $0.loginThrottle.signUp = .init(freeFailures: 1, firstLock: 600)
             $0.loginThrottle.account = .init(freeFailures: 1, firstLock: 600)
         }) { client in
-            let user = try await client.makeUser()   // the first sign-up
-            _ = try await client.execute(uri: "/api/users", method: .post, body: jsonBody([
-                "email": "second@example.com", "password": "long enough", "first_name": "A", "last_name": "B",
-            ])) { response throws in #expect(response.status == .created) }
-            try await client.execute(uri: "/api/users", method: .post, body: jsonBody([
-                "email": "third@example.com", "password": "long enough", "first_name": "A", "last_name": "B",
-            ])) { response throws in
+            let user = try await client.makeUser()  // the first sign-up
+            _ = try await client.execute(
+                uri: "/api/users", method: .post,
+                body: jsonBody([
+                    "email": "second@example.com", "password": "long enough", "first_name": "A", "last_name": "B",
+                ])
+            ) { response throws in #expect(response.status == .created) }
+            try await client.execute(
+                uri: "/api/users", method: .post,
+                body: jsonBody([
+                    "email": "third@example.com", "password": "long enough", "first_name": "A", "last_name": "B",
+                ])
+            ) { response throws in
                 #expect(response.status == .tooManyRequests)
                 #expect(response.headers[.retryAfter] != nil)
                 #expect(try (response.json["error"] as? [String: Any])?["code"] as? String == "rate_limited")
             }
             for expected: HTTPResponse.Status in [.forbidden, .forbidden, .tooManyRequests] {
-                try await client.execute(uri: "/api/account/password", method: .post, headers: user.cookieHeaders,
-                                         body: jsonBody(["current_password": "a guess at it", "new_password": "whatever it is"])) { response throws in
+                try await client.execute(
+                    uri: "/api/account/password", method: .post, headers: user.cookieHeaders,
+                    body: jsonBody(["current_password": "a guess at it", "new_password": "whatever it is"])
+                ) { response throws in
                     #expect(response.status == expected)
                 }
             }
@@ -138,21 +154,34 @@ struct ThrottleAndProxyTests {
 
     @Test("behind a trusted proxy each real client has its own count; from anyone else the headers are ignored")
     func trustedProxyAddresses() async throws {
-        try await withTestServer({
-            $0.trustedProxies = ["127.0.0.0/8", "::1"]
-            $0.loginThrottle.address = .init(freeFailures: 2, firstLock: 600)
-        }, mode: .live) { client in
+        try await withTestServer(
+            {
+                $0.trustedProxies = ["127.0.0.0/8", "::1"]
+                $0.loginThrottle.address = .init(freeFailures: 2, firstLock: 600)
+            }, mode: .live
+        ) { client in
             for _ in 0..<3 { _ = try await Self.attempt(client, "a@example.com", "guess", headers: [Self.forwardedFor: "203.0.113.7"]) }
-            #expect(try await Self.attempt(client, "b@example.com", "guess", headers: [Self.forwardedFor: "203.0.113.7"]).status == .tooManyRequests)
+            #expect(
+                try await Self.attempt(client, "b@example.com", "guess", headers: [Self.forwardedFor: "203.0.113.7"]).status
+                    == .tooManyRequests)
             // A spoofed entry further left does not change who the proxy saw.
-            #expect(try await Self.attempt(client, "b@example.com", "guess", headers: [Self.forwardedFor: "198.51.100.1, 203.0.113.7"]).status == .tooManyRequests)
-            #expect(try await Self.attempt(client, "c@example.com", "guess", headers: [Self.forwardedFor: "203.0.113.8"]).status == .forbidden)
+            #expect(
+                try await Self.attempt(client, "b@example.com", "guess", headers: [Self.forwardedFor: "198.51.100.1, 203.0.113.7"]).status
+                    == .tooManyRequests)
+            #expect(
+                try await Self.attempt(client, "c@example.com", "guess", headers: [Self.forwardedFor: "203.0.113.8"]).status == .forbidden)
         }
-        try await withTestServer({
-            $0.loginThrottle.address = .init(freeFailures: 2, firstLock: 600)
-        }, mode: .live) { client in
-            for index in 0..<3 { _ = try await Self.attempt(client, "a@example.com", "guess", headers: [Self.forwardedFor: "203.0.113.\(index)"]) }
-            #expect(try await Self.attempt(client, "b@example.com", "guess", headers: [Self.forwardedFor: "192.0.2.99"]).status == .tooManyRequests)
+        try await withTestServer(
+            {
+                $0.loginThrottle.address = .init(freeFailures: 2, firstLock: 600)
+            }, mode: .live
+        ) { client in
+            for index in 0..<3 {
+                _ = try await Self.attempt(client, "a@example.com", "guess", headers: [Self.forwardedFor: "203.0.113.\(index)"])
+            }
+            #expect(
+                try await Self.attempt(client, "b@example.com", "guess", headers: [Self.forwardedFor: "192.0.2.99"]).status
+                    == .tooManyRequests)
         }
     }
 
@@ -164,11 +193,15 @@ struct ThrottleAndProxyTests {
         }
         #expect(resolve("10.1.2.3", [Self.forwardedFor: "1.1.1.1, 203.0.113.5, 10.9.9.9"]).address == "203.0.113.5")
         #expect(resolve("192.0.2.1", [Self.forwardedFor: "203.0.113.5"]).address == "192.0.2.1", "an untrusted peer's header is ignored")
-        #expect(resolve("::1", [ForwardedClient.forwarded: #"for="[2001:db8::17]:4711";proto=https, for=10.0.0.2"#])
+        #expect(
+            resolve("::1", [ForwardedClient.forwarded: #"for="[2001:db8::17]:4711";proto=https, for=10.0.0.2"#])
                 == ForwardedClient(address: "2001:db8::17", isHTTPS: true))
-        #expect(resolve("::ffff:10.0.0.1", [Self.forwardedFor: "198.51.100.4:5555", Self.forwardedProto: "https"])
+        #expect(
+            resolve("::ffff:10.0.0.1", [Self.forwardedFor: "198.51.100.4:5555", Self.forwardedProto: "https"])
                 == ForwardedClient(address: "198.51.100.4", isHTTPS: true))
-        #expect(resolve("10.0.0.1", [Self.forwardedFor: "198.51.100.4, unknown"]).address == "10.0.0.1", "nothing past an unreadable hop is believed")
+        #expect(
+            resolve("10.0.0.1", [Self.forwardedFor: "198.51.100.4, unknown"]).address == "10.0.0.1",
+            "nothing past an unreadable hop is believed")
         #expect(resolve("fd00::5", [:]).address == "fd00::5")
         #expect(throws: ConfigurationError.self) { try TrustedProxies(["10.0.0.0/33"]) }
         #expect(throws: ConfigurationError.self) { try TrustedProxies(["proxy.example"]) }
@@ -184,7 +217,9 @@ struct ThrottleAndProxyTests {
             }
         }
         #expect(try await sessionCookie({ $0.publicURL = "https://map.example.org" }).contains("Secure"))
-        #expect(try await sessionCookie({ $0.trustedProxies = ["127.0.0.1", "::1"] }, headers: [Self.forwardedProto: "https"]).contains("Secure"))
+        #expect(
+            try await sessionCookie({ $0.trustedProxies = ["127.0.0.1", "::1"] }, headers: [Self.forwardedProto: "https"]).contains(
+                "Secure"))
         #expect(try await !sessionCookie({ _ in }, headers: [Self.forwardedProto: "https"]).contains("Secure"))
         #expect(try await !sessionCookie({ $0.publicURL = "http://192.168.1.10:8080" }).contains("Secure"))
     }

@@ -1,8 +1,9 @@
 import Foundation
 import OnTheMapModels
-@testable import Storage
-import Testing
 import TestDatabases
+import Testing
+
+@testable import Storage
 
 /// The live map's change log on every backend (migration 18): it keeps each record's newest
 /// change only, so nothing replayed from it is older than the store; an edit of a post that
@@ -20,14 +21,19 @@ struct ChangeLogTests {
             try await store.insertLocation(record("compact001", mapString: "Flat 4B, 5 Avenue Anatole France"))
             try await store.insertLocation(record("compact002", mapString: "Doxxed: 12 Via Roma"))
             try await store.insertLocation(record("compact003", mapString: "Deleted by its author"))
-            _ = try await store.updateLocation(objectId: "compact001", in: MapClass.migratedDefaultID,
-                                               patch: LocationPatch(mapString: "Paris, France"), updatedAt: Date())
-            #expect(try await store.setHidden(objectId: "compact002", in: MapClass.migratedDefaultID, true, reason: "doxxing",
-                                              moderatorKey: nil, now: Date()))
+            _ = try await store.updateLocation(
+                objectId: "compact001", in: MapClass.migratedDefaultID,
+                patch: LocationPatch(mapString: "Paris, France"), updatedAt: Date())
+            #expect(
+                try await store.setHidden(
+                    objectId: "compact002", in: MapClass.migratedDefaultID, true, reason: "doxxing",
+                    moderatorKey: nil, now: Date()))
             #expect(try await store.deleteLocation(objectId: "compact003", in: MapClass.migratedDefaultID))
 
             let log = try await Self.log(store)
-            #expect(log.map(\.objectId) == ["compact001", "compact002", "compact003"], "one entry per record, in the order of its newest change")
+            #expect(
+                log.map(\.objectId) == ["compact001", "compact002", "compact003"], "one entry per record, in the order of its newest change"
+            )
             #expect(log.map(\.kind) == [.updated, .deleted, .deleted])
             #expect(log[0].record?.mapString == "Paris, France")
             #expect(log[1].record == nil && log[2].record == nil)
@@ -40,8 +46,10 @@ struct ChangeLogTests {
             }
             #expect(try await Self.log(store, after: before).isEmpty)
             // Shown again: it comes back as it is now.
-            #expect(try await store.setHidden(objectId: "compact002", in: MapClass.migratedDefaultID, false, reason: "",
-                                              moderatorKey: nil, now: Date()))
+            #expect(
+                try await store.setHidden(
+                    objectId: "compact002", in: MapClass.migratedDefaultID, false, reason: "",
+                    moderatorKey: nil, now: Date()))
             let shown = try await Self.log(store, after: before)
             #expect(shown.map(\.kind) == [.updated])
             #expect(shown.first?.record?.mapString == "Still hidden")
@@ -57,8 +65,9 @@ struct ChangeLogTests {
             try await store.insertLocation(waiting)
             let before = try await store.latestLocationVersion()
             for place in ["Edited once", "Edited twice"] {
-                _ = try await store.updateLocation(objectId: "waiting001", in: MapClass.migratedDefaultID,
-                                                   patch: LocationPatch(mapString: place), updatedAt: Date())
+                _ = try await store.updateLocation(
+                    objectId: "waiting001", in: MapClass.migratedDefaultID,
+                    patch: LocationPatch(mapString: place), updatedAt: Date())
             }
             #expect(try await Self.log(store, after: before).isEmpty)
             #expect(try await store.approve(objectId: "waiting001", in: MapClass.migratedDefaultID, moderatorKey: nil, now: Date()))
@@ -68,16 +77,19 @@ struct ChangeLogTests {
         }
     }
 
-    @Test("ended access is logged: a membership, a session (by its digest), a disabled account, a class's visibility",
-          arguments: Backend.available)
+    @Test(
+        "ended access is logged: a membership, a session (by its digest), a disabled account, a class's visibility",
+        arguments: Backend.available)
     func endedAccess(backend: Backend) async throws {
         try await backend.withStore { store in
             for key in ["7000000001", "7000000002"] { try await ClassStoreTests.account(key, on: store) }
             let made = try await ClassStoreTests.makeClass("ended-1", on: store, teacher: "7000000001")
             try await store.join(classId: made.id, accountKey: "7000000002", now: Date())
             let now = Date()
-            try await store.createSession(Session(id: "token-of-7000000002", accountKey: "7000000002", createdAt: now,
-                                                  expiresAt: now.addingTimeInterval(60)))
+            try await store.createSession(
+                Session(
+                    id: "token-of-7000000002", accountKey: "7000000002", createdAt: now,
+                    expiresAt: now.addingTimeInterval(60)))
             var version = try await store.latestLocationVersion()
             func ended() async throws -> [String] {
                 let entries = try await Self.log(store, after: version)

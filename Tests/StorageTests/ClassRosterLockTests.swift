@@ -1,9 +1,10 @@
 import Foundation
 import OnTheMapModels
-@testable import Storage
 import Synchronization
-import Testing
 import TestDatabases
+import Testing
+
+@testable import Storage
 
 /// A class keeps a teacher when its roster changes at the same moment on two connections:
 /// the changes to one class's roster take turns (`SQLStore.lockClassRoster`).
@@ -18,7 +19,8 @@ struct ClassRosterLockTests {
                 #expect(try await store.setMember(classId: made.id, accountKey: "1000000001", role: .teacher, now: Date()) == .done)
                 #expect(try await store.setMember(classId: made.id, accountKey: "1000000002", role: .teacher, now: Date()) == .done)
                 // Each steps the other down at once: by demoting, or (every third round) by removing.
-                async let first = round % 3 == 2
+                async let first =
+                    round % 3 == 2
                     ? store.removeMember(classId: made.id, accountKey: "1000000001")
                     : store.setMember(classId: made.id, accountKey: "1000000001", role: .student, now: Date())
                 async let second = store.setMember(classId: made.id, accountKey: "1000000002", role: .moderator, now: Date())
@@ -54,8 +56,9 @@ struct ClassRosterLockTests {
         return result
     }
 
-    @Test("a second roster change of the same class waits for the first transaction to end", .timeLimit(.minutes(1)),
-          arguments: Backend.available)
+    @Test(
+        "a second roster change of the same class waits for the first transaction to end", .timeLimit(.minutes(1)),
+        arguments: Backend.available)
     func sameClassWaits(backend: Backend) async throws {
         try await backend.withStore { store in
             let acquired = Moment()
@@ -77,8 +80,9 @@ struct ClassRosterLockTests {
         }
     }
 
-    @Test("roster changes of different classes do not wait for each other", .timeLimit(.minutes(1)),
-          arguments: Backend.available.filter { $0 == .postgres })
+    @Test(
+        "roster changes of different classes do not wait for each other", .timeLimit(.minutes(1)),
+        arguments: Backend.available.filter { $0 == .postgres })
     func otherClassDoesNotWait(backend: Backend) async throws {
         // (On SQLite every write transaction waits for the one open: nothing to show there.)
         try await backend.withStore { store in

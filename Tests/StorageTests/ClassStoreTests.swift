@@ -1,8 +1,9 @@
 import Foundation
 import OnTheMapModels
-@testable import Storage
-import Testing
 import TestDatabases
+import Testing
+
+@testable import Storage
 
 /// Classes in the store, on every backend: the migration that made them, rosters and their
 /// one rule (a class keeps a teacher), and isolation: a location of one class does not exist
@@ -10,8 +11,10 @@ import TestDatabases
 @Suite("Classes in the store")
 struct ClassStoreTests {
     static func account(_ key: String, on store: SQLStore) async throws {
-        try await store.createAccount(Account(key: key, email: "\(key)@example.com", passwordHash: "h", firstName: "F\(key)",
-                                              lastName: "L\(key)", createdAt: Date()))
+        try await store.createAccount(
+            Account(
+                key: key, email: "\(key)@example.com", passwordHash: "h", firstName: "F\(key)",
+                lastName: "L\(key)", createdAt: Date()))
     }
 
     static func makeClass(_ slug: String, on store: SQLStore, teacher: String? = nil) async throws -> MapClass {
@@ -20,19 +23,22 @@ struct ClassStoreTests {
         return made
     }
 
-    @Test("migration 11 moves an existing map into the public default class; a new database's default class is members-only",
-          arguments: Backend.available)
+    @Test(
+        "migration 11 moves an existing map into the public default class; a new database's default class is members-only",
+        arguments: Backend.available)
     func migration(backend: Backend) async throws {
         // A database as version 10 left it, with an account and a location.
         try await backend.withStore(migratingThrough: 10) { old in
             try await Self.account("1000000001", on: old)
             try await old.withDatabase { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string, media_url,
                                                    latitude, longitude, created_at, updated_at)
                     VALUES ('before0001', '1000000001', '1000000001', 'Ada', 'L', 'Paris', 'https://a.b', 48.85, 2.35,
                             '2024-01-01T00:00:00.000Z', '2024-01-02T00:00:00.000Z')
-                    """).run()
+                    """
+                ).run()
             }
             #expect(try await old.latestLocationVersion() >= 1)
             try await old.migrate()
@@ -62,8 +68,9 @@ struct ClassStoreTests {
         #expect(SessionToken.digest("").count == 64)
     }
 
-    @Test("a location of one class is not found, listed, counted, changed, moderated or reported from another",
-          arguments: Backend.available)
+    @Test(
+        "a location of one class is not found, listed, counted, changed, moderated or reported from another",
+        arguments: Backend.available)
     func isolation(backend: Backend) async throws {
         try await backend.withStore { store in
             try await Self.account("1000000001", on: store)
@@ -79,13 +86,16 @@ struct ClassStoreTests {
             #expect(try await store.locations(LocationQuery(filter: .compare(.uniqueKey, .equal, .text("1000000001"))), in: b.id).isEmpty)
             #expect(try await store.countLocations(.always, in: b.id) == 0)
             #expect(try await store.location(objectId: "inclassa01", in: b.id) == nil)
-            #expect(try await store.updateLocation(objectId: "inclassa01", in: b.id, patch: LocationPatch(mapString: "X"), updatedAt: Date()) == nil)
+            #expect(
+                try await store.updateLocation(objectId: "inclassa01", in: b.id, patch: LocationPatch(mapString: "X"), updatedAt: Date())
+                    == nil)
             #expect(try await store.deleteLocation(objectId: "inclassa01", in: b.id) == false)
             #expect(try await store.setHidden(objectId: "inclassa01", in: b.id, true, reason: "r", moderatorKey: nil, now: Date()) == false)
             #expect(try await store.moderatorDelete(objectId: "inclassa01", in: b.id, reason: "r", moderatorKey: nil, now: Date()) == false)
             #expect(try await store.moderatedLocation(objectId: "inclassa01", in: b.id) == nil)
             #expect(try await store.moderationList(.newest, in: b.id, limit: 10).isEmpty)
-            #expect(try await store.report(objectId: "inclassa01", in: b.id, reporterKey: "1000000001", reason: "r", now: Date()) == .notFound)
+            #expect(
+                try await store.report(objectId: "inclassa01", in: b.id, reporterKey: "1000000001", reason: "r", now: Date()) == .notFound)
             #expect(try await store.locationsByObjectId(after: "", in: b.id, limit: 10).isEmpty)
             // Still whole in its own class.
             #expect(try await store.location(objectId: "inclassa01", in: a.id)?.record.mapString == "Somewhere")

@@ -1,8 +1,9 @@
 import Foundation
 import OnTheMapModels
-@testable import Storage
-import Testing
 import TestDatabases
+import Testing
+
+@testable import Storage
 
 /// A database made by an earlier version migrates to today's schema, on every backend: the
 /// same tables, indexes and triggers as a new database, its data kept, and what the newer
@@ -12,34 +13,45 @@ struct MigrationUpgradeTests {
     /// Tables, indexes and triggers by name (PostgreSQL: in the store's schema).
     static func schemaObjects(_ store: SQLStore) async throws -> [String] {
         try await store.withDatabase { db in
-            let rows = db.dialect.name == "postgresql" ? try await db.raw("""
-                SELECT 'table ' || table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()
-                UNION ALL SELECT 'index ' || indexname FROM pg_indexes WHERE schemaname = current_schema()
-                UNION ALL SELECT 'trigger ' || tgname FROM pg_trigger JOIN pg_class ON pg_class.oid = pg_trigger.tgrelid
-                    JOIN pg_namespace ON pg_namespace.oid = pg_class.relnamespace
-                    WHERE NOT tgisinternal AND pg_namespace.nspname = current_schema()
-                UNION ALL SELECT 'function ' || proname FROM pg_proc JOIN pg_namespace ON pg_namespace.oid = pg_proc.pronamespace
-                    WHERE pg_namespace.nspname = current_schema()
-                """).all() : try await db.raw("""
-                SELECT type || ' ' || name AS name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'
-                """).all()
+            let rows =
+                db.dialect.name == "postgresql"
+                ? try await db.raw(
+                    """
+                    SELECT 'table ' || table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()
+                    UNION ALL SELECT 'index ' || indexname FROM pg_indexes WHERE schemaname = current_schema()
+                    UNION ALL SELECT 'trigger ' || tgname FROM pg_trigger JOIN pg_class ON pg_class.oid = pg_trigger.tgrelid
+                        JOIN pg_namespace ON pg_namespace.oid = pg_class.relnamespace
+                        WHERE NOT tgisinternal AND pg_namespace.nspname = current_schema()
+                    UNION ALL SELECT 'function ' || proname FROM pg_proc JOIN pg_namespace ON pg_namespace.oid = pg_proc.pronamespace
+                        WHERE pg_namespace.nspname = current_schema()
+                    """
+                ).all()
+                : try await db.raw(
+                    """
+                    SELECT type || ' ' || name AS name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'
+                    """
+                ).all()
             return try rows.map { try $0.decode(column: "name", as: String.self) }.sorted()
         }
     }
 
-    @Test("a database of version 17 migrates to a new database's schema, its data kept and its change log compacted",
-          arguments: Backend.available)
+    @Test(
+        "a database of version 17 migrates to a new database's schema, its data kept and its change log compacted",
+        arguments: Backend.available)
     func upgrade(backend: Backend) async throws {
         try await backend.withStore(migratingThrough: 17) { store in
             try await ClassStoreTests.account("1000000001", on: store)
             var posted = record("upgrade001", key: "1000000001", mapString: "Flat 4B, 5 Avenue Anatole France")
             posted.ownerKey = "1000000001"
             try await store.insertLocation(posted)
-            _ = try await store.updateLocation(objectId: "upgrade001", in: MapClass.migratedDefaultID,
-                                               patch: LocationPatch(mapString: "Paris, France"), updatedAt: Date())
+            _ = try await store.updateLocation(
+                objectId: "upgrade001", in: MapClass.migratedDefaultID,
+                patch: LocationPatch(mapString: "Paris, France"), updatedAt: Date())
             try await store.insertLocation(record("upgrade002", mapString: "Doxxed: 12 Via Roma"))
-            #expect(try await store.setHidden(objectId: "upgrade002", in: MapClass.migratedDefaultID, true, reason: "doxxing",
-                                              moderatorKey: nil, now: Date()))
+            #expect(
+                try await store.setHidden(
+                    objectId: "upgrade002", in: MapClass.migratedDefaultID, true, reason: "doxxing",
+                    moderatorKey: nil, now: Date()))
             #expect(try await store.locationChanges(after: 0, limit: 100).count == 4, "version 17 logged every write")
 
             try await store.migrate()
@@ -54,7 +66,9 @@ struct MigrationUpgradeTests {
             #expect(log.first?.record?.mapString == "Paris, France")
             #expect(log.last?.kind == .deleted && log.last?.record == nil)
             #expect(try await store.locationLogHorizon() == 0, "nothing was pruned")
-            #expect(try await store.location(objectId: "upgrade001", in: MapClass.migratedDefaultID, author: nil)?.record.mapString == "Paris, France")
+            #expect(
+                try await store.location(objectId: "upgrade001", in: MapClass.migratedDefaultID, author: nil)?.record.mapString
+                    == "Paris, France")
         }
     }
 }

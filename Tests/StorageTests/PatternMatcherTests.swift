@@ -1,6 +1,7 @@
 import Foundation
-@testable import Storage
 import Testing
+
+@testable import Storage
 
 /// The `$regex` matcher SQLite uses: the usual meaning on the patterns clients send, no
 /// explosion on the patterns attackers send, and a clear refusal of what it cannot bound.

@@ -1,9 +1,10 @@
 import Foundation
-import OnTheMapModels
-@testable import Storage
 import Logging
-import Testing
+import OnTheMapModels
 import TestDatabases
+import Testing
+
+@testable import Storage
 
 /// The contract every storage backend must keep. Each test runs once per backend:
 /// SQLite always, PostgreSQL when `ONTHEMAP_TEST_POSTGRES_URL` names a server to use
@@ -24,15 +25,19 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
         switch self {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-store-\(UUID().uuidString)")
-            return ("sqlite://" + directory.appendingPathComponent("test.sqlite").path,
-                    { try? FileManager.default.removeItem(at: directory) })
+            return (
+                "sqlite://" + directory.appendingPathComponent("test.sqlite").path,
+                { try? FileManager.default.removeItem(at: directory) }
+            )
         case .postgres:
             guard let server = TestDatabases.postgresServerURL else {
                 throw BackendUnavailable()
             }
             let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-            return (TestDatabases.databaseURL(schema: schema, on: server),
-                    { try? await TestDatabases.execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE") })
+            return (
+                TestDatabases.databaseURL(schema: schema, on: server),
+                { try? await TestDatabases.execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE") }
+            )
         }
     }
 
@@ -42,11 +47,14 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
 
     /// `body` with a store on a fresh database, migrated through version `last` only when
     /// given (a database as an earlier version left it, for `store.migrate()` to finish).
-    func withStore<T>(limits: QueryLimits = Backend.generousLimits, migratingThrough last: Int = Int.max,
-                      _ body: (SQLStore) async throws -> T) async throws -> T {
+    func withStore<T>(
+        limits: QueryLimits = Backend.generousLimits, migratingThrough last: Int = Int.max,
+        _ body: (SQLStore) async throws -> T
+    ) async throws -> T {
         let database = try freshDatabase()
-        let store = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), photoStorage: nil, limits: limits,
-                                            logger: TestDatabases.logger("test"), migratingThrough: last)
+        let store = try await SQLStore.open(
+            url: database.url, dataDirectory: NSTemporaryDirectory(), photoStorage: nil, limits: limits,
+            logger: TestDatabases.logger("test"), migratingThrough: last)
         do {
             let result = try await body(store)
             try await store.close()
@@ -64,12 +72,15 @@ struct BackendUnavailable: Error, CustomStringConvertible {
     var description: String { "ONTHEMAP_TEST_REQUIRE_POSTGRES=1 but ONTHEMAP_TEST_POSTGRES_URL is not set (see Scripts/with-postgres.sh)" }
 }
 
-func record(_ id: String, key: String = "k", first: String = "F", updated: String = "2024-01-01T00:00:00.000Z",
-            latitude: Double = 10, mapString: String = "Somewhere") -> StoredLocation {
-    StoredLocation(record: StudentInformation(
-        objectId: id, uniqueKey: key, firstName: first, lastName: "L", mapString: mapString, mediaURL: "https://x.y",
-        latitude: latitude, longitude: 20, createdAt: "2023-01-01T00:00:00.000Z", updatedAt: updated
-    ), ownerKey: nil)
+func record(
+    _ id: String, key: String = "k", first: String = "F", updated: String = "2024-01-01T00:00:00.000Z",
+    latitude: Double = 10, mapString: String = "Somewhere"
+) -> StoredLocation {
+    StoredLocation(
+        record: StudentInformation(
+            objectId: id, uniqueKey: key, firstName: first, lastName: "L", mapString: mapString, mediaURL: "https://x.y",
+            latitude: latitude, longitude: 20, createdAt: "2023-01-01T00:00:00.000Z", updatedAt: updated
+        ), ownerKey: nil)
 }
 
 @Suite("Storage contract")
@@ -91,7 +102,8 @@ struct StoreContractTests {
     @Test("sessions: found until they expire, deleted on logout, swept when expired", arguments: Backend.available)
     func sessions(backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.createAccount(Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
+            try await store.createAccount(
+                Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
             let now = Date()
             try await store.createSession(Session(id: "live", accountKey: "1", createdAt: now, expiresAt: now.addingTimeInterval(60)))
             try await store.createSession(Session(id: "old", accountKey: "1", createdAt: now, expiresAt: now.addingTimeInterval(-1)))
@@ -107,8 +119,10 @@ struct StoreContractTests {
     @Test("sessions are kept as digests: a token read out of the database logs nobody in", arguments: Backend.available)
     func sessionDigestsAtRest(backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.createAccount(Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
-            let now = Date(), token = "1700000000S0123456789abcdef0123456789abcdef"
+            try await store.createAccount(
+                Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
+            let now = Date()
+            let token = "1700000000S0123456789abcdef0123456789abcdef"
             try await store.createSession(Session(id: token, accountKey: "1", createdAt: now, expiresAt: now.addingTimeInterval(60)))
             let stored = try await store.withDatabase { db in
                 try await db.raw("SELECT id FROM sessions").all().map { try $0.decode(column: "id", as: String.self) }
@@ -125,9 +139,11 @@ struct StoreContractTests {
         try await backend.withStore { store in
             let now = Date()
             for key in ["1", "2"] {
-                try await store.createAccount(Account(key: key, email: "\(key)@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: now))
+                try await store.createAccount(
+                    Account(key: key, email: "\(key)@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: now))
                 for n in 0..<3 {
-                    try await store.createSession(Session(id: "\(key)-\(n)", accountKey: key, createdAt: now, expiresAt: now.addingTimeInterval(60)))
+                    try await store.createSession(
+                        Session(id: "\(key)-\(n)", accountKey: key, createdAt: now, expiresAt: now.addingTimeInterval(60)))
                 }
             }
             #expect(try await store.deleteSessions(accountKey: "1", keeping: "1-0") == 2)
@@ -145,10 +161,13 @@ struct StoreContractTests {
     func loginFailures(backend: Backend) async throws {
         try await backend.withStore { store in
             let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-            let account = ThrottleSubject(.account, "a@b.co"), address = ThrottleSubject(.address, "192.0.2.1")
+            let account = ThrottleSubject(.account, "a@b.co")
+            let address = ThrottleSubject(.address, "192.0.2.1")
             // Several servers counting at once: every failure counts.
             try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<10 { group.addTask { try await store.recordLoginFailure(account, now: t0, resetBefore: t0.addingTimeInterval(-3600)) } }
+                for _ in 0..<10 {
+                    group.addTask { try await store.recordLoginFailure(account, now: t0, resetBefore: t0.addingTimeInterval(-3600)) }
+                }
                 let counts = try await group.reduce(into: [Int]()) { $0.append($1) }
                 #expect(Set(counts) == Set(1...10))
             }
@@ -171,7 +190,8 @@ struct StoreContractTests {
     @Test("migration 4 gives every owned location its owner's uniqueKey", arguments: Backend.available)
     func uniqueKeyRepair(backend: Backend) async throws {
         try await backend.withStore { store in
-            try await store.createAccount(Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
+            try await store.createAccount(
+                Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
             // Written the way the server allowed before: owner 1 claiming another key.
             var forged = record("forged0001", key: "2")
             forged.ownerKey = "1"
@@ -190,7 +210,8 @@ struct StoreContractTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("db.sqlite").path
         let store = try await SQLStore.open(url: "sqlite://" + path, limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
-        try await store.createAccount(Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
+        try await store.createAccount(
+            Account(key: "1", email: "a@b.co", passwordHash: "h", firstName: "A", lastName: "B", createdAt: Date()))
         func mode(_ file: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as! Int }
         #expect(try mode(path) == 0o600)
         #expect(try mode(path + "-wal") == 0o600)
@@ -207,7 +228,8 @@ struct StoreContractTests {
         try await backend.withStore { store in
             try await store.insertLocation(record("a"))
             #expect(try await store.location(objectId: "a")?.record.firstName == "F")
-            let updated = try await store.updateLocation(objectId: "a", patch: LocationPatch(firstName: "G", latitude: -5), updatedAt: Date(timeIntervalSince1970: 1_800_000_000))
+            let updated = try await store.updateLocation(
+                objectId: "a", patch: LocationPatch(firstName: "G", latitude: -5), updatedAt: Date(timeIntervalSince1970: 1_800_000_000))
             #expect(updated?.firstName == "G")
             #expect(updated?.latitude == -5)
             #expect(updated?.lastName == "L")
@@ -224,18 +246,25 @@ struct StoreContractTests {
         try await backend.withStore { store in
             // Equal timestamps everywhere: paging must still neither repeat nor skip rows.
             for index in 0..<250 {
-                try await store.insertLocation(record(String(format: "id%04d", index), key: index % 2 == 0 ? "even" : "odd",
-                                                      first: "N\(index)", latitude: Double(index % 90)))
+                try await store.insertLocation(
+                    record(
+                        String(format: "id%04d", index), key: index % 2 == 0 ? "even" : "odd",
+                        first: "N\(index)", latitude: Double(index % 90)))
             }
             var seen: [String] = []
             for skip in stride(from: 0, to: 250, by: 100) {
-                seen += try await store.locations(LocationQuery(sort: [LocationSort(.updatedAt, descending: true)], limit: 100, skip: skip)).map(\.objectId)
+                seen += try await store.locations(LocationQuery(sort: [LocationSort(.updatedAt, descending: true)], limit: 100, skip: skip))
+                    .map(\.objectId)
             }
             #expect(seen.count == 250 && Set(seen).count == 250)
             #expect(try await store.countLocations(.compare(.uniqueKey, .equal, .text("even"))) == 125)
             #expect(try await store.countLocations(.oneOf(.objectId, [.text("id0001"), .text("id0002"), .text("nope")])) == 2)
-            #expect(try await store.countLocations(.and([.compare(.latitude, .greaterOrEqual, .number(80)), .compare(.uniqueKey, .equal, .text("odd"))])) == 10)
-            #expect(try await store.countLocations(.or([.compare(.firstName, .equal, .text("N1")), .compare(.firstName, .equal, .text("N2"))])) == 2)
+            #expect(
+                try await store.countLocations(
+                    .and([.compare(.latitude, .greaterOrEqual, .number(80)), .compare(.uniqueKey, .equal, .text("odd"))])) == 10)
+            #expect(
+                try await store.countLocations(.or([.compare(.firstName, .equal, .text("N1")), .compare(.firstName, .equal, .text("N2"))]))
+                    == 2)
             #expect(try await store.countLocations(.not(.compare(.uniqueKey, .equal, .text("even")))) == 125)
             #expect(try await store.countLocations(.regex(.firstName, pattern: "^n1\\d$", options: "i")) == 10)
             #expect(try await store.countLocations(.regex(.firstName, pattern: "^n1\\d$", options: "")) == 0)
@@ -256,10 +285,12 @@ struct StoreContractTests {
     @Test("reopening a database keeps its data and does not re-run migrations", arguments: Backend.available)
     func reopen(backend: Backend) async throws {
         let database = try backend.freshDatabase()
-        let first = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
+        let first = try await SQLStore.open(
+            url: database.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         try await first.insertLocation(record("kept"))
         try await first.close()
-        let second = try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
+        let second = try await SQLStore.open(
+            url: database.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         #expect(try await second.location(objectId: "kept") != nil)
         try await second.close()
         await database.cleanup()
@@ -274,7 +305,10 @@ struct StoreContractTests {
             for _ in 0..<4 {
                 group.addTask {
                     do {
-                        return .success(try await SQLStore.open(url: database.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test")))
+                        return .success(
+                            try await SQLStore.open(
+                                url: database.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits,
+                                logger: TestDatabases.logger("test")))
                     } catch {
                         return .failure(error)
                     }
@@ -297,9 +331,11 @@ struct StoreContractTests {
     @Test("a whole database copies from SQLite into an empty one, once", arguments: Backend.available)
     func copyDatabase(backend: Backend) async throws {
         let source = try Backend.sqlite.freshDatabase()
-        let from = try await SQLStore.open(url: source.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
+        let from = try await SQLStore.open(
+            url: source.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         let now = Date(timeIntervalSince1970: 1_790_000_000)
-        try await from.createAccount(Account(key: "1000000001", email: "a@b.co", passwordHash: "hash", firstName: "Ada", lastName: "L", createdAt: now))
+        try await from.createAccount(
+            Account(key: "1000000001", email: "a@b.co", passwordHash: "hash", firstName: "Ada", lastName: "L", createdAt: now))
         try await from.createSession(Session(id: "s1", accountKey: "1000000001", createdAt: now, expiresAt: now.addingTimeInterval(60)))
         // More rows than one page, so paging is exercised; one without an owner.
         for index in 0..<(DatabaseCopy.pageSize + 7) {
@@ -307,37 +343,54 @@ struct StoreContractTests {
             location.ownerKey = index == 0 ? nil : "1000000001"
             try await from.insertLocation(location)
         }
-        let pin = Pin(id: "pin0000001", ownerKey: "1000000001", latitude: 48.5, longitude: 2.25, placeName: "Paris", createdAt: now, updatedAt: now)
+        let pin = Pin(
+            id: "pin0000001", ownerKey: "1000000001", latitude: 48.5, longitude: 2.25, placeName: "Paris", createdAt: now, updatedAt: now)
         try await from.createPin(pin)
-        let photo = Photo(id: "photo00001", pinID: pin.id, collection: 1, position: 0, provider: "flickr", remoteID: "r1",
-                          remoteURL: "https://example.com/1.jpg", title: "T", author: "A", attributionURL: nil, createdAt: now, updatedAt: now)
-        let state = AlbumState(pinID: pin.id, provider: "flickr", collection: 1, page: 2, pages: 5, total: 100, status: .downloading, updatedAt: now)
+        let photo = Photo(
+            id: "photo00001", pinID: pin.id, collection: 1, position: 0, provider: "flickr", remoteID: "r1",
+            remoteURL: "https://example.com/1.jpg", title: "T", author: "A", attributionURL: nil, createdAt: now, updatedAt: now)
+        let state = AlbumState(
+            pinID: pin.id, provider: "flickr", collection: 1, page: 2, pages: 5, total: 100, status: .downloading, updatedAt: now)
         _ = try await from.replaceAlbum(pinID: pin.id, with: [photo], state: state)
         _ = try await from.markPhotoFailed(id: photo.id, reason: "timed out", at: now)
 
         let target = try backend.freshDatabase()
-        let to = try await SQLStore.open(url: target.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
+        let to = try await SQLStore.open(
+            url: target.url, dataDirectory: NSTemporaryDirectory(), limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         try await from.rememberDevice(digest: "device-digest", accountKey: "1000000001", now: now)
         #expect(try await from.report(objectId: "loc00001", reporterKey: "1000000001", reason: "spam", now: now) == .reported)
         #expect(try await from.setHidden(objectId: "loc00002", true, reason: "ads", moderatorKey: "1000000001", now: now))
         try await from.createPasswordReset(token: "reset-token", accountKey: "1000000001", now: now, expiresAt: now.addingTimeInterval(60))
-        #expect(try await from.linkIdentity(IdentityLink(provider: "school", subject: "sub-1", accountKey: "1000000001", email: "a@b.co", createdAt: now, origin: .signUp)))
+        #expect(
+            try await from.linkIdentity(
+                IdentityLink(
+                    provider: "school", subject: "sub-1", accountKey: "1000000001", email: "a@b.co", createdAt: now, origin: .signUp)))
         try await from.saveSessionSignIn(sessionID: "s1", SessionSignIn(provider: "school", idToken: "id-token", accessToken: nil))
-        try await from.createClass(MapClass(id: "class00001", slug: "cohort-a", name: "Cohort A", inviteCode: "abc", createdAt: now),
-                                   teacherKey: "1000000001", now: now)
+        try await from.createClass(
+            MapClass(id: "class00001", slug: "cohort-a", name: "Cohort A", inviteCode: "abc", createdAt: now),
+            teacherKey: "1000000001", now: now)
         try await from.invite(classId: "class00001", email: "invited@b.co", role: .student, now: now)
-        try await from.addPlatform(LTIPlatform(id: "platform01", issuer: "https://lms.example.edu", clientID: "client-1", name: "LMS",
-                                               authURL: "https://lms.example.edu/auth", tokenURL: "https://lms.example.edu/token",
-                                               jwksURL: "https://lms.example.edu/jwks", trustEmail: false, deploymentIDs: ["d1"], createdAt: now))
+        try await from.addPlatform(
+            LTIPlatform(
+                id: "platform01", issuer: "https://lms.example.edu", clientID: "client-1", name: "LMS",
+                authURL: "https://lms.example.edu/auth", tokenURL: "https://lms.example.edu/token",
+                jwksURL: "https://lms.example.edu/jwks", trustEmail: false, deploymentIDs: ["d1"], createdAt: now))
         try await from.addToolKey(LTIToolKey(kid: "kid1", privateKeyPEM: "pem", createdAt: now), retiringOthersAt: now)
-        #expect(try await from.addCourseLink(LTICourseLink(platformID: "platform01", deploymentID: "d1", contextID: "course-1",
-                                                           classID: "class00001", courseClass: true)))
-        try await from.recordLaunch(classID: "class00001", platformID: "platform01",
-                                    entry: LTIRosterEntry(subject: "sub-1", name: "Ada L", roles: ["Instructor"]), accountKey: "1000000001")
+        #expect(
+            try await from.addCourseLink(
+                LTICourseLink(
+                    platformID: "platform01", deploymentID: "d1", contextID: "course-1",
+                    classID: "class00001", courseClass: true)))
+        try await from.recordLaunch(
+            classID: "class00001", platformID: "platform01",
+            entry: LTIRosterEntry(subject: "sub-1", name: "Ada L", roles: ["Instructor"]), accountKey: "1000000001")
         let copied = try await DatabaseCopy.copy(from: from, to: to)
-        #expect(copied.map(\.table) == ["accounts", "classes", "class_members", "class_invitations", "sessions", "login_devices", "student_locations",
-                                        "location_reports", "moderation_actions", "password_resets", "identity_links", "pins", "photos",
-                                        "album_states", "session_sign_ins", "lti_platforms", "lti_deployments", "lti_keys", "lti_courses", "lti_roster"])
+        #expect(
+            copied.map(\.table) == [
+                "accounts", "classes", "class_members", "class_invitations", "sessions", "login_devices", "student_locations",
+                "location_reports", "moderation_actions", "password_resets", "identity_links", "pins", "photos",
+                "album_states", "session_sign_ins", "lti_platforms", "lti_deployments", "lti_keys", "lti_courses", "lti_roster",
+            ])
         #expect(copied.map(\.rows) == [1, 2, 1, 1, 1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
         // Table by table: every table of the source is copied whole or deliberately skipped.
         let sourceTables = try await DatabaseCopy.tableNames(in: from)
@@ -346,7 +399,8 @@ struct StoreContractTests {
             let columns = table.columns.map(\.0).joined(separator: ", ")
             func rows(_ store: SQLStore) async throws -> [String] {
                 try await store.withDatabase { db in
-                    try await db.raw("SELECT \(unsafeRaw: columns) FROM \(ident: table.name) ORDER BY \(unsafeRaw: table.key)").all().map { row -> String in
+                    try await db.raw("SELECT \(unsafeRaw: columns) FROM \(ident: table.name) ORDER BY \(unsafeRaw: table.key)").all().map {
+                        row -> String in
                         // Decoded as the copy decodes each column, so both databases' types compare.
                         try DatabaseCopy.values(of: row, columns: table.columns).map { String(describing: $0) }.joined(separator: "|")
                     }
@@ -379,32 +433,39 @@ struct StoreContractTests {
         await target.cleanup()
     }
 
-    @Test("sign-in: a pending sign-in is spent once; an identity links to one account, an account to one identity per provider; handoff codes once",
-          arguments: Backend.available)
+    @Test(
+        "sign-in: a pending sign-in is spent once; an identity links to one account, an account to one identity per provider; handoff codes once",
+        arguments: Backend.available)
     func signInRecords(backend: Backend) async throws {
         try await backend.withStore { store in
             let now = Date()
-            try await store.createAccount(Account(key: "1000000001", email: "a@b.co", passwordHash: "", firstName: "A", lastName: "L", createdAt: now))
-            try await store.createAccount(Account(key: "1000000002", email: "c@d.co", passwordHash: "", firstName: "C", lastName: "D", createdAt: now))
-            let pending = PendingSignIn(stateDigest: "digest-1", provider: "school", nonce: "n", codeVerifier: "v", returnPath: "/",
-                                        browserDigest: "b", linkAccountKey: nil, clientRedirect: "http://127.0.0.1:5000/cb",
-                                        clientChallenge: "c", createdAt: now, expiresAt: now.addingTimeInterval(600))
+            try await store.createAccount(
+                Account(key: "1000000001", email: "a@b.co", passwordHash: "", firstName: "A", lastName: "L", createdAt: now))
+            try await store.createAccount(
+                Account(key: "1000000002", email: "c@d.co", passwordHash: "", firstName: "C", lastName: "D", createdAt: now))
+            let pending = PendingSignIn(
+                stateDigest: "digest-1", provider: "school", nonce: "n", codeVerifier: "v", returnPath: "/",
+                browserDigest: "b", linkAccountKey: nil, clientRedirect: "http://127.0.0.1:5000/cb",
+                clientChallenge: "c", createdAt: now, expiresAt: now.addingTimeInterval(600))
             try await store.savePendingSignIn(pending)
             let taken = try await store.takePendingSignIn(stateDigest: "digest-1")
             #expect(taken?.nonce == "n" && taken?.clientRedirect == "http://127.0.0.1:5000/cb" && taken?.linkAccountKey == nil)
             #expect(try await store.takePendingSignIn(stateDigest: "digest-1") == nil)
-            try await store.savePendingSignIn(PendingSignIn(stateDigest: "old", provider: "school", nonce: "n", codeVerifier: "v", returnPath: "/",
-                                                            browserDigest: "b", linkAccountKey: nil, createdAt: now, expiresAt: now.addingTimeInterval(-1)))
+            try await store.savePendingSignIn(
+                PendingSignIn(
+                    stateDigest: "old", provider: "school", nonce: "n", codeVerifier: "v", returnPath: "/",
+                    browserDigest: "b", linkAccountKey: nil, createdAt: now, expiresAt: now.addingTimeInterval(-1)))
             #expect(try await store.deleteExpiredPendingSignIns(now: now) == 1)
 
-            let link = IdentityLink(provider: "school", subject: "s1", accountKey: "1000000001", email: "a@b.co", createdAt: now, origin: .accountMenu)
+            let link = IdentityLink(
+                provider: "school", subject: "s1", accountKey: "1000000001", email: "a@b.co", createdAt: now, origin: .accountMenu)
             #expect(try await store.linkIdentity(link))
             var other = link
             other.accountKey = "1000000002"
-            #expect(try await !store.linkIdentity(other))          // the identity is taken
+            #expect(try await !store.linkIdentity(other))  // the identity is taken
             other = link
             other.subject = "s2"
-            #expect(try await !store.linkIdentity(other))          // one identity per provider per account
+            #expect(try await !store.linkIdentity(other))  // one identity per provider per account
             other.provider = "facebook"
             #expect(try await store.linkIdentity(other))
             #expect(try await store.identityAccountKey(provider: "school", subject: "s1") == "1000000001")
@@ -412,8 +473,10 @@ struct StoreContractTests {
             #expect(try await store.unlinkIdentity(provider: "school", accountKey: "1000000001"))
             #expect(try await store.identityAccountKey(provider: "school", subject: "s1") == nil)
 
-            try await store.saveSignInHandoff(code: "code-1", accountKey: "1000000002", provider: "school", challenge: "ch", expiresAt: now.addingTimeInterval(60))
-            try await store.saveSignInHandoff(code: "code-2", accountKey: "1000000002", provider: "school", challenge: "ch", expiresAt: now.addingTimeInterval(-1))
+            try await store.saveSignInHandoff(
+                code: "code-1", accountKey: "1000000002", provider: "school", challenge: "ch", expiresAt: now.addingTimeInterval(60))
+            try await store.saveSignInHandoff(
+                code: "code-2", accountKey: "1000000002", provider: "school", challenge: "ch", expiresAt: now.addingTimeInterval(-1))
             #expect(try await store.takeSignInHandoff(code: "code-1", now: now)?.accountKey == "1000000002")
             #expect(try await store.takeSignInHandoff(code: "code-1", now: now) == nil)
             #expect(try await store.takeSignInHandoff(code: "code-2", now: now) == nil)
@@ -421,7 +484,9 @@ struct StoreContractTests {
             let session = Session(id: "sess-1", accountKey: "1000000002", createdAt: now, expiresAt: now.addingTimeInterval(60))
             try await store.createSession(session)
             try await store.saveSessionSignIn(sessionID: "sess-1", SessionSignIn(provider: "school", idToken: "eyJ.x.y", accessToken: nil))
-            #expect(try await store.sessionSignIn(sessionID: "sess-1") == SessionSignIn(provider: "school", idToken: "eyJ.x.y", accessToken: nil))
+            #expect(
+                try await store.sessionSignIn(sessionID: "sess-1")
+                    == SessionSignIn(provider: "school", idToken: "eyJ.x.y", accessToken: nil))
             #expect(try await store.deleteSession(id: "sess-1"))
             #expect(try await store.sessionSignIn(sessionID: "sess-1") == nil)
         }
@@ -510,16 +575,23 @@ struct StoreContractTests {
         await #expect(throws: StorageError.unsupportedDatabaseURL("mysql://me:***@host/db")) {
             try await SQLStore.open(url: "mysql://me:secret@host/db", limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         }
-        await #expect(throws: StorageError.invalidDatabaseURL("postgres://me:***@host/db?schema=Bad-Name",
-                                                             "schema must be lower-case letters, digits and _, at most 63 characters")) {
-            try await SQLStore.open(url: "postgres://me:secret@host/db?schema=Bad-Name", limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
+        await #expect(
+            throws: StorageError.invalidDatabaseURL(
+                "postgres://me:***@host/db?schema=Bad-Name",
+                "schema must be lower-case letters, digits and _, at most 63 characters")
+        ) {
+            try await SQLStore.open(
+                url: "postgres://me:secret@host/db?schema=Bad-Name", limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         }
-        await #expect(throws: StorageError.invalidDatabaseURL("postgres:///db", "expected postgres://user[:password]@host[:port]/database")) {
+        await #expect(throws: StorageError.invalidDatabaseURL("postgres:///db", "expected postgres://user[:password]@host[:port]/database"))
+        {
             try await SQLStore.open(url: "postgres:///db", limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
         }
         // Nothing listens on port 1: the error says which database, without its password.
         let unreachable = await #expect(throws: StorageError.self) {
-            try await SQLStore.open(url: "postgres://me:secret@127.0.0.1:1/db?sslmode=disable", limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
+            try await SQLStore.open(
+                url: "postgres://me:secret@127.0.0.1:1/db?sslmode=disable", limits: Backend.generousLimits,
+                logger: TestDatabases.logger("test"))
         }
         guard case .databaseUnavailable(let url, let reason)? = unreachable else {
             Issue.record("expected databaseUnavailable, got \(String(describing: unreachable))")
@@ -534,10 +606,13 @@ struct StoreContractTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-sync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         func synchronous(_ query: String) async throws -> Int? {
-            let store = try await SQLStore.open(url: "sqlite://" + directory.appendingPathComponent("db.sqlite").path + query,
-                                                limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
+            let store = try await SQLStore.open(
+                url: "sqlite://" + directory.appendingPathComponent("db.sqlite").path + query,
+                limits: Backend.generousLimits, logger: TestDatabases.logger("test"))
             do {
-                let value = try await store.withDatabase { db in try await db.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self) }
+                let value = try await store.withDatabase { db in
+                    try await db.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self)
+                }
                 try await store.close()
                 return value
             } catch {
@@ -586,7 +661,8 @@ struct ModerationContractTests {
                 location.ownerKey = owner
                 try await store.insertLocation(location)
             }
-            try await store.createSession(Session(id: "sam-session", accountKey: "1000000002", createdAt: Self.now, expiresAt: Self.now.addingTimeInterval(3600)))
+            try await store.createSession(
+                Session(id: "sam-session", accountKey: "1000000002", createdAt: Self.now, expiresAt: Self.now.addingTimeInterval(3600)))
             #expect(try await store.setHidden(objectId: "a", true, reason: "ads", moderatorKey: nil, now: Self.now))
             #expect(try await store.countLocations(.always) == 2)
             #expect(try await store.location(objectId: "a") == nil)
@@ -634,7 +710,8 @@ struct ModerationContractTests {
     func resets(backend: Backend) async throws {
         try await backend.withStore { store in
             try await store.createAccount(Self.account("1000000001", "admin@x.co"))
-            try await store.createPasswordReset(token: "t1", accountKey: "1000000001", now: Self.now, expiresAt: Self.now.addingTimeInterval(60))
+            try await store.createPasswordReset(
+                token: "t1", accountKey: "1000000001", now: Self.now, expiresAt: Self.now.addingTimeInterval(60))
             #expect(try await store.passwordResetAccount(token: "t1", now: Self.now.addingTimeInterval(61)) == nil)
             #expect(try await store.consumePasswordReset(token: "t1", now: Self.now.addingTimeInterval(61)) == nil)
             async let first = store.consumePasswordReset(token: "t1", now: Self.now)
@@ -660,7 +737,8 @@ struct ModerationContractTests {
                 #expect(try await store.setDisabled(accountKey: "1000000001", false, now: Self.now) == .done(endedSessions: 0))
                 #expect(try await store.setDisabled(accountKey: "1000000002", false, now: Self.now) == .done(endedSessions: 0))
                 // Two administrators remove each other at once (alternately by disabling and demoting).
-                async let first = round.isMultiple(of: 2)
+                async let first =
+                    round.isMultiple(of: 2)
                     ? store.setDisabled(accountKey: "1000000001", true, now: Self.now) : store.setAdmin(accountKey: "1000000001", false)
                 async let second = store.setDisabled(accountKey: "1000000002", true, now: Self.now)
                 let outcomes = [try await first, try await second]
@@ -678,19 +756,27 @@ struct ModerationContractTests {
             var maker = Self.account("1000000002", "student@x.co")
             maker.passwordHash = "maker's hash"
             try await store.createAccount(maker)
-            try await store.createSession(Session(id: "maker-session", accountKey: maker.key, createdAt: Self.now, expiresAt: Self.now.addingTimeInterval(600)))
+            try await store.createSession(
+                Session(id: "maker-session", accountKey: maker.key, createdAt: Self.now, expiresAt: Self.now.addingTimeInterval(600)))
             try await store.rememberDevice(digest: "maker-device", accountKey: maker.key, now: Self.now)
-            try await store.createPasswordReset(token: "maker-reset", accountKey: maker.key, now: Self.now, expiresAt: Self.now.addingTimeInterval(600))
-            #expect(try await store.linkIdentity(IdentityLink(provider: "facebook", subject: "maker", accountKey: maker.key, email: "",
-                                                              createdAt: Self.now, origin: .accountMenu)))
-            try await store.saveSignInHandoff(code: "maker-code", accountKey: maker.key, provider: "facebook", challenge: "c",
-                                              expiresAt: Self.now.addingTimeInterval(600))
-            let link = IdentityLink(provider: "school", subject: "student", accountKey: maker.key, email: "student@x.co",
-                                    createdAt: Self.now, origin: .verifiedEmail)
+            try await store.createPasswordReset(
+                token: "maker-reset", accountKey: maker.key, now: Self.now, expiresAt: Self.now.addingTimeInterval(600))
+            #expect(
+                try await store.linkIdentity(
+                    IdentityLink(
+                        provider: "facebook", subject: "maker", accountKey: maker.key, email: "",
+                        createdAt: Self.now, origin: .accountMenu)))
+            try await store.saveSignInHandoff(
+                code: "maker-code", accountKey: maker.key, provider: "facebook", challenge: "c",
+                expiresAt: Self.now.addingTimeInterval(600))
+            let link = IdentityLink(
+                provider: "school", subject: "student", accountKey: maker.key, email: "student@x.co",
+                createdAt: Self.now, origin: .verifiedEmail)
             let claim = AccountClaim(accountKey: maker.key, link: link, firstName: "Real", lastName: nil)
             #expect(try await store.claimAccount(claim, now: Self.now))
             let claimed = try #require(try await store.account(key: maker.key))
-            #expect(claimed.passwordHash.isEmpty && claimed.emailVerified && claimed.firstName == "Real" && claimed.lastName == maker.lastName)
+            #expect(
+                claimed.passwordHash.isEmpty && claimed.emailVerified && claimed.firstName == "Real" && claimed.lastName == maker.lastName)
             #expect(try await store.session(id: "maker-session", now: Self.now) == nil)
             #expect(try await !store.isKnownDevice(digest: "maker-device", accountKey: maker.key))
             #expect(try await store.passwordResetAccount(token: "maker-reset", now: Self.now) == nil)

@@ -56,7 +56,8 @@ extension ModerationRepository {
     }
 
     public func setHidden(objectId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
-        try await setHidden(objectId: objectId, in: MapClass.migratedDefaultID, hidden, reason: reason, moderatorKey: moderatorKey, now: now)
+        try await setHidden(
+            objectId: objectId, in: MapClass.migratedDefaultID, hidden, reason: reason, moderatorKey: moderatorKey, now: now)
     }
 
     public func moderatorDelete(objectId: String, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {

@@ -43,7 +43,8 @@ public enum TestDatabases {
     public static func execute(_ sql: String) async throws {
         guard let server = postgresServerURL else { throw TestDatabaseError("ONTHEMAP_TEST_POSTGRES_URL is not set") }
         let configuration = try SQLPostgresConfiguration(url: server)
-        let connection = try await PostgresConnection.connect(configuration: configuration.coreConfiguration, id: 1, logger: Logger(label: "test-admin"))
+        let connection = try await PostgresConnection.connect(
+            configuration: configuration.coreConfiguration, id: 1, logger: Logger(label: "test-admin"))
         do {
             try await connection.sql().raw("\(unsafeRaw: sql)").run()
         } catch {

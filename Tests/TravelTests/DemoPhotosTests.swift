@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import Testing
+
 @testable import OnTheMapServer
 @testable import PhotoAlbums
 
@@ -9,11 +10,14 @@ struct DemoPhotosTests {
     @Test("--demo with no photo service fills albums with OnTheMap's own pictures, and new collections differ")
     func demoAlbumsNeedNoNetwork() async throws {
         // The stub is not used: the demo must not touch the network at all.
-        try await withTravelServer(provider: .wikimedia, { configuration in
-            configuration.demo = true
-            configuration.wikimediaAPIURL = Configuration().wikimediaAPIURL
-            configuration.flickrAPIKey = nil
-        }) { context in
+        try await withTravelServer(
+            provider: .wikimedia,
+            { configuration in
+                configuration.demo = true
+                configuration.wikimediaAPIURL = Configuration().wikimediaAPIURL
+                configuration.flickrAPIKey = nil
+            }
+        ) { context in
             let user = try await context.client.signUp()
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
             let album = try await context.client.settledAlbum(user, pinID)

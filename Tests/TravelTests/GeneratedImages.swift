@@ -21,9 +21,10 @@ enum GeneratedImages {
 
     /// A 4x4 RGB PNG whose colour comes from the seed.
     static func png(seed: String) -> Data {
-        let hash = seed.utf8.reduce(UInt32(2166136261)) { ($0 ^ UInt32($1)) &* 16777619 }
+        let hash = seed.utf8.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32($1)) &* 16_777_619 }
         let pixel: [UInt8] = [UInt8(hash & 0xFF), UInt8((hash >> 8) & 0xFF), UInt8((hash >> 16) & 0xFF)]
-        let width = 4, height = 4
+        let width = 4
+        let height = 4
         var raw: [UInt8] = []
         for _ in 0..<height { raw += [0] + (0..<width).flatMap { _ in pixel } }
         var zlib: [UInt8] = [0x78, 0x01, 0x01] + le16(raw.count) + le16(~raw.count & 0xFFFF) + raw
@@ -50,7 +51,8 @@ enum GeneratedImages {
     }
 
     private static func adler32(_ bytes: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for byte in bytes {
             a = (a + UInt32(byte)) % 65521
             b = (b + a) % 65521

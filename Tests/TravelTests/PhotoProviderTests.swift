@@ -1,6 +1,7 @@
 import Foundation
-@testable import PhotoAlbums
 import Testing
+
+@testable import PhotoAlbums
 
 @Suite("Photo providers")
 struct PhotoProviderTests {
@@ -14,7 +15,10 @@ struct PhotoProviderTests {
             #expect(page.page == 5 && page.pages == 5 && page.total == 105 && page.photos.count == 21)
             #expect(page.photos.first?.imageURL.absoluteString == "\(stub.baseURL)/img/f5-0.jpg")
             #expect(flickr.pageLimit(perPage: 21) == 190)
-            stub.update { $0.totalAsNumber = true; $0.flickrTotal = 30 }
+            stub.update {
+                $0.totalAsNumber = true
+                $0.flickrTotal = 30
+            }
             let second = try await flickr.search(PhotoSearch(latitude: 1, longitude: 2, perPage: 21, page: 2))
             #expect(second.total == 30 && second.photos.count == 9)
 
@@ -38,16 +42,18 @@ struct PhotoProviderTests {
     @Test("Flickr decoding: callback wrapper, photos without url_m, old string fields")
     func flickrDecoding() throws {
         let body = """
-        jsonFlickrApi({"photos":{"page":"1","pages":"3","perpage":2,"total":"506551","photo":[
-          {"id":"1","owner":"o@N1","title":"","url_m":"https:\\/\\/live.staticflickr.com\\/1\\/1_a.jpg","height_m":"334","width_m":"500"},
-          {"id":"2","owner":"o@N2","title":"No medium size"}]},"stat":"ok"})
-        """
+            jsonFlickrApi({"photos":{"page":"1","pages":"3","perpage":2,"total":"506551","photo":[
+              {"id":"1","owner":"o@N1","title":"","url_m":"https:\\/\\/live.staticflickr.com\\/1\\/1_a.jpg","height_m":"334","width_m":"500"},
+              {"id":"2","owner":"o@N2","title":"No medium size"}]},"stat":"ok"})
+            """
         let page = try FlickrProvider.decode(Data(body.utf8), requestedPage: 1, provider: "Flickr")
         #expect(page.pages == 3 && page.total == 506551)
         #expect(page.photos.map(\.remoteID) == ["1"])
         #expect(page.photos.first?.title == "Untitled")
         #expect(page.photos.first?.author == "o@N1")
-        let empty = try FlickrProvider.decode(Data(#"{"photos":{"page":1,"pages":0,"perpage":100,"total":"0","photo":[]},"stat":"ok"}"#.utf8), requestedPage: 1, provider: "Flickr")
+        let empty = try FlickrProvider.decode(
+            Data(#"{"photos":{"page":1,"pages":0,"perpage":100,"total":"0","photo":[]},"stat":"ok"}"#.utf8), requestedPage: 1,
+            provider: "Flickr")
         #expect(empty.photos.isEmpty && empty.pages == 0)
     }
 
@@ -66,17 +72,19 @@ struct PhotoProviderTests {
             stub.update { $0.wikimediaTotal = 0 }
             #expect(try await commons.search(PhotoSearch(latitude: 1, longitude: 2, perPage: 21, page: 1)).photos.isEmpty)
             stub.update { $0.searchFailure = .statFail }
-            await #expect(throws: PhotoProviderError.self) { try await commons.search(PhotoSearch(latitude: 1, longitude: 2, perPage: 21, page: 1)) }
+            await #expect(throws: PhotoProviderError.self) {
+                try await commons.search(PhotoSearch(latitude: 1, longitude: 2, perPage: 21, page: 1))
+            }
         }
     }
 
     @Test("Wikimedia decoding: formatversion=2 arrays, plain-text credits")
     func wikimediaDecoding() throws {
         let body = """
-        {"query":{"pages":[{"pageid":7,"ns":6,"title":"File:Pont_Neuf.JPG","imageinfo":[{"url":"https://upload.wikimedia.org/a.jpg",
-          "descriptionurl":"https://commons.wikimedia.org/wiki/File:Pont_Neuf.JPG","user":"Uploader"}]},
-          {"pageid":8,"ns":6,"title":"File:Map.pdf","imageinfo":[{"url":"https://upload.wikimedia.org/m.pdf"}]}]}}
-        """
+            {"query":{"pages":[{"pageid":7,"ns":6,"title":"File:Pont_Neuf.JPG","imageinfo":[{"url":"https://upload.wikimedia.org/a.jpg",
+              "descriptionurl":"https://commons.wikimedia.org/wiki/File:Pont_Neuf.JPG","user":"Uploader"}]},
+              {"pageid":8,"ns":6,"title":"File:Map.pdf","imageinfo":[{"url":"https://upload.wikimedia.org/m.pdf"}]}]}}
+            """
         let photos = try WikimediaProvider.decode(Data(body.utf8), provider: "Wikimedia Commons")
         #expect(photos.map(\.title) == ["Pont Neuf"])
         #expect(photos.first?.author == "Uploader")
@@ -86,7 +94,10 @@ struct PhotoProviderTests {
     @Test("The downloader keeps to its concurrency bound and checks images")
     func downloader() async throws {
         try await PhotoStub.run { stub in
-            stub.update { $0.imageDelay = .milliseconds(100); $0.truncated = ["cut"] }
+            stub.update {
+                $0.imageDelay = .milliseconds(100)
+                $0.truncated = ["cut"]
+            }
             let fetcher = HTTPFetcher()
             defer { fetcher.shutdown() }
             // A generous deadline: the test is about the bound and the checks, not speed (it failed on a loaded machine at 2 s).

@@ -1,9 +1,9 @@
 import Foundation
-import TestDatabases
 import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import TestDatabases
 
 /// A local stand-in for Flickr (`/services/rest/`), Wikimedia Commons (`/w/api.php`) and
 /// their image hosts (`/img/<id>.<jpg|png>`), speaking the documented formats and
@@ -76,12 +76,18 @@ final class PhotoStub: @unchecked Sendable {
             do {
                 let value = try await body(stub)
                 // Release requests still sleeping so the stub can stop.
-                stub.update { $0.imageDelay = .zero; $0.searchDelay = .zero }
+                stub.update {
+                    $0.imageDelay = .zero
+                    $0.searchDelay = .zero
+                }
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()
                 return value
             } catch {
-                stub.update { $0.imageDelay = .zero; $0.searchDelay = .zero }
+                stub.update {
+                    $0.imageDelay = .zero
+                    $0.searchDelay = .zero
+                }
                 await group.triggerGracefulShutdown()
                 throw error
             }
@@ -108,21 +114,26 @@ final class PhotoStub: @unchecked Sendable {
     private func failure(_ failure: SearchFailure, flickr: Bool) throws -> Response {
         switch failure {
         case .rateLimited:
-            return Response(status: .tooManyRequests, headers: [.contentType: "text/plain", .retryAfter: "120"],
-                            body: .init(byteBuffer: ByteBuffer(string: "Too Many Requests")))
+            return Response(
+                status: .tooManyRequests, headers: [.contentType: "text/plain", .retryAfter: "120"],
+                body: .init(byteBuffer: ByteBuffer(string: "Too Many Requests")))
         case .statFail:
             if flickr { return try json(["stat": "fail", "code": 100, "message": "Invalid API Key (Key has invalid format)"]) }
             return try json(["error": ["code": "badvalue", "info": "Unrecognized value for parameter \"generator\"."]])
         case .serverError:
             return Response(status: .internalServerError, body: .init(byteBuffer: ByteBuffer(string: "oops")))
         case .garbage:
-            return Response(status: .ok, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>maintenance</html>")))
+            return Response(
+                status: .ok, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>maintenance</html>")))
         }
     }
 
     private func flickr(_ request: Request) async throws -> Response {
         let query = query(request)
-        let behavior = lock.withLock { _searches.append(query); return _behavior }
+        let behavior = lock.withLock {
+            _searches.append(query)
+            return _behavior
+        }
         try await Task.sleep(for: behavior.searchDelay)
         if let failure = behavior.searchFailure { return try self.failure(failure, flickr: true) }
         guard query["method"] == "flickr.photos.search", query["format"] == "json", query["nojsoncallback"] == "1" else {
@@ -153,14 +164,18 @@ final class PhotoStub: @unchecked Sendable {
 
     private func wikimedia(_ request: Request) async throws -> Response {
         let query = query(request)
-        let behavior = lock.withLock { _searches.append(query); return _behavior }
+        let behavior = lock.withLock {
+            _searches.append(query)
+            return _behavior
+        }
         try await Task.sleep(for: behavior.searchDelay)
         if let failure = behavior.searchFailure { return try self.failure(failure, flickr: false) }
         guard request.headers[.userAgent]?.contains("OnTheMap") == true else {
             return Response(status: .forbidden, body: .init(byteBuffer: ByteBuffer(string: "Please set a user-agent")))
         }
         guard query["action"] == "query", query["generator"] == "geosearch", query["ggsnamespace"] == "6",
-              query["prop"] == "imageinfo", query["iiurlwidth"] != nil, query["ggscoord"]?.contains("|") == true else {
+            query["prop"] == "imageinfo", query["iiurlwidth"] != nil, query["ggscoord"]?.contains("|") == true
+        else {
             return try json(["error": ["code": "badparams", "info": "unexpected query \(query)"]])
         }
         let limit = Int(query["ggslimit"] ?? "10") ?? 10
@@ -171,21 +186,28 @@ final class PhotoStub: @unchecked Sendable {
             let pageID = 1000 + index
             pages[String(pageID)] = [
                 "pageid": pageID, "ns": 6, "title": "File:Stub photo \(index).jpg",
-                "imageinfo": [[
-                    "thumburl": "\(baseURL)/img/w\(index).png", "thumbwidth": 4, "thumbheight": 4,
-                    "url": "\(baseURL)/img/w\(index)-full.png",
-                    "descriptionurl": "https://commons.wikimedia.org/wiki/File:Stub_photo_\(index).jpg",
-                    "user": "Uploader \(index)",
-                    "extmetadata": [
-                        "Artist": ["value": "<a href=\"//commons.wikimedia.org/wiki/User:A\">Artist &amp; \(index)</a>", "source": "commons-desc-page"],
-                        "LicenseShortName": ["value": "CC BY-SA 4.0", "source": "commons-desc-page"],
-                    ],
-                ]],
+                "imageinfo": [
+                    [
+                        "thumburl": "\(baseURL)/img/w\(index).png", "thumbwidth": 4, "thumbheight": 4,
+                        "url": "\(baseURL)/img/w\(index)-full.png",
+                        "descriptionurl": "https://commons.wikimedia.org/wiki/File:Stub_photo_\(index).jpg",
+                        "user": "Uploader \(index)",
+                        "extmetadata": [
+                            "Artist": [
+                                "value": "<a href=\"//commons.wikimedia.org/wiki/User:A\">Artist &amp; \(index)</a>",
+                                "source": "commons-desc-page",
+                            ],
+                            "LicenseShortName": ["value": "CC BY-SA 4.0", "source": "commons-desc-page"],
+                        ],
+                    ]
+                ],
             ]
         }
         // A sound file near the point: not an image, must be skipped.
-        pages["999"] = ["pageid": 999, "ns": 6, "title": "File:Birdsong.ogg",
-                        "imageinfo": [["url": "\(baseURL)/img/song.ogg", "descriptionurl": "https://commons.wikimedia.org/wiki/File:Birdsong.ogg"]]]
+        pages["999"] = [
+            "pageid": 999, "ns": 6, "title": "File:Birdsong.ogg",
+            "imageinfo": [["url": "\(baseURL)/img/song.ogg", "descriptionurl": "https://commons.wikimedia.org/wiki/File:Birdsong.ogg"]],
+        ]
         return try json(["batchcomplete": "", "query": ["pages": pages]])
     }
 

@@ -1,15 +1,17 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import ObjectStorage
 import OnTheMapModels
 import PhotoAlbums
-@testable import Storage
-import Testing
 import TestDatabases
+import Testing
+
 @testable import OnTheMapServer
+@testable import Storage
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Travel on several servers: download claims and shared counters (on SQLite, and on
 /// PostgreSQL under Scripts/with-postgres.sh), then the object store (under
@@ -21,7 +23,8 @@ struct SharedTravelTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = TestDatabases.databaseURL(forDataDirectory: directory) ?? "sqlite://" + directory.appendingPathComponent("db.sqlite").path
         let store = try await SQLStore.open(url: url, dataDirectory: directory.path, photoStorage: photoStorage, logger: quietLogger())
-        try await store.createAccount(Account(key: "1000000001", email: "a@example.com", passwordHash: "x", firstName: "A", lastName: "B", createdAt: Date()))
+        try await store.createAccount(
+            Account(key: "1000000001", email: "a@example.com", passwordHash: "x", firstName: "A", lastName: "B", createdAt: Date()))
         do {
             let value = try await body(store, directory)
             try await store.close()
@@ -33,13 +36,18 @@ struct SharedTravelTests {
     }
 
     func pendingAlbum(_ store: SQLStore, pinID: String = "pinAAAAAAA", count: Int) async throws -> [Photo] {
-        try await store.createPin(Pin(id: pinID, ownerKey: "1000000001", latitude: 1, longitude: 2, placeName: "P", createdAt: Date(), updatedAt: Date()))
+        try await store.createPin(
+            Pin(id: pinID, ownerKey: "1000000001", latitude: 1, longitude: 2, placeName: "P", createdAt: Date(), updatedAt: Date()))
         let photos = (0..<count).map {
-            Photo(id: "photo\(pinID.prefix(3))\($0)", pinID: pinID, collection: 1, position: $0, provider: "flickr", remoteID: "r\($0)",
-                  remoteURL: "https://example.com/\($0).jpg", title: "T", author: "A", attributionURL: nil, createdAt: Date(), updatedAt: Date())
+            Photo(
+                id: "photo\(pinID.prefix(3))\($0)", pinID: pinID, collection: 1, position: $0, provider: "flickr", remoteID: "r\($0)",
+                remoteURL: "https://example.com/\($0).jpg", title: "T", author: "A", attributionURL: nil, createdAt: Date(),
+                updatedAt: Date())
         }
-        _ = try await store.replaceAlbum(pinID: pinID, with: photos, state: AlbumState(
-            pinID: pinID, provider: "flickr", collection: 1, page: 1, pages: 1, total: count, status: .downloading, updatedAt: Date()))
+        _ = try await store.replaceAlbum(
+            pinID: pinID, with: photos,
+            state: AlbumState(
+                pinID: pinID, provider: "flickr", collection: 1, page: 1, pages: 1, total: count, status: .downloading, updatedAt: Date()))
         return photos
     }
 
@@ -66,8 +74,9 @@ struct SharedTravelTests {
             }
             let call = arrived
             let photos = (0..<4).map { index in
-                RemotePhoto(remoteID: "at\(search.latitude)-call\(call)-\(index)", imageURL: URL(string: "http://127.0.0.1:9/\(index).jpg")!,
-                            title: "T", author: "A")
+                RemotePhoto(
+                    remoteID: "at\(search.latitude)-call\(call)-\(index)", imageURL: URL(string: "http://127.0.0.1:9/\(index).jpg")!,
+                    title: "T", author: "A")
             }
             return PhotoPage(page: search.page, pages: 10, total: 40, photos: photos)
         }
@@ -75,16 +84,19 @@ struct SharedTravelTests {
 
     func albumServer(_ store: SQLStore, provider: any PhotoProvider) -> AlbumService {
         let fetcher = HTTPFetcher()
-        return AlbumService(store: store, provider: provider, downloader: ImageDownloader(fetcher: fetcher), fetcher: fetcher,
-                            events: AlbumEvents(), photosPerAlbum: 4, logger: quietLogger())
+        return AlbumService(
+            store: store, provider: provider, downloader: ImageDownloader(fetcher: fetcher), fetcher: fetcher,
+            events: AlbumEvents(), photosPerAlbum: 4, logger: quietLogger())
     }
 
     @Test("New Collection on one server while the pin moves on another: the album is one collection, searched where the pin is")
     func albumRaceAcrossServers() async throws {
         try await withStore { store, _ in
             let now = Date()
-            try await store.createPin(Pin(id: "pinAAAAAAA", ownerKey: "1000000001", latitude: 10, longitude: 20, placeName: "Old",
-                                          createdAt: now, updatedAt: now))
+            try await store.createPin(
+                Pin(
+                    id: "pinAAAAAAA", ownerKey: "1000000001", latitude: 10, longitude: 20, placeName: "Old",
+                    createdAt: now, updatedAt: now))
             let first = albumServer(store, provider: GatedProvider(holdUntil: 1))
             _ = try await first.fetchAlbum(pinID: "pinAAAAAAA", choice: .first)
 
@@ -121,7 +133,8 @@ struct SharedTravelTests {
                 let winners = try await withThrowingTaskGroup(of: String?.self) { group in
                     for server in 0..<8 {
                         group.addTask {
-                            try await store.claimPhoto(id: photo.id, owner: "server\(server)", until: now.addingTimeInterval(60), now: now) == nil ? nil : "server\(server)"
+                            try await store.claimPhoto(id: photo.id, owner: "server\(server)", until: now.addingTimeInterval(60), now: now)
+                                == nil ? nil : "server\(server)"
                         }
                     }
                     return try await group.reduce(into: [String]()) { if let winner = $1 { $0.append(winner) } }
@@ -135,7 +148,9 @@ struct SharedTravelTests {
             #expect(try await store.abandonedPhotos(now: now, unclaimedBefore: now, limit: 10).isEmpty)
             // Time passes: every claim expired; they are abandoned and another server takes them.
             let later = now.addingTimeInterval(120)
-            #expect(try await store.abandonedPhotos(now: later, unclaimedBefore: now, limit: 10).map(\.id).sorted() == photos.map(\.id).sorted())
+            #expect(
+                try await store.abandonedPhotos(now: later, unclaimedBefore: now, limit: 10).map(\.id).sorted() == photos.map(\.id).sorted()
+            )
             #expect(try await store.claimPhoto(id: photos[0].id, owner: "heir", until: later.addingTimeInterval(60), now: later) != nil)
             // Renewing extends only the owner's claim; releasing frees it at once.
             try await store.renewClaims(ids: [photos[0].id], owner: "heir", until: later.addingTimeInterval(600))
@@ -143,9 +158,12 @@ struct SharedTravelTests {
             try await store.releaseClaim(id: photos[0].id, owner: "heir")
             #expect(try await store.claimPhoto(id: photos[0].id, owner: "other", until: later.addingTimeInterval(60), now: later) != nil)
             // A finished photo cannot be claimed, and its claim is gone.
-            let image = StoredImage(filePath: "photos/pinAAAAAAA/\(photos[1].id).jpg", contentType: "image/jpeg", byteCount: 1, contentHash: "x")
+            let image = StoredImage(
+                filePath: "photos/pinAAAAAAA/\(photos[1].id).jpg", contentType: "image/jpeg", byteCount: 1, contentHash: "x")
             _ = try await store.markPhotoReady(id: photos[1].id, image: image, at: later)
-            #expect(try await store.claimPhoto(id: photos[1].id, owner: "late", until: later.addingTimeInterval(60), now: later.addingTimeInterval(999)) == nil)
+            #expect(
+                try await store.claimPhoto(
+                    id: photos[1].id, owner: "late", until: later.addingTimeInterval(60), now: later.addingTimeInterval(999)) == nil)
         }
     }
 
@@ -158,7 +176,8 @@ struct SharedTravelTests {
             state.updatedAt = Date(timeIntervalSince1970: 1_800_000_000)
             try await store.saveAlbumState(state)
             let now = Date(timeIntervalSince1970: 1_800_000_100)
-            #expect(try await store.staleSearches(before: now.addingTimeInterval(-200), limit: 10).isEmpty, "young: may be running elsewhere")
+            #expect(
+                try await store.staleSearches(before: now.addingTimeInterval(-200), limit: 10).isEmpty, "young: may be running elsewhere")
             let before = now.addingTimeInterval(-60)
             #expect(try await store.staleSearches(before: before, limit: 10).map(\.pinID) == ["pinAAAAAAA"])
             let takers = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -201,7 +220,8 @@ struct SharedTravelTests {
             #expect(album.photos.isEmpty)
             #expect((album.albumStatus["error"] as? [String: Any])?["code"] as? String == "provider_rate_limited")
             #expect(context.stub.searches.count == 1, "the provider was not asked past the quota")
-            try await context.client.execute(uri: "/api/pins/\(firstPin)/collection", method: .post, headers: first.headers) { response throws in
+            try await context.client.execute(uri: "/api/pins/\(firstPin)/collection", method: .post, headers: first.headers) {
+                response throws in
                 #expect(response.status == .serviceUnavailable)
                 #expect(response.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 && $0 <= 3600 } == true)
             }
@@ -213,7 +233,9 @@ struct SharedTravelTests {
         #expect(PhotoStoreLocation("s3://onthemap-photos") == PhotoStoreLocation("s3://onthemap-photos/"))
         #expect(PhotoStoreLocation("s3://onthemap-photos//community/a/")?.prefix == "community/a")
         #expect(PhotoStoreLocation("s3://onthemap-photos")?.prefix == "")
-        for bad in ["onthemap-photos", "http://x/y", "s3://", "s3://Bad_Bucket", "s3://ab", "s3://b.u.c/../x", "s3://bucket/a b", "s3://-bucket"] {
+        for bad in [
+            "onthemap-photos", "http://x/y", "s3://", "s3://Bad_Bucket", "s3://ab", "s3://b.u.c/../x", "s3://bucket/a b", "s3://-bucket",
+        ] {
             #expect(PhotoStoreLocation(bad) == nil, "\(bad)")
         }
         var configuration = Configuration()
@@ -265,8 +287,9 @@ struct SharedTravelTests {
         #expect(!error.description.contains("never-shown"))
     }
 
-    @Test("a missing bucket or refused credentials stop the start with what to fix",
-          .enabled(if: TestObjectStore.current != nil))
+    @Test(
+        "a missing bucket or refused credentials stop the start with what to fix",
+        .enabled(if: TestObjectStore.current != nil))
     func storeProblemsSayWhatToFix() async throws {
         let store = try #require(TestObjectStore.current)
         func startError(_ adjust: @escaping (inout Configuration) -> Void) async -> String {
@@ -291,8 +314,9 @@ struct SharedTravelTests {
 
     static var s3: S3Client? { TestObjectStore.client() }
 
-    @Test("The S3 client stores, lists, reads, deletes; a presigned URL works alone and not once altered",
-          .enabled(if: TestObjectStore.current != nil))
+    @Test(
+        "The S3 client stores, lists, reads, deletes; a presigned URL works alone and not once altered",
+        .enabled(if: TestObjectStore.current != nil))
     func s3RoundTrip() async throws {
         let client = try #require(Self.s3)
         let prefix = "tests/client-\(UUID().uuidString)"
@@ -319,15 +343,18 @@ struct SharedTravelTests {
         // Wrong keys are refused.
         var wrong = client.configuration
         wrong.credentials = AWSCredentials(accessKeyID: wrong.credentials.accessKeyID, secretAccessKey: "not-the-secret")
-        await #expect(throws: S3Error.self) { try await S3Client(configuration: wrong).putObject(key: "\(prefix)/c.jpg", data: body, contentType: "image/jpeg") }
+        await #expect(throws: S3Error.self) {
+            try await S3Client(configuration: wrong).putObject(key: "\(prefix)/c.jpg", data: body, contentType: "image/jpeg")
+        }
         #expect(try await client.headObject(key: "\(prefix)/c.jpg") == nil)
 
         for object in listed { try await client.deleteObject(key: object.key) }
         #expect(try await client.listAllObjects(prefix: prefix + "/").isEmpty)
     }
 
-    @Test("Repair on a shared object store: lost images fail, abandoned objects go, young ones stay",
-          .enabled(if: TestObjectStore.current != nil))
+    @Test(
+        "Repair on a shared object store: lost images fail, abandoned objects go, young ones stay",
+        .enabled(if: TestObjectStore.current != nil))
     func objectStoreRepair() async throws {
         let client = try #require(Self.s3)
         let storage = S3PhotoStore(client: client, prefix: "tests/repair-\(UUID().uuidString)")
@@ -335,13 +362,18 @@ struct SharedTravelTests {
             let photos = try await pendingAlbum(store, count: 3)
             for photo in photos {
                 let bytes = GeneratedImages.jpeg(seed: photo.id)
-                let path = try await storage.write(bytes, pinID: photo.pinID, photoID: photo.id, fileExtension: "jpg", contentType: "image/jpeg")
-                _ = try await store.markPhotoReady(id: photo.id, image: StoredImage(filePath: path, contentType: "image/jpeg", byteCount: bytes.count,
-                                                                                     contentHash: ContentHash.fnv1a(bytes)), at: Date())
+                let path = try await storage.write(
+                    bytes, pinID: photo.pinID, photoID: photo.id, fileExtension: "jpg", contentType: "image/jpeg")
+                _ = try await store.markPhotoReady(
+                    id: photo.id,
+                    image: StoredImage(
+                        filePath: path, contentType: "image/jpeg", byteCount: bytes.count,
+                        contentHash: ContentHash.fnv1a(bytes)), at: Date())
             }
             // One image lost; one object nobody owns (another server's upload in flight, or a leftover).
             await storage.removeFile(relativePath: "photos/pinAAAAAAA/\(photos[0].id).jpg")
-            _ = try await storage.write(Data([1, 2, 3]), pinID: "pinAAAAAAA", photoID: "inflight01", fileExtension: "jpg", contentType: "image/jpeg")
+            _ = try await storage.write(
+                Data([1, 2, 3]), pinID: "pinAAAAAAA", photoID: "inflight01", fileExtension: "jpg", contentType: "image/jpeg")
 
             // Judged as young: kept.
             let early = try await store.sweepPhotoFiles(abandonedBefore: Date().addingTimeInterval(-600))
@@ -352,22 +384,26 @@ struct SharedTravelTests {
             let late = try await store.sweepPhotoFiles(abandonedBefore: Date().addingTimeInterval(600))
             #expect(late.filesDeleted == 1)
             #expect(try await storage.size(relativePath: "photos/pinAAAAAAA/inflight01.jpg") == nil)
-            #expect(try await storage.inventory().files.map(\.path).sorted() == photos.dropFirst().map { "photos/pinAAAAAAA/\($0.id).jpg" }.sorted())
+            #expect(
+                try await storage.inventory().files.map(\.path).sorted()
+                    == photos.dropFirst().map { "photos/pinAAAAAAA/\($0.id).jpg" }.sorted())
             // Deleting the pin deletes its objects.
             #expect(try await store.deletePin(id: "pinAAAAAAA"))
             #expect(try await storage.inventory().files.isEmpty)
         }
     }
 
-    @Test("Images from the object store: relayed with the entity tag, or redirected to a presigned URL",
-          .enabled(if: TestObjectStore.current != nil))
+    @Test(
+        "Images from the object store: relayed with the entity tag, or redirected to a presigned URL",
+        .enabled(if: TestObjectStore.current != nil))
     func objectStoreImages() async throws {
         try await withTravelServer({ $0.photoRedirectSeconds = 300 }) { context in
             let user = try await context.client.signUp()
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
             let album = try await context.client.settledAlbum(user, pinID)
             let photoID = try #require(album.photos.first?.string("id"))
-            let location = try await context.client.execute(uri: "/api/photos/\(photoID)/image", method: .get, headers: user.headers) { response throws in
+            let location = try await context.client.execute(uri: "/api/photos/\(photoID)/image", method: .get, headers: user.headers) {
+                response throws in
                 #expect(response.status == .found)
                 return try #require(response.headers[.location])
             }
@@ -380,7 +416,8 @@ struct SharedTravelTests {
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
             let album = try await context.client.settledAlbum(user, pinID)
             let photoID = try #require(album.photos.first?.string("id"))
-            let etag = try await context.client.execute(uri: "/api/photos/\(photoID)/image", method: .get, headers: user.headers) { response throws in
+            let etag = try await context.client.execute(uri: "/api/photos/\(photoID)/image", method: .get, headers: user.headers) {
+                response throws in
                 #expect(response.status == .ok)
                 #expect(response.body.readableBytes == album.photos.first?["byteCount"] as? Int)
                 #expect(response.headers[.cacheControl]?.contains("immutable") == true)
@@ -394,8 +431,9 @@ struct SharedTravelTests {
         }
     }
 
-    @Test("copy-photos: copies, verifies, resumes, and refuses to overwrite a different object",
-          .enabled(if: TestObjectStore.current != nil))
+    @Test(
+        "copy-photos: copies, verifies, resumes, and refuses to overwrite a different object",
+        .enabled(if: TestObjectStore.current != nil))
     func copyPhotos() async throws {
         let client = try #require(Self.s3)
         let directory = temporaryDirectory()
@@ -409,7 +447,8 @@ struct SharedTravelTests {
         let target = S3PhotoStore(client: client, prefix: "tests/copy-\(UUID().uuidString)")
         // Already there: one identical object (an earlier, interrupted run), one different.
         _ = try await target.write(images[0], pinID: "pinCopy001", photoID: "photo0", fileExtension: "jpg", contentType: "image/jpeg")
-        _ = try await target.write(Data("other".utf8), pinID: "pinCopy001", photoID: "photo2", fileExtension: "jpg", contentType: "image/jpeg")
+        _ = try await target.write(
+            Data("other".utf8), pinID: "pinCopy001", photoID: "photo2", fileExtension: "jpg", contentType: "image/jpeg")
 
         let report = try await PhotoCopy.copy(from: folder, to: target)
         #expect(report.copied == 1 && report.alreadyThere == 1 && report.skipped == 1 && report.failures.isEmpty)

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import OnTheMapServer
 
 @Suite("Travel API")
@@ -76,7 +77,8 @@ struct TravelAPITests {
             let first = try await context.client.settledAlbum(user, pinID)
             let firstRemote = Set(first.photos.compactMap { $0.string("remoteId") })
             let firstFiles = Set(await storedPhotos(in: context.dataDirectory))
-            let replaced = try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
+            let replaced = try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) {
+                response throws in
                 #expect(response.status == .ok)
                 return try response.object
             }
@@ -97,13 +99,17 @@ struct TravelAPITests {
 
     @Test("Photo searches are limited per account: over the burst answers 429 and changes nothing")
     func searchRateLimit() async throws {
-        try await withTravelServer({ $0.photoSearchesPerWindow = 2; $0.photoSearchWindowSeconds = 86_400 }) { context in
+        try await withTravelServer({
+            $0.photoSearchesPerWindow = 2
+            $0.photoSearchWindowSeconds = 86_400
+        }) { context in
             let user = try await context.client.signUp()
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
             _ = try await context.client.settledAlbum(user, pinID)
             var statuses: [Int] = []
             for _ in 0..<2 {
-                try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
+                try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) {
+                    response throws in
                     statuses.append(Int(response.status.code))
                     if response.status == .tooManyRequests { #expect(response.headers[.retryAfter] != nil) }
                 }
@@ -125,21 +131,24 @@ struct TravelAPITests {
             let filesBefore = await storedPhotos(in: context.dataDirectory)
 
             context.stub.update { $0.searchFailure = .statFail }
-            try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
+            try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) {
+                response throws in
                 #expect(response.status == .badGateway)
                 let error = try response.object["error"] as? [String: Any]
                 #expect(error?["code"] as? String == "provider_rejected")
                 #expect((error?["message"] as? String)?.contains("Invalid API Key") == true)
             }
             context.stub.update { $0.searchFailure = .rateLimited }
-            try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
+            try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) {
+                response throws in
                 #expect(response.status == .serviceUnavailable)
                 #expect(response.headers[.retryAfter] == "120")
                 let error = try response.object["error"] as? [String: Any]
                 #expect(error?["code"] as? String == "provider_rate_limited")
             }
             context.stub.update { $0.searchFailure = .garbage }
-            try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
+            try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) {
+                response throws in
                 #expect(response.status == .badGateway)
                 #expect(try (response.object["error"] as? [String: Any])?["code"] as? String == "provider_bad_response")
             }
@@ -150,8 +159,12 @@ struct TravelAPITests {
             #expect(await storedPhotos(in: context.dataDirectory) == filesBefore)
 
             // Slow provider: the deadline turns into the same kind of error.
-            context.stub.update { $0.searchFailure = nil; $0.searchDelay = .seconds(8) }
-            try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
+            context.stub.update {
+                $0.searchFailure = nil
+                $0.searchDelay = .seconds(8)
+            }
+            try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) {
+                response throws in
                 #expect(response.status == .badGateway)
                 #expect(try (response.object["error"] as? [String: Any])?["code"] as? String == "provider_unavailable")
             }
@@ -172,7 +185,8 @@ struct TravelAPITests {
             #expect(message == "Flickr refused the photo search: Invalid API Key (Key has invalid format) (code 100).")
             // The next try works once Flickr does.
             context.stub.update { $0.searchFailure = nil }
-            try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) { response throws in
+            try await context.client.execute(uri: "/api/pins/\(pinID)/collection", method: .post, headers: user.headers) {
+                response throws in
                 #expect(response.status == .ok)
             }
             #expect(try await context.client.settledAlbum(user, pinID).photos.count == 21)
@@ -182,7 +196,10 @@ struct TravelAPITests {
     @Test("Truncated and missing images fail with a reason; a retry downloads them")
     func brokenImages() async throws {
         try await withTravelServer { context in
-            context.stub.update { $0.truncated = ["f1-0"]; $0.missing = ["f1-1"] }
+            context.stub.update {
+                $0.truncated = ["f1-0"]
+                $0.missing = ["f1-1"]
+            }
             let user = try await context.client.signUp()
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
             let album = try await context.client.settledAlbum(user, pinID)
@@ -198,7 +215,10 @@ struct TravelAPITests {
             #expect(context.stub.imageRequests.filter { $0 == "f1-1" }.count == 1)
             #expect(await storedPhotos(in: context.dataDirectory).count == 19)
 
-            context.stub.update { $0.truncated = []; $0.missing = [] }
+            context.stub.update {
+                $0.truncated = []
+                $0.missing = []
+            }
             let id = try #require(truncated.string("id"))
             try await context.client.execute(uri: "/api/photos/\(id)/retry", method: .post, headers: user.headers) { response throws in
                 #expect(response.status == .accepted)
@@ -214,7 +234,10 @@ struct TravelAPITests {
 
     @Test("Slow image downloads hit the deadline and fail with a reason")
     func slowImages() async throws {
-        try await withTravelServer({ $0.photoRequestTimeout = 0.5; $0.photosPerAlbum = 3 }) { context in
+        try await withTravelServer({
+            $0.photoRequestTimeout = 0.5
+            $0.photosPerAlbum = 3
+        }) { context in
             context.stub.update { $0.imageDelay = .seconds(2) }
             let user = try await context.client.signUp()
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
@@ -291,8 +314,10 @@ struct TravelAPITests {
             let before = await storedPhotos(in: context.dataDirectory)
             #expect(before.contains { $0.hasPrefix("\(first)/") } && before.contains { $0.hasPrefix("\(second)/") })
 
-            try await context.client.execute(uri: "/api/account/delete", method: .post, headers: leaving.headers,
-                                             body: json(["password": "correct horse"])) { response throws in
+            try await context.client.execute(
+                uri: "/api/account/delete", method: .post, headers: leaving.headers,
+                body: json(["password": "correct horse"])
+            ) { response throws in
                 #expect(response.status == .ok, "\(response.text)")
             }
             let after = await storedPhotos(in: context.dataDirectory)
@@ -343,7 +368,8 @@ struct TravelAPITests {
                 #expect(response.status == .unauthorized)
                 #expect(try (response.object["error"] as? [String: Any])?["code"] as? String == "login_required")
             }
-            try await context.client.execute(uri: "/api/pins", method: .get, headers: [.cookie: "onthemap_session=nope"]) { response throws in
+            try await context.client.execute(uri: "/api/pins", method: .get, headers: [.cookie: "onthemap_session=nope"]) {
+                response throws in
                 #expect(response.status == .unauthorized)
                 #expect(try (response.object["error"] as? [String: Any])?["code"] as? String == "invalid_session")
             }
@@ -357,7 +383,8 @@ struct TravelAPITests {
                 ([1, 2], "invalid_json"),
             ]
             for (body, code) in cases {
-                try await context.client.execute(uri: "/api/pins", method: .post, headers: user.headers, body: json(body)) { response throws in
+                try await context.client.execute(uri: "/api/pins", method: .post, headers: user.headers, body: json(body)) {
+                    response throws in
                     #expect(response.status == .badRequest)
                     #expect(try (response.object["error"] as? [String: Any])?["code"] as? String == code, "\(body)")
                 }
@@ -381,15 +408,18 @@ struct TravelAPITests {
             let user = try await context.client.signUp()
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
             let before = try await context.client.settledAlbum(user, pinID)
-            let moved = try await context.client.execute(uri: "/api/pins/\(pinID)", method: .patch, headers: user.headers,
-                                                         body: json(["latitude": 35.6762, "longitude": 139.6503])) { response throws in
+            let moved = try await context.client.execute(
+                uri: "/api/pins/\(pinID)", method: .patch, headers: user.headers,
+                body: json(["latitude": 35.6762, "longitude": 139.6503])
+            ) { response throws in
                 #expect(response.status == .ok)
                 return try response.object
             }
             #expect(moved["latitude"] as? Double == 35.6762)
             #expect(moved.string("placeName")?.contains("Tokyo") == true)
             // Read straight after the move, the album is never the old one, settled.
-            let rightAfter = try await context.client.execute(uri: "/api/pins/\(pinID)/photos", method: .get, headers: user.headers) { response throws in
+            let rightAfter = try await context.client.execute(uri: "/api/pins/\(pinID)/photos", method: .get, headers: user.headers) {
+                response throws in
                 try response.object
             }
             let state = try #require(rightAfter["album"] as? [String: Any])
@@ -433,10 +463,14 @@ struct TravelAPITests {
     @Test("The live event stream sends the album, each photo as it lands, then done")
     func eventStream() async throws {
         try await withTravelServer({ $0.photosPerAlbum = 5 }) { context in
-            context.stub.update { $0.searchDelay = .milliseconds(100); $0.imageDelay = .milliseconds(50) }
+            context.stub.update {
+                $0.searchDelay = .milliseconds(100)
+                $0.imageDelay = .milliseconds(50)
+            }
             let user = try await context.client.signUp()
             let pinID = try #require(try await context.client.dropPin(user).string("id"))
-            let text = try await context.client.execute(uri: "/api/pins/\(pinID)/events", method: .get, headers: user.headers) { response throws in
+            let text = try await context.client.execute(uri: "/api/pins/\(pinID)/events", method: .get, headers: user.headers) {
+                response throws in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("text/event-stream") == true)
                 return response.text
@@ -447,8 +481,9 @@ struct TravelAPITests {
             #expect(events.first == "album")
             #expect(events.last == "done")
             #expect(events.filter { $0 == "photo" }.count == 5)
-            let doneData = try #require(text.components(separatedBy: "\n\n").last { $0.contains("event: done") }?
-                .split(separator: "\n").first { $0.hasPrefix("data: ") }?.dropFirst(6))
+            let doneData = try #require(
+                text.components(separatedBy: "\n\n").last { $0.contains("event: done") }?
+                    .split(separator: "\n").first { $0.hasPrefix("data: ") }?.dropFirst(6))
             let done = try #require(try JSONSerialization.jsonObject(with: Data(doneData.utf8)) as? [String: Any])
             #expect(done.photos.count == 5 && done.photos.allSatisfy { $0.string("state") == "ready" })
             // A settled album answers at once: the album, then done.

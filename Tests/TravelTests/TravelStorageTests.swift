@@ -1,10 +1,11 @@
 import Foundation
 import Logging
 import OnTheMapModels
-@testable import Storage
-import Testing
 import TestDatabases
+import Testing
+
 @testable import OnTheMapServer
+@testable import Storage
 
 @Suite("Travel storage")
 struct TravelStorageTests {
@@ -14,7 +15,8 @@ struct TravelStorageTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = TestDatabases.databaseURL(forDataDirectory: directory) ?? "sqlite://" + directory.appendingPathComponent("db.sqlite").path
         let store = try await SQLStore.open(url: url, dataDirectory: directory.path, logger: quietLogger())
-        try await store.createAccount(Account(key: "1000000001", email: "a@example.com", passwordHash: "x", firstName: "A", lastName: "B", createdAt: Date()))
+        try await store.createAccount(
+            Account(key: "1000000001", email: "a@example.com", passwordHash: "x", firstName: "A", lastName: "B", createdAt: Date()))
         do {
             let value = try await body(store, directory)
             try await store.close()
@@ -26,24 +28,32 @@ struct TravelStorageTests {
     }
 
     func makePin(_ store: SQLStore, id: String = "pinAAAAAAA") async throws -> Pin {
-        let pin = Pin(id: id, ownerKey: "1000000001", latitude: 1, longitude: 2, placeName: "Somewhere", createdAt: Date(), updatedAt: Date())
+        let pin = Pin(
+            id: id, ownerKey: "1000000001", latitude: 1, longitude: 2, placeName: "Somewhere", createdAt: Date(), updatedAt: Date())
         try await store.createPin(pin)
         return pin
     }
 
     func makePhoto(_ pinID: String, _ id: String, position: Int = 0, collection: Int = 1) -> Photo {
-        Photo(id: id, pinID: pinID, collection: collection, position: position, provider: "flickr", remoteID: "r\(id)",
-              remoteURL: "https://example.com/\(id).jpg", title: "T", author: "A", attributionURL: nil, createdAt: Date(), updatedAt: Date())
+        Photo(
+            id: id, pinID: pinID, collection: collection, position: position, provider: "flickr", remoteID: "r\(id)",
+            remoteURL: "https://example.com/\(id).jpg", title: "T", author: "A", attributionURL: nil, createdAt: Date(), updatedAt: Date())
     }
 
     func state(_ pinID: String, collection: Int = 1) -> AlbumState {
-        AlbumState(pinID: pinID, provider: "flickr", collection: collection, page: 1, pages: 5, total: 100, status: .downloading, updatedAt: Date())
+        AlbumState(
+            pinID: pinID, provider: "flickr", collection: collection, page: 1, pages: 5, total: 100, status: .downloading, updatedAt: Date()
+        )
     }
 
     /// Stores an image for a pending photo the way the downloader does.
     func keep(_ store: SQLStore, _ photo: Photo, bytes: Data = GeneratedImages.jpeg(seed: "x")) async throws -> Photo? {
-        let path = try await store.photoStorage.write(bytes, pinID: photo.pinID, photoID: photo.id, fileExtension: "jpg", contentType: "image/jpeg")
-        return try await store.markPhotoReady(id: photo.id, image: StoredImage(filePath: path, contentType: "image/jpeg", byteCount: bytes.count, contentHash: ContentHash.fnv1a(bytes)), at: Date())
+        let path = try await store.photoStorage.write(
+            bytes, pinID: photo.pinID, photoID: photo.id, fileExtension: "jpg", contentType: "image/jpeg")
+        return try await store.markPhotoReady(
+            id: photo.id,
+            image: StoredImage(filePath: path, contentType: "image/jpeg", byteCount: bytes.count, contentHash: ContentHash.fnv1a(bytes)),
+            at: Date())
     }
 
     @Test("Photos belong to a pin; deleting the pin deletes rows, state and folder")
@@ -115,12 +125,14 @@ struct TravelStorageTests {
             // A replacement cut short: an older collection's ready photo is still there.
             let old = makePhoto(pin.id, "oldPhoto01", collection: 0)
             try await store.withDatabase { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO photos (id, pin_id, collection, position, provider, remote_id, remote_url, title, author, file_path,
                                         byte_count, state, created_at, updated_at)
                     VALUES (\(bind: old.id), \(bind: pin.id), 0, 0, 'flickr', 'r', 'https://example.com/r.jpg', 'T', 'A',
                             \(bind: "photos/\(pin.id)/\(old.id).jpg"), 1, 'ready', '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z')
-                    """).run()
+                    """
+                ).run()
             }
             try Data([1]).write(to: root.appendingPathComponent("\(pin.id)/\(old.id).jpg"))
             #expect(try await store.photos(pinID: pin.id).count == 4)
@@ -144,7 +156,9 @@ struct TravelStorageTests {
     func pathSafety() {
         let files = PhotoFileStore(dataDirectory: URL(fileURLWithPath: "/data"))
         #expect(files.url(forRelativePath: "photos/abc/def.jpg")?.path == "/data/photos/abc/def.jpg")
-        for bad in ["photos/../etc/passwd", "photos/abc/../../x.jpg", "/etc/passwd", "photos/abc/def", "photos/a b/c.jpg", "other/abc/def.jpg"] {
+        for bad in [
+            "photos/../etc/passwd", "photos/abc/../../x.jpg", "/etc/passwd", "photos/abc/def", "photos/a b/c.jpg", "other/abc/def.jpg",
+        ] {
             #expect(files.url(forRelativePath: bad) == nil, "\(bad)")
         }
     }
@@ -199,10 +213,12 @@ struct AlbumSettlingTests {
     func settledFollowsTheStatus(status: AlbumStatus) {
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         let pin = Pin(id: "pin0000001", ownerKey: "1000000001", latitude: 1, longitude: 2, placeName: "P", createdAt: now, updatedAt: now)
-        var photo = Photo(id: "photo00001", pinID: pin.id, collection: 1, position: 0, provider: "flickr", remoteID: "r",
-                          remoteURL: "https://example.com/1.jpg", title: "T", author: "A", attributionURL: nil, createdAt: now, updatedAt: now)
+        var photo = Photo(
+            id: "photo00001", pinID: pin.id, collection: 1, position: 0, provider: "flickr", remoteID: "r",
+            remoteURL: "https://example.com/1.jpg", title: "T", author: "A", attributionURL: nil, createdAt: now, updatedAt: now)
         photo.state = .ready
-        let state = AlbumState(pinID: pin.id, provider: "flickr", collection: 1, page: 1, pages: 1, total: 1, status: status, updatedAt: now)
+        let state = AlbumState(
+            pinID: pin.id, provider: "flickr", collection: 1, page: 1, pages: 1, total: 1, status: status, updatedAt: now)
         let snapshot = AlbumSnapshot(pin: pin, state: state, photos: [photo])
         #expect(snapshot.isSettled == (status == .complete || status == .failed))
         #expect(AlbumView(snapshot).album.settled == snapshot.isSettled)

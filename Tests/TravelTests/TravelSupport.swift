@@ -1,11 +1,12 @@
 import Foundation
-import TestDatabases
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
 import ObjectStorage
+import TestDatabases
+
 @testable import OnTheMapServer
 
 enum ProviderChoice: Sendable { case flickr, wikimedia }
@@ -97,13 +98,18 @@ func json(_ object: Any) -> ByteBuffer {
 extension TestClientProtocol {
     func signUp() async throws -> Traveller {
         let email = "traveller-\(UUID().uuidString.prefix(8))@example.com"
-        let key = try await execute(uri: "/api/users", method: .post, body: json([
-            "email": email, "password": "correct horse", "first_name": "Ida", "last_name": "Pfeiffer",
-        ])) { response throws in
+        let key = try await execute(
+            uri: "/api/users", method: .post,
+            body: json([
+                "email": email, "password": "correct horse", "first_name": "Ida", "last_name": "Pfeiffer",
+            ])
+        ) { response throws in
             guard response.status == .created else { throw TravelFailure("sign-up: \(response.status) \(response.text)") }
             return try (response.object["account"] as? [String: Any])?["key"] as? String ?? ""
         }
-        let session = try await execute(uri: "/api/session", method: .post, body: json(["udacity": ["username": email, "password": "correct horse"]])) { response throws in
+        let session = try await execute(
+            uri: "/api/session", method: .post, body: json(["udacity": ["username": email, "password": "correct horse"]])
+        ) { response throws in
             guard response.status == .ok else { throw TravelFailure("login: \(response.status) \(response.text)") }
             let data = Data(Array(response.body.readableBytesView).dropFirst(5))
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
@@ -114,7 +120,9 @@ extension TestClientProtocol {
 
     /// Drops a pin; returns its JSON.
     func dropPin(_ user: Traveller, latitude: Double = 48.8584, longitude: Double = 2.2945) async throws -> [String: Any] {
-        try await execute(uri: "/api/pins", method: .post, headers: user.headers, body: json(["latitude": latitude, "longitude": longitude])) { response throws in
+        try await execute(
+            uri: "/api/pins", method: .post, headers: user.headers, body: json(["latitude": latitude, "longitude": longitude])
+        ) { response throws in
             guard response.status == .created else { throw TravelFailure("drop pin: \(response.status) \(response.text)") }
             return try response.object
         }
@@ -134,7 +142,10 @@ extension TestClientProtocol {
         while true {
             let album = try await album(user, pinID)
             if (album["album"] as? [String: Any])?["settled"] as? Bool == true,
-               (album["album"] as? [String: Any])?["status"] as? String != "downloading" { return album }
+                (album["album"] as? [String: Any])?["status"] as? String != "downloading"
+            {
+                return album
+            }
             guard ContinuousClock.now < deadline else { throw TravelFailure("album never settled: \(album)") }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -153,15 +164,17 @@ enum TestObjectStore {
     static let current: S3Configuration? = {
         let environment = ProcessInfo.processInfo.environment
         guard let endpoint = environment["ONTHEMAP_TEST_S3_ENDPOINT"].flatMap(URL.init(string:)),
-              let bucket = environment["ONTHEMAP_TEST_S3_BUCKET"],
-              let key = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"]
+            let bucket = environment["ONTHEMAP_TEST_S3_BUCKET"],
+            let key = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"]
         else {
-            precondition(environment["ONTHEMAP_TEST_REQUIRE_S3"] != "1",
-                         "ONTHEMAP_TEST_REQUIRE_S3=1 but no object store: run under Scripts/with-seaweedfs.sh")
+            precondition(
+                environment["ONTHEMAP_TEST_REQUIRE_S3"] != "1",
+                "ONTHEMAP_TEST_REQUIRE_S3=1 but no object store: run under Scripts/with-seaweedfs.sh")
             return nil
         }
-        return S3Configuration(endpoint: endpoint, region: environment["ONTHEMAP_TEST_S3_REGION"] ?? "us-east-1", bucket: bucket,
-                               credentials: AWSCredentials(accessKeyID: key, secretAccessKey: secret))
+        return S3Configuration(
+            endpoint: endpoint, region: environment["ONTHEMAP_TEST_S3_REGION"] ?? "us-east-1", bucket: bucket,
+            credentials: AWSCredentials(accessKeyID: key, secretAccessKey: secret))
     }()
 
     static func prefix(for dataDirectory: URL) -> String { "tests/\(dataDirectory.lastPathComponent)" }
@@ -201,8 +214,10 @@ func photoFiles(in directory: URL, includingPartial: Bool = false) -> [String] {
     var files: [String] = []
     while let next = enumerator.nextObject() as? String {
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: root.appendingPathComponent(next).path, isDirectory: &isDirectory), !isDirectory.boolValue,
-           includingPartial || !next.hasSuffix(".partial") {
+        if FileManager.default.fileExists(atPath: root.appendingPathComponent(next).path, isDirectory: &isDirectory),
+            !isDirectory.boolValue,
+            includingPartial || !next.hasSuffix(".partial")
+        {
             files.append(next)
         }
     }

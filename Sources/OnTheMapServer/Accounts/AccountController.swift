@@ -31,7 +31,9 @@ struct AccountController: Sendable {
         // taken" answers would otherwise let one address list who has an account.
         let signUps = [ThrottleSubject(.signUp, context.clientAddress)]
         if let seconds = try await throttle.retryAfter(signUps) {
-            throw RetryLater(APIError(.tooManyRequests, "rate_limited", "Too many sign-ups from your network; try again in \(seconds) s."), after: seconds)
+            throw RetryLater(
+                APIError(.tooManyRequests, "rate_limited", "Too many sign-ups from your network; try again in \(seconds) s."),
+                after: seconds)
         }
         try await throttle.recordFailure(signUps)
         let email = Self.normalizedEmail(form.email)
@@ -43,8 +45,9 @@ struct AccountController: Sendable {
         let lastName = form.lastName.trimmingCharacters(in: .whitespacesAndNewlines)
         for (field, value) in [("first_name", firstName), ("last_name", lastName)] {
             guard !value.isEmpty, value.count <= Self.maximumNameLength, TextRules.isDisplaySafe(value) else {
-                throw APIError(.badRequest, "invalid_name",
-                               "\(field) must be 1 to \(Self.maximumNameLength) characters on one line, without control or text-direction characters.")
+                throw APIError(
+                    .badRequest, "invalid_name",
+                    "\(field) must be 1 to \(Self.maximumNameLength) characters on one line, without control or text-direction characters.")
             }
         }
         if try await store.account(email: email) != nil {
@@ -55,8 +58,9 @@ struct AccountController: Sendable {
         // provider vouches for it (see `SignInPolicy`).
         let account: Account
         do {
-            account = try await accounts.createAccount(email: email, passwordHash: hash, firstName: firstName, lastName: lastName,
-                                                       emailVerified: false)
+            account = try await accounts.createAccount(
+                email: email, passwordHash: hash, firstName: firstName, lastName: lastName,
+                emailVerified: false)
         } catch StorageError.emailTaken {
             throw APIError(.conflict, "email_taken", "An account with this email already exists. Log in instead.")
         }
@@ -83,7 +87,8 @@ struct AccountController: Sendable {
         if let seconds = try await throttle.retryAfter(subjects) {
             throw RetryLater(APIError(.tooManyRequests, "rate_limited", LoginThrottle.message(retryAfter: seconds)), after: seconds)
         }
-        let current = form.currentPassword, stored = account.passwordHash
+        let current = form.currentPassword
+        let stored = account.passwordHash
         // An account made by signing in with another provider sets its first password with
         // the session alone (current_password ""): it has no current one to give.
         var currentMatches = stored.isEmpty

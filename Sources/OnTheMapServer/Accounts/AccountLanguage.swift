@@ -11,7 +11,7 @@ extension AccountController {
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
-            try container.encode(["language": language]) // `null` written out, not left absent
+            try container.encode(["language": language])  // `null` written out, not left absent
         }
     }
 

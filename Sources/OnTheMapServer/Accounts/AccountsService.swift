@@ -1,6 +1,6 @@
 import Foundation
-import OnTheMapModels
 import Hummingbird
+import OnTheMapModels
 import Storage
 
 /// Accounts and sessions, in one place for every feature: creating an account, starting a
@@ -35,9 +35,12 @@ struct AccountsService: Sendable {
     static let disabledMessage = "This account has been disabled by the community's administrator."
 
     /// Creates an account under a fresh random key; throws `StorageError.emailTaken`.
-    func createAccount(email: String, passwordHash: String, firstName: String, lastName: String, emailVerified: Bool) async throws -> Account {
-        var account = Account(key: Identifiers.accountKey(), email: email, passwordHash: passwordHash, firstName: firstName,
-                              lastName: lastName, createdAt: configuration.clock.now(), emailVerified: emailVerified)
+    func createAccount(email: String, passwordHash: String, firstName: String, lastName: String, emailVerified: Bool) async throws
+        -> Account
+    {
+        var account = Account(
+            key: Identifiers.accountKey(), email: email, passwordHash: passwordHash, firstName: firstName,
+            lastName: lastName, createdAt: configuration.clock.now(), emailVerified: emailVerified)
         // Keys are random; on the rare collision draw again.
         while try await store.account(key: account.key) != nil { account.key = Identifiers.accountKey() }
         try await store.createAccount(account)
@@ -62,8 +65,10 @@ struct AccountsService: Sendable {
     /// Every way of signing in ends here, so all of them give the same session.
     /// `rememberingDevice: false` (a launch inside a course's frame, whose cookies live in the
     /// platform's partition): no device marker is made or recorded.
-    func startSession(for account: Account, request: Request, context: AppRequestContext,
-                      rememberingDevice: Bool = true) async throws -> (Session, [Cookie]) {
+    func startSession(
+        for account: Account, request: Request, context: AppRequestContext,
+        rememberingDevice: Bool = true
+    ) async throws -> (Session, [Cookie]) {
         let now = configuration.clock.now()
         let session = Session(
             id: Identifiers.sessionId(now: now), accountKey: account.key, createdAt: now,
@@ -88,10 +93,11 @@ struct AccountsService: Sendable {
             ),
         ]
         if let deviceToken {
-            cookies.append(Cookie(
-                name: Self.deviceCookie, value: deviceToken, expires: now.addingTimeInterval(365 * 86_400),
-                path: "/", secure: secure, httpOnly: true, sameSite: .lax
-            ))
+            cookies.append(
+                Cookie(
+                    name: Self.deviceCookie, value: deviceToken, expires: now.addingTimeInterval(365 * 86_400),
+                    path: "/", secure: secure, httpOnly: true, sameSite: .lax
+                ))
         }
         return (session, cookies)
     }

@@ -30,12 +30,17 @@ struct PersonalDataController: Sendable {
         var pins: [[String: Any]] = []
         for pin in try await store.pins(ownerKey: me.key) {
             let photos = try await store.photos(pinID: pin.id).map { photo -> [String: Any] in
-                ["id": photo.id, "provider": photo.provider, "title": photo.title, "author": photo.author,
-                 "license": photo.license ?? NSNull(), "remote_url": photo.remoteURL, "attribution_url": photo.attributionURL ?? NSNull(),
-                 "state": photo.state.rawValue]
+                [
+                    "id": photo.id, "provider": photo.provider, "title": photo.title, "author": photo.author,
+                    "license": photo.license ?? NSNull(), "remote_url": photo.remoteURL,
+                    "attribution_url": photo.attributionURL ?? NSNull(),
+                    "state": photo.state.rawValue,
+                ]
             }
-            pins.append(["id": pin.id, "latitude": pin.latitude, "longitude": pin.longitude, "place_name": pin.placeName,
-                         "created_at": ParseDate.string(from: pin.createdAt), "updated_at": ParseDate.string(from: pin.updatedAt), "photos": photos])
+            pins.append([
+                "id": pin.id, "latitude": pin.latitude, "longitude": pin.longitude, "place_name": pin.placeName,
+                "created_at": ParseDate.string(from: pin.createdAt), "updated_at": ParseDate.string(from: pin.updatedAt), "photos": photos,
+            ])
         }
         let document: [String: Any] = [
             "exported_at": ParseDate.string(from: configuration.clock.now()),
@@ -45,7 +50,9 @@ struct PersonalDataController: Sendable {
                 "has_password": !me.passwordHash.isEmpty,
                 "language": language.map { $0 as Any } ?? NSNull(),
             ],
-            "classes": try await store.classes(ofAccount: me.key).map { ["slug": $0.mapClass.slug, "name": $0.mapClass.name, "role": $0.role.rawValue] },
+            "classes": try await store.classes(ofAccount: me.key).map {
+                ["slug": $0.mapClass.slug, "name": $0.mapClass.name, "role": $0.role.rawValue]
+            },
             "locations": locations.map { owned -> [String: Any] in
                 var object = StudentLocationController.project(owned.record, keys: Set(LocationField.allCases.map(\.rawValue)))
                 object["class"] = owned.classSlug
@@ -56,21 +63,31 @@ struct PersonalDataController: Sendable {
                 "type": "FeatureCollection",
                 "features": locations.map { owned -> [String: Any] in
                     let r = owned.record
-                    return ["type": "Feature", "id": r.objectId, "geometry": ["type": "Point", "coordinates": [r.longitude, r.latitude]],
-                            "properties": ["class": owned.classSlug, "mapString": r.mapString, "mediaURL": r.mediaURL,
-                                           "firstName": r.firstName, "lastName": r.lastName, "createdAt": r.createdAt, "updatedAt": r.updatedAt]]
+                    return [
+                        "type": "Feature", "id": r.objectId, "geometry": ["type": "Point", "coordinates": [r.longitude, r.latitude]],
+                        "properties": [
+                            "class": owned.classSlug, "mapString": r.mapString, "mediaURL": r.mediaURL,
+                            "firstName": r.firstName, "lastName": r.lastName, "createdAt": r.createdAt, "updatedAt": r.updatedAt,
+                        ],
+                    ]
                 },
             ],
             "travel": ["pins": pins],
             "sign_in_links": try await store.identities(accountKey: me.key).map {
-                ["provider": $0.provider, "email": $0.email, "created_at": ParseDate.string(from: $0.createdAt), "origin": $0.origin.rawValue]
+                [
+                    "provider": $0.provider, "email": $0.email, "created_at": ParseDate.string(from: $0.createdAt),
+                    "origin": $0.origin.rawValue,
+                ]
             },
             "reports_made": try await store.reportsMade(accountKey: me.key).map {
                 ["object_id": $0.objectId, "reason": $0.reason, "created_at": ParseDate.string(from: $0.createdAt)]
             },
             "moderation_notices": try await store.moderationNotices(accountKey: me.key, limit: 100).map { notice -> [String: Any] in
-                ["action": notice.action.rawValue, "object_id": notice.objectId as Any? ?? NSNull(), "map_string": notice.mapString as Any? ?? NSNull(),
-                 "reason": notice.reason, "created_at": ParseDate.string(from: notice.createdAt)]
+                [
+                    "action": notice.action.rawValue, "object_id": notice.objectId as Any? ?? NSNull(),
+                    "map_string": notice.mapString as Any? ?? NSNull(),
+                    "reason": notice.reason, "created_at": ParseDate.string(from: notice.createdAt),
+                ]
             },
         ]
         let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted])
@@ -99,8 +116,10 @@ struct PersonalDataController: Sendable {
             let subjects = [ThrottleSubject(.deletion, me.key)]
             if let seconds = try await throttle.retryAfter(subjects) {
                 let wait = seconds < 90 ? "\(seconds) seconds" : "\(Int((Double(seconds) / 60).rounded(.up))) minutes"
-                throw RetryLater(APIError(.tooManyRequests, "rate_limited",
-                                          "Too many wrong passwords; nothing was deleted. Try again in \(wait)."), after: seconds)
+                throw RetryLater(
+                    APIError(
+                        .tooManyRequests, "rate_limited",
+                        "Too many wrong passwords; nothing was deleted. Try again in \(wait)."), after: seconds)
             }
             let password = form.password ?? ""
             guard password.utf8.count <= Passwords.maximumBytes, try await accounts.verifyPassword(password, hash: me.passwordHash) else {
@@ -115,7 +134,8 @@ struct PersonalDataController: Sendable {
             throw ModerationController.lastAdministrator
         }
         guard let deletion else { throw ModerationController.accountNotFound }
-        context.logger.notice("account deleted by its owner", metadata: ["locations": "\(deletion.locationCount)", "pins": "\(deletion.pinIDs.count)"])
+        context.logger.notice(
+            "account deleted by its owner", metadata: ["locations": "\(deletion.locationCount)", "pins": "\(deletion.pinIDs.count)"])
         var response = SessionController.clearingSessionCookies(try JSONResponse.make(["deleted": true]))
         // The device cookie named an account that is gone.
         response.setCookie(Cookie(name: AccountsService.deviceCookie, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .lax))

@@ -61,7 +61,8 @@ struct PublicOrigin: Sendable {
     static func normalizedAuthority(_ text: String, scheme: String) -> String? {
         let text = text.lowercased()
         guard !text.isEmpty, text.count <= 260 else { return nil }
-        var host = Substring(text), port: Int?
+        var host = Substring(text)
+        var port: Int?
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { return nil }
             host = text[...close]
@@ -75,7 +76,9 @@ struct PublicOrigin: Sendable {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count <= 2 else { return nil }
             host = parts[0]
-            guard !host.isEmpty, host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "." || $0 == "-" }) else { return nil }
+            guard !host.isEmpty, host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "." || $0 == "-" }) else {
+                return nil
+            }
             if parts.count == 2 {
                 guard parts[1].count <= 5, let value = Int(parts[1]) else { return nil }
                 port = value
@@ -88,7 +91,8 @@ struct PublicOrigin: Sendable {
 
     static func authority(ofOrigin origin: String) -> String? {
         guard let normalized = Configuration.normalizedOrigin(origin), let components = URLComponents(string: normalized),
-              let scheme = components.scheme, let host = components.host else { return nil }
+            let scheme = components.scheme, let host = components.host
+        else { return nil }
         let hostText = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return normalizedAuthority(hostText + (components.port.map { ":\($0)" } ?? ""), scheme: scheme)
     }

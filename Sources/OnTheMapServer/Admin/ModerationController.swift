@@ -47,13 +47,15 @@ struct ModerationController: Sendable {
         let me = try context.requireSignedIn(.api("Log in to see your account.")).account
         let notices = try await store.moderationNotices(accountKey: me.key, limit: 20)
         let access = context.classAccess
-        return try JSONResponse.make(AccountView(
-            account: .init(key: me.key, email: me.email, firstName: me.firstName, lastName: me.lastName, isAdmin: me.isAdmin,
-                           language: try await store.accountLanguage(accountKey: me.key)),
-            notices: notices.map(NoticeView.init),
-            classRole: access.role?.rawValue, canModerate: access.canModerate, canManageClass: access.canManage,
-            hasWaitingPost: context.caller.signedIn?.hasWaitingPost ?? false
-        ))
+        return try JSONResponse.make(
+            AccountView(
+                account: .init(
+                    key: me.key, email: me.email, firstName: me.firstName, lastName: me.lastName, isAdmin: me.isAdmin,
+                    language: try await store.accountLanguage(accountKey: me.key)),
+                notices: notices.map(NoticeView.init),
+                classRole: access.role?.rawValue, canModerate: access.canModerate, canManageClass: access.canManage,
+                hasWaitingPost: context.caller.signedIn?.hasWaitingPost ?? false
+            ))
     }
 
     /// `POST /api/locations/:objectId/report` `{"reason"}`: once per post and student.
@@ -64,10 +66,14 @@ struct ModerationController: Sendable {
         let objectId = context.parameters.get("objectId") ?? ""
         let since = configuration.clock.now().addingTimeInterval(-Self.reportWindow)
         guard try await store.reportCount(reporterKey: me.key, since: since) < Self.reportsPerWindow else {
-            throw RetryLater(APIError(.tooManyRequests, "rate_limited",
-                                      "You have reported \(Self.reportsPerWindow) posts this hour; try again later."), after: 600)
+            throw RetryLater(
+                APIError(
+                    .tooManyRequests, "rate_limited",
+                    "You have reported \(Self.reportsPerWindow) posts this hour; try again later."), after: 600)
         }
-        switch try await store.report(objectId: objectId, in: context.mapClass.id, reporterKey: me.key, reason: reason, now: configuration.clock.now()) {
+        switch try await store.report(
+            objectId: objectId, in: context.mapClass.id, reporterKey: me.key, reason: reason, now: configuration.clock.now())
+        {
         case .notFound: throw Self.locationNotFound
         case .alreadyReported: return try JSONResponse.make(["reported": true, "already_reported": true])
         case .reported:
@@ -96,8 +102,9 @@ struct ModerationController: Sendable {
         case .notFound: throw Self.accountNotFound
         case .lastAdministrator: throw Self.lastAdministrator
         }
-        context.logger.notice(disabled ? "account disabled" : "account enabled",
-                              metadata: ["account": "\(key)", "by": "\(admin.accountKey)", "sessions_ended": "\(ended)"])
+        context.logger.notice(
+            disabled ? "account disabled" : "account enabled",
+            metadata: ["account": "\(key)", "by": "\(admin.accountKey)", "sessions_ended": "\(ended)"])
         return try JSONResponse.make(DisableView(key: key, disabled: disabled, endedSessions: ended))
     }
 
@@ -155,11 +162,17 @@ struct ModerationController: Sendable {
             reason = (try? await self.reason(request)) ?? "Shown again by a moderator."
         }
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await writes.setHidden(objectId: objectId, in: context.mapClass.id, hidden, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
+        guard
+            try await writes.setHidden(
+                objectId: objectId, in: context.mapClass.id, hidden, reason: reason, moderatorKey: admin.accountKey,
+                now: configuration.clock.now())
+        else {
             throw Self.locationNotFound
         }
         context.logger.notice(hidden ? "post hidden" : "post shown", metadata: ["object_id": "\(objectId)", "by": "\(admin.accountKey)"])
-        guard let location = try await store.moderatedLocation(objectId: objectId, in: context.mapClass.id) else { throw Self.locationNotFound }
+        guard let location = try await store.moderatedLocation(objectId: objectId, in: context.mapClass.id) else {
+            throw Self.locationNotFound
+        }
         return try JSONResponse.make(ModeratedView(location))
     }
 
@@ -168,7 +181,10 @@ struct ModerationController: Sendable {
         let admin = context.moderator
         let reason = try await self.reason(request)
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await writes.moderatorDelete(objectId: objectId, in: context.mapClass.id, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now()) else {
+        guard
+            try await writes.moderatorDelete(
+                objectId: objectId, in: context.mapClass.id, reason: reason, moderatorKey: admin.accountKey, now: configuration.clock.now())
+        else {
             throw Self.locationNotFound
         }
         context.logger.notice("post deleted by moderator", metadata: ["object_id": "\(objectId)", "by": "\(admin.accountKey)"])
@@ -178,11 +194,16 @@ struct ModerationController: Sendable {
     /// `POST /api/admin/locations/:objectId/approve`: a waiting post goes on the class's map.
     @Sendable func approve(_ request: Request, context: ModeratorContext) async throws -> Response {
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await writes.approve(objectId: objectId, in: context.mapClass.id, moderatorKey: context.moderator.accountKey,
-                                       now: configuration.clock.now()) else {
+        guard
+            try await writes.approve(
+                objectId: objectId, in: context.mapClass.id, moderatorKey: context.moderator.accountKey,
+                now: configuration.clock.now())
+        else {
             throw Self.notWaiting
         }
-        guard let location = try await store.moderatedLocation(objectId: objectId, in: context.mapClass.id) else { throw Self.locationNotFound }
+        guard let location = try await store.moderatedLocation(objectId: objectId, in: context.mapClass.id) else {
+            throw Self.locationNotFound
+        }
         return try JSONResponse.make(ModeratedView(location))
     }
 
@@ -190,8 +211,11 @@ struct ModerationController: Sendable {
     @Sendable func reject(_ request: Request, context: ModeratorContext) async throws -> Response {
         let reason = try await self.reason(request)
         let objectId = context.parameters.get("objectId") ?? ""
-        guard try await writes.reject(objectId: objectId, in: context.mapClass.id, reason: reason, moderatorKey: context.moderator.accountKey,
-                                      now: configuration.clock.now()) else {
+        guard
+            try await writes.reject(
+                objectId: objectId, in: context.mapClass.id, reason: reason, moderatorKey: context.moderator.accountKey,
+                now: configuration.clock.now())
+        else {
             throw Self.notWaiting
         }
         return try JSONResponse.make(["rejected": true])
@@ -203,8 +227,9 @@ struct ModerationController: Sendable {
 
     static let locationNotFound = APIError(.notFound, "not_found", "There is no such post.")
     static let accountNotFound = APIError(.notFound, "not_found", "There is no such account.")
-    static let lastAdministrator = APIError(.conflict, "last_administrator",
-                                            "This is the last enabled administrator: promote another account first, so the community always has one.")
+    static let lastAdministrator = APIError(
+        .conflict, "last_administrator",
+        "This is the last enabled administrator: promote another account first, so the community always has one.")
 
     /// `{"reason": "..."}`: what the author (or the administrator) is told.
     private func reason(_ request: Request) async throws -> String {
@@ -214,8 +239,9 @@ struct ModerationController: Sendable {
         }
         let reason = form.reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty, reason.count <= Self.maximumReasonLength, TextRules.isDisplaySafe(reason) else {
-            throw APIError(.badRequest, "invalid_reason",
-                           "Give a reason of 1 to \(Self.maximumReasonLength) characters on one line, without control characters.")
+            throw APIError(
+                .badRequest, "invalid_reason",
+                "Give a reason of 1 to \(Self.maximumReasonLength) characters on one line, without control characters.")
         }
         return reason
     }
@@ -234,7 +260,11 @@ struct AccountView: Encodable {
         /// The web app's language the account chose (a tag), or nil for the browser's.
         let language: String?
         enum CodingKeys: String, CodingKey {
-            case key, email, firstName = "first_name", lastName = "last_name", isAdmin = "is_admin", language
+            case key, email
+            case firstName = "first_name"
+            case lastName = "last_name"
+            case isAdmin = "is_admin"
+            case language
         }
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -243,7 +273,7 @@ struct AccountView: Encodable {
             try container.encode(firstName, forKey: .firstName)
             try container.encode(lastName, forKey: .lastName)
             try container.encode(isAdmin, forKey: .isAdmin)
-            try container.encode(language, forKey: .language) // null, not absent
+            try container.encode(language, forKey: .language)  // null, not absent
         }
     }
     let account: Me
@@ -255,7 +285,10 @@ struct AccountView: Encodable {
     /// A post of mine in this class waits for a moderator's approval.
     let hasWaitingPost: Bool
     enum CodingKeys: String, CodingKey {
-        case account, notices, classRole = "class_role", canModerate = "can_moderate", canManageClass = "can_manage_class"
+        case account, notices
+        case classRole = "class_role"
+        case canModerate = "can_moderate"
+        case canManageClass = "can_manage_class"
         case hasWaitingPost = "has_waiting_post"
     }
 }
@@ -276,7 +309,11 @@ struct NoticeView: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case action, objectId = "object_id", mapString = "map_string", reason, createdAt = "created_at"
+        case action
+        case objectId = "object_id"
+        case mapString = "map_string"
+        case reason
+        case createdAt = "created_at"
     }
 }
 
@@ -298,8 +335,13 @@ struct UserView: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case key, email, firstName = "first_name", lastName = "last_name", createdAt = "created_at"
-        case isAdmin = "is_admin", disabled, locationCount = "location_count"
+        case key, email
+        case firstName = "first_name"
+        case lastName = "last_name"
+        case createdAt = "created_at"
+        case isAdmin = "is_admin"
+        case disabled
+        case locationCount = "location_count"
     }
 }
 
@@ -307,12 +349,18 @@ struct DisableView: Encodable {
     let key: String
     let disabled: Bool
     let endedSessions: Int
-    enum CodingKeys: String, CodingKey { case key, disabled, endedSessions = "ended_sessions" }
+    enum CodingKeys: String, CodingKey {
+        case key, disabled
+        case endedSessions = "ended_sessions"
+    }
 }
 
 struct ResetLinkView: Encodable {
     let url, expiresAt: String
-    enum CodingKeys: String, CodingKey { case url, expiresAt = "expires_at" }
+    enum CodingKeys: String, CodingKey {
+        case url
+        case expiresAt = "expires_at"
+    }
 }
 
 struct ModeratedView: Encodable {
@@ -337,8 +385,14 @@ struct ModeratedView: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case location, ownerKey = "owner_key", hidden, hiddenReason = "hidden_reason", ownerDisabled = "owner_disabled", waiting
-        case reportCount = "report_count", reportReasons = "report_reasons"
+        case location
+        case ownerKey = "owner_key"
+        case hidden
+        case hiddenReason = "hidden_reason"
+        case ownerDisabled = "owner_disabled"
+        case waiting
+        case reportCount = "report_count"
+        case reportReasons = "report_reasons"
     }
 }
 
@@ -350,5 +404,8 @@ struct ModerationListView: Encodable {
 struct PromoteView: Encodable {
     let key: String
     let isAdmin: Bool
-    enum CodingKeys: String, CodingKey { case key, isAdmin = "is_admin" }
+    enum CodingKeys: String, CodingKey {
+        case key
+        case isAdmin = "is_admin"
+    }
 }

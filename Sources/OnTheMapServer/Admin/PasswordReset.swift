@@ -29,8 +29,9 @@ struct PasswordResetController: Sendable {
     var store: any OnTheMapStore { accounts.store }
     var configuration: Configuration { accounts.configuration }
 
-    static let invalidLink = APIError(.badRequest, "invalid_reset_link",
-                                      "This reset link is unknown, already used or expired; ask your administrator for a new one.")
+    static let invalidLink = APIError(
+        .badRequest, "invalid_reset_link",
+        "This reset link is unknown, already used or expired; ask your administrator for a new one.")
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("password-reset", use: reset)
@@ -47,7 +48,9 @@ struct PasswordResetController: Sendable {
         }
         let hash = try await accounts.hashPassword(form.newPassword)
         // Spent only now, so a busy hashing pool (503) does not waste the link.
-        guard let accountKey = try await store.consumePasswordReset(token: form.token, now: configuration.clock.now()) else { throw Self.invalidLink }
+        guard let accountKey = try await store.consumePasswordReset(token: form.token, now: configuration.clock.now()) else {
+            throw Self.invalidLink
+        }
         // Every other open link of the account is spent with it.
         let ended = try await accounts.setPassword(accountKey: accountKey, hash: hash, keeping: nil)
         context.logger.notice("password reset with a link", metadata: ["account": "\(accountKey)", "sessions_ended": "\(ended)"])
@@ -57,6 +60,9 @@ struct PasswordResetController: Sendable {
     struct ResetRequest: Decodable {
         let token: String
         let newPassword: String
-        enum CodingKeys: String, CodingKey { case token, newPassword = "new_password" }
+        enum CodingKeys: String, CodingKey {
+            case token
+            case newPassword = "new_password"
+        }
     }
 }

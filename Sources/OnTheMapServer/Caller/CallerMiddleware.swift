@@ -11,15 +11,19 @@ struct CallerMiddleware: RouterMiddleware {
     let sessions: any SessionRepository
     let clock: WallClock
 
-    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws
+        -> Response
+    {
         var context = context
         switch SessionCredential.presented(in: request) {
         case .none: context.caller = .anonymous
         case .malformed: context.caller = .invalidSession
         case .token(let token):
             if let found = try await sessions.signedIn(token: token, now: clock.now(), classId: context.mapClass.id) {
-                context.caller = .signedIn(SignedIn(session: found.session, account: found.account, role: found.role,
-                                                    hasWaitingPost: found.hasWaitingPost))
+                context.caller = .signedIn(
+                    SignedIn(
+                        session: found.session, account: found.account, role: found.role,
+                        hasWaitingPost: found.hasWaitingPost))
             } else {
                 context.caller = .invalidSession
             }

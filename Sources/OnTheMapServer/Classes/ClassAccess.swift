@@ -23,7 +23,9 @@ struct ClassAccess: Sendable {
 
     /// The class a route names by slug, with the caller's role in it (an unknown slug is
     /// `ClassController.unknown`).
-    static func named(_ slug: String, for caller: Caller, directory: ClassDirectory, store: any OnTheMapStore) async throws -> (MapClass, ClassAccess) {
+    static func named(_ slug: String, for caller: Caller, directory: ClassDirectory, store: any OnTheMapStore) async throws -> (
+        MapClass, ClassAccess
+    ) {
         guard ClassSlug.isWellFormed(slug), let found = try await directory.mapClass(slug: slug) else { throw ClassController.unknown }
         var caller = caller
         if let signedIn = caller.signedIn {
@@ -73,7 +75,9 @@ struct ClassAccess: Sendable {
     @discardableResult
     func requireModerator(_ refusal: ClassRefusal) throws -> SignedIn {
         let signedIn = try requireSignedIn(refusal)
-        guard canModerate else { throw canRead ? refusal.forbidden("Only this class's moderators and teachers may do this.") : refusal.notMember }
+        guard canModerate else {
+            throw canRead ? refusal.forbidden("Only this class's moderators and teachers may do this.") : refusal.notMember
+        }
         return signedIn
     }
 
@@ -111,7 +115,8 @@ struct ClassRefusal: Sendable {
     /// The Parse protocol: 209 (with 401) as for writes without a session, 119 with 403.
     static let parse = ClassRefusal(
         signIn: SignInRequired(
-            missing: ParseError(209, "Log in to see this class's map: send the session cookie or X-Parse-Session-Token.", status: .unauthorized),
+            missing: ParseError(
+                209, "Log in to see this class's map: send the session cookie or X-Parse-Session-Token.", status: .unauthorized),
             invalid: ParseError.invalidSession),
         notMember: ParseError(119, "Only members of this class can see and change its map.", status: .forbidden),
         forbidden: { ParseError(119, $0, status: .forbidden) }

@@ -55,10 +55,11 @@ struct ClassController: Sendable {
             view.invited = true
             return view
         }
-        return try JSONResponse.make(ClassListView(
-            classes: mine, joinable: invitedViews + joinable.map { ClassView($0, role: nil) }, defaultClass: main.slug,
-            canCreate: canCreate(me)
-        ))
+        return try JSONResponse.make(
+            ClassListView(
+                classes: mine, joinable: invitedViews + joinable.map { ClassView($0, role: nil) }, defaultClass: main.slug,
+                canCreate: canCreate(me)
+            ))
     }
 
     /// `POST /api/classes` `{"slug","name","visibility"?,"join"?}`: the creator is its first teacher.
@@ -98,7 +99,9 @@ struct ClassController: Sendable {
             var invited = false
             if let expected = found.inviteCode, let code { invited = Tokens.constantTimeEqual(code, expected) }
             if !invited, found.joinRule != .open {
-                invited = try await store.classesInviting(email: me.account.email, notJoinedBy: me.accountKey).contains { $0.id == found.id }
+                invited = try await store.classesInviting(email: me.account.email, notJoinedBy: me.accountKey).contains {
+                    $0.id == found.id
+                }
             }
             guard found.joinRule == .open || invited else { throw ClassRefusal.api.notMember }
         }
@@ -161,8 +164,10 @@ struct ClassController: Sendable {
             guard found.archivedAt == nil else {
                 throw APIError(.forbidden, "class_archived", "This class is archived: it takes no new members.")
             }
-            if let role = try await store.acceptInvitation(classId: found.id, email: me.account.email, accountKey: me.accountKey,
-                                                           now: configuration.clock.now()) {
+            if let role = try await store.acceptInvitation(
+                classId: found.id, email: me.account.email, accountKey: me.accountKey,
+                now: configuration.clock.now())
+            {
                 context.logger.info("class invitation accepted", metadata: ["class": "\(found.slug)", "account": "\(me.accountKey)"])
                 return try JSONResponse.make(try detail(found, role: role, access: nil, request: request, context: context))
             }
@@ -173,8 +178,9 @@ struct ClassController: Sendable {
             case .invite:
                 let form = try await decode(JoinForm.self, request)
                 guard let expected = found.inviteCode, let code = form.code, Tokens.constantTimeEqual(code, expected) else {
-                    throw APIError(.forbidden, "invalid_invite",
-                                   "This invite link is not (or no longer) valid. Ask your teacher for the class's current link.")
+                    throw APIError(
+                        .forbidden, "invalid_invite",
+                        "This invite link is not (or no longer) valid. Ask your teacher for the class's current link.")
                 }
             }
             try await store.join(classId: found.id, accountKey: me.accountKey, now: configuration.clock.now())
@@ -240,8 +246,10 @@ struct ClassController: Sendable {
     private func roster(of mapClass: MapClass, withEmails: Bool) async throws -> Response {
         let members = try await store.members(classId: mapClass.id)
         let invitations = withEmails ? try await store.invitations(classId: mapClass.id) : []
-        return try JSONResponse.make(MembersView(members: members.map { MemberView($0, withEmail: withEmails) },
-                                                 invitations: invitations.map(InvitationView.init)))
+        return try JSONResponse.make(
+            MembersView(
+                members: members.map { MemberView($0, withEmail: withEmails) },
+                invitations: invitations.map(InvitationView.init)))
     }
 
     /// `PUT /api/classes/:slug/members/:key` `{"role"}`: a member's new role. Only a member's:
@@ -271,7 +279,8 @@ struct ClassController: Sendable {
         case .lastTeacher: throw Self.lastTeacher
         case .notFound: throw Self.notAMember
         case .done:
-            context.logger.notice("class role set", metadata: ["class": "\(mapClass.slug)", "account": "\(key)", "role": "\(role.rawValue)"])
+            context.logger.notice(
+                "class role set", metadata: ["class": "\(mapClass.slug)", "account": "\(key)", "role": "\(role.rawValue)"])
             return try await roster(of: mapClass, withEmails: true)
         }
     }
@@ -299,8 +308,9 @@ struct ClassController: Sendable {
 
     static let unknown = APIError(.notFound, "unknown_class", "This server has no such class.")
     static let notAMember = APIError(.notFound, "not_found", "This account is not a member of the class.")
-    static let lastTeacher = APIError(.conflict, "last_teacher",
-                                      "A class always keeps a teacher: make another member a teacher first.")
+    static let lastTeacher = APIError(
+        .conflict, "last_teacher",
+        "A class always keeps a teacher: make another member a teacher first.")
 
     private func canCreate(_ me: SignedIn) -> Bool { me.isAdministrator || configuration.anyoneCreatesClasses }
 
@@ -309,8 +319,10 @@ struct ClassController: Sendable {
         try await ClassAccess.named(context.parameters.get("slug") ?? "", for: context.caller, directory: directory, store: store)
     }
 
-    private func detail(_ mapClass: MapClass, role: ClassRole?, access: ClassAccess?, request: Request,
-                        context: AppRequestContext) throws -> ClassView {
+    private func detail(
+        _ mapClass: MapClass, role: ClassRole?, access: ClassAccess?, request: Request,
+        context: AppRequestContext
+    ) throws -> ClassView {
         var view = ClassView(mapClass, role: role)
         if access?.canManage ?? (role == .teacher), let code = mapClass.inviteCode {
             let path = "/#/join/\(mapClass.slug)/\(code)"
@@ -327,15 +339,18 @@ struct ClassController: Sendable {
         do {
             return try JSONDecoder().decode(Form.self, from: body)
         } catch {
-            throw APIError(.badRequest, "invalid_body",
-                           "The body must be a JSON object; visibility is members, server or public; join is invite, open or closed; precision is exact, city, region or country; approval is off, new-members or all; role is teacher, moderator or student.")
+            throw APIError(
+                .badRequest, "invalid_body",
+                "The body must be a JSON object; visibility is members, server or public; join is invite, open or closed; precision is exact, city, region or country; approval is off, new-members or all; role is teacher, moderator or student."
+            )
         }
     }
 
     static func name(_ text: String) throws -> String {
         let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...maximumNameLength).contains(name.count), TextRules.isDisplaySafe(name) else {
-            throw APIError(.badRequest, "invalid_name", "A class's name has 1 to \(maximumNameLength) characters, with no control characters.")
+            throw APIError(
+                .badRequest, "invalid_name", "A class's name has 1 to \(maximumNameLength) characters, with no control characters.")
         }
         return name
     }
@@ -389,7 +404,10 @@ struct ClassView: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case slug, name, visibility, join, precision, approval, archived, role, invited, inviteCode = "invite_code", invitePath = "invite_path", inviteURL = "invite_url"
+        case slug, name, visibility, join, precision, approval, archived, role, invited
+        case inviteCode = "invite_code"
+        case invitePath = "invite_path"
+        case inviteURL = "invite_url"
     }
 }
 
@@ -399,7 +417,9 @@ struct ClassListView: Encodable {
     let defaultClass: String
     let canCreate: Bool
     enum CodingKeys: String, CodingKey {
-        case classes, joinable, defaultClass = "default_class", canCreate = "can_create"
+        case classes, joinable
+        case defaultClass = "default_class"
+        case canCreate = "can_create"
     }
 }
 
@@ -416,7 +436,10 @@ struct MemberView: Encodable {
         joinedAt = ParseDate.string(from: member.joinedAt)
     }
     enum CodingKeys: String, CodingKey {
-        case key, email, role, firstName = "first_name", lastName = "last_name", joinedAt = "joined_at"
+        case key, email, role
+        case firstName = "first_name"
+        case lastName = "last_name"
+        case joinedAt = "joined_at"
     }
 }
 
@@ -434,6 +457,7 @@ struct InvitationView: Encodable {
         invitedAt = ParseDate.string(from: invitation.invitedAt)
     }
     enum CodingKeys: String, CodingKey {
-        case email, role, invitedAt = "invited_at"
+        case email, role
+        case invitedAt = "invited_at"
     }
 }

@@ -66,8 +66,9 @@ final class ClassDirectory: Sendable {
     /// migration; a host who named another slug gets a members-only, open class of that name.
     func ensureDefaultClass(now: Date) async throws -> MapClass {
         if let found = try await store.mapClass(slug: defaultSlug) { return found }
-        let made = MapClass(id: Identifiers.objectId(), slug: defaultSlug, name: defaultSlug, visibility: .members, joinRule: .open,
-                            precision: .exact, createdAt: now)
+        let made = MapClass(
+            id: Identifiers.objectId(), slug: defaultSlug, name: defaultSlug, visibility: .members, joinRule: .open,
+            precision: .exact, createdAt: now)
         do {
             try await store.createClass(made, teacherKey: nil, now: now)
         } catch StorageError.slugTaken {

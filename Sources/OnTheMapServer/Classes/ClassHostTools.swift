@@ -10,12 +10,15 @@ public enum ClassHostTools {
     }
 
     /// Makes a class with a fresh invite link.
-    public static func create(slug: String, name: String?, visibility: MapClass.Visibility, join: MapClass.JoinRule,
-                              precision: MapClass.Precision = .city, approval: MapClass.Approval = .off, store: any OnTheMapStore,
-                              now: Date = Date()) async throws -> MapClass {
+    public static func create(
+        slug: String, name: String?, visibility: MapClass.Visibility, join: MapClass.JoinRule,
+        precision: MapClass.Precision = .city, approval: MapClass.Approval = .off, store: any OnTheMapStore,
+        now: Date = Date()
+    ) async throws -> MapClass {
         if let problem = ClassSlug.problem(slug) { throw Refused(description: problem) }
-        let made = MapClass(id: Identifiers.objectId(), slug: slug, name: try checkedName(name ?? slug), visibility: visibility,
-                            joinRule: join, precision: precision, approval: approval, inviteCode: Tokens.randomHex(bytes: 12), createdAt: now)
+        let made = MapClass(
+            id: Identifiers.objectId(), slug: slug, name: try checkedName(name ?? slug), visibility: visibility,
+            joinRule: join, precision: precision, approval: approval, inviteCode: Tokens.randomHex(bytes: 12), createdAt: now)
         do {
             try await store.createClass(made, teacherKey: nil, now: now)
         } catch StorageError.slugTaken {
@@ -60,7 +63,9 @@ public enum ClassHostTools {
     /// stands), coarsening the class's posts when the precision became coarser; answers the
     /// class as it now is and how many posts moved. Running servers see the rewritten posts
     /// through the change log, like any write.
-    public static func change(_ mapClass: MapClass, _ changes: ClassChanges, store: any OnTheMapStore) async throws -> (mapClass: MapClass, moved: Int) {
+    public static func change(_ mapClass: MapClass, _ changes: ClassChanges, store: any OnTheMapStore) async throws -> (
+        mapClass: MapClass, moved: Int
+    ) {
         let (changed, moved) = try await ClassPlacement.change(mapClass.id, changes, store: store)
         guard let changed else { throw Refused(description: "No class with the slug '\(mapClass.slug)'.") }
         return (changed, moved)

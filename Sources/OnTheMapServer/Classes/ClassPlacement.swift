@@ -25,7 +25,8 @@ enum ClassPlacement {
         guard let level = level(precision) else { return nil }
         if let near = try? place(latitude: record.latitude, longitude: record.longitude, precision: precision) { return near }
         if let far = try? BundledGazetteer.shared.get().generalized(
-            latitude: record.latitude, longitude: record.longitude, to: level, maximumDistanceKm: anyDistanceKm) {
+            latitude: record.latitude, longitude: record.longitude, to: level, maximumDistanceKm: anyDistanceKm)
+        {
             return PlaceRewrite(latitude: rounded(far.latitude), longitude: rounded(far.longitude), mapString: far.name)
         }
         return neutralCell(latitude: record.latitude, longitude: record.longitude)
@@ -79,7 +80,8 @@ enum ClassPlacement {
 
 /// A point with no populated place near it, in a class that shows places.
 struct NoPlaceNearby: Error {
-    static let message = "This class shows where students are by the nearest town, and there is none near this point: choose a place on land."
+    static let message =
+        "This class shows where students are by the nearest town, and there is none near this point: choose a place on land."
 }
 
 /// `GET /api/locations/placement?latitude=&longitude=`: where the request's class would show
@@ -94,15 +96,17 @@ struct PlacementController: Sendable {
         try context.classAccess.requireReader(.api)
         let query = request.uri.queryParameters
         guard let latitude = query["latitude"].flatMap({ Double(String($0)) }), (-90...90).contains(latitude),
-              let longitude = query["longitude"].flatMap({ Double(String($0)) }), (-180...180).contains(longitude)
+            let longitude = query["longitude"].flatMap({ Double(String($0)) }), (-180...180).contains(longitude)
         else {
             throw APIError(.badRequest, "invalid_coordinates", "latitude (-90 to 90) and longitude (-180 to 180) are required numbers.")
         }
         let precision = context.mapClass.precision
         do {
             let place = try ClassPlacement.place(latitude: latitude, longitude: longitude, precision: precision)
-            return try JSONResponse.make(PlacementView(precision: precision, name: place?.mapString,
-                                                       latitude: place?.latitude ?? latitude, longitude: place?.longitude ?? longitude))
+            return try JSONResponse.make(
+                PlacementView(
+                    precision: precision, name: place?.mapString,
+                    latitude: place?.latitude ?? latitude, longitude: place?.longitude ?? longitude))
         } catch is NoPlaceNearby {
             throw APIError(.unprocessableContent, "no_place_nearby", NoPlaceNearby.message)
         }

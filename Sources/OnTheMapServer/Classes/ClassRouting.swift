@@ -13,7 +13,6 @@ struct ClassPrefixResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped
     let wrapped: Wrapped
     let directory: ClassDirectory
 
-
     @Sendable func respond(to request: Request, context: AppRequestContext) async throws -> Response {
         let path = request.uri.path
         guard path.hasPrefix("/c/") else { return try await wrapped.respond(to: request, context: context) }
@@ -22,7 +21,8 @@ struct ClassPrefixResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped
         let remainder = String(rest.dropFirst(slug.count))
         if remainder.isEmpty || remainder == "/" {
             guard request.method == .get || request.method == .head, ClassSlug.isWellFormed(slug),
-                  try await directory.mapClass(slug: slug) != nil else {
+                try await directory.mapClass(slug: slug) != nil
+            else {
                 return try await wrapped.respond(to: request, context: context)
             }
             return Response(status: .found, headers: [.location: "/#/c/\(slug)/map", .cacheControl: "no-store"])
@@ -48,7 +48,9 @@ struct ClassMiddleware: RouterMiddleware {
     /// Counts each answered request to a class's map by class (a bounded label).
     var metrics: ServerMetrics? = nil
 
-    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws
+        -> Response
+    {
         var context = context
         if let slug = context.classSlug {
             guard ClassSlug.isWellFormed(slug), let found = try await directory.mapClass(slug: slug) else {

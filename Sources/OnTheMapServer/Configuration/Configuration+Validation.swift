@@ -26,7 +26,9 @@ extension Configuration {
         try check(!host.isEmpty, "The address to listen on must not be empty.")
         if let problem = ClassSlug.problem(defaultClassSlug) { throw ConfigurationError("The default class: \(problem)") }
         for origin in allowedOrigins {
-            try check(Self.normalizedOrigin(origin) != nil, "Allowed origin '\(origin.prefix(80))' must look like https://host or http://host:port.")
+            try check(
+                Self.normalizedOrigin(origin) != nil,
+                "Allowed origin '\(origin.prefix(80))' must look like https://host or http://host:port.")
         }
         _ = try TrustedProxies(trustedProxies)
         if let publicURL {
@@ -34,15 +36,18 @@ extension Configuration {
         }
         try check(sessionLifetime > 0, "The session lifetime must be a positive number of days.")
         if let folder = leafletDirectory, let problem = WebAppRoutes.leafletProblem(in: folder) { throw ConfigurationError(problem) }
-        for (url, what) in [(geocoderUpstreamURL, "The geocoder upstream URL"), (flickrAPIURL, "The Flickr API URL"),
-                            (wikimediaAPIURL, "The Wikimedia API URL")] {
+        for (url, what) in [
+            (geocoderUpstreamURL, "The geocoder upstream URL"), (flickrAPIURL, "The Flickr API URL"),
+            (wikimediaAPIURL, "The Wikimedia API URL"),
+        ] {
             guard let url, !url.isEmpty else { continue }
             try check(Self.httpURL(url) != nil, "\(what) must be an http(s) URL, not '\(url.prefix(80))'.")
         }
         try check((1...100).contains(photosPerAlbum), "Photos per album must be a number from 1 to 100, not \(photosPerAlbum).")
         if let photoRedirectSeconds {
-            try check((60...604_800).contains(photoRedirectSeconds),
-                      "Photo redirect seconds must be a number from 60 to 604800, not \(photoRedirectSeconds).")
+            try check(
+                (60...604_800).contains(photoRedirectSeconds),
+                "Photo redirect seconds must be a number from 60 to 604800, not \(photoRedirectSeconds).")
         }
         try seconds(photoClaimSeconds, "The photo claim time")
         try seconds(queryTimeout, "The query timeout")
@@ -66,16 +71,19 @@ extension Configuration {
 
     /// `text` as an http or https URL with a host, or nil.
     static func httpURL(_ text: String) -> URL? {
-        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else { return nil }
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+            return nil
+        }
         return url
     }
 
     /// The logger `logLevel` and `logFormat` describe.
     public func makeLogger(label: String = "onthemap") -> Logger {
-        var logger = switch logFormat {
-        case .text: Logger(label: label)
-        case .json: Logger(label: label) { JSONLogHandler(label: $0) }
-        }
+        var logger =
+            switch logFormat {
+            case .text: Logger(label: label)
+            case .json: Logger(label: label) { JSONLogHandler(label: $0) }
+            }
         logger.logLevel = logLevel
         return logger
     }

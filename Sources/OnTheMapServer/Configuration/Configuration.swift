@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Storage
 import OnTheMapModels
+import Storage
 
 /// Everything `onthemap serve` can be told. Filled from flags, then environment variables,
 /// then these defaults, as `Settings` declares each one; checked by `validate()`.

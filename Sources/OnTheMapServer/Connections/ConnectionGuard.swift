@@ -244,7 +244,13 @@ private final class FirstByteWatcher: ChannelInboundHandler, RemovableChannelHan
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if refused { return }
         let startsHead = owner?.bytesArrived() ?? false
-        if startsHead { headBytes = 0; requestLineStart = []; lineEnded = false; lineBytes = 0; tail = [] }
+        if startsHead {
+            headBytes = 0
+            requestLineStart = []
+            lineEnded = false
+            lineBytes = 0
+            tail = []
+        }
         if owner?.readingHead == true {
             let buffer = unwrapInboundIn(data)
             let bytes = Array(buffer.readableBytesView)
@@ -278,7 +284,9 @@ private final class FirstByteWatcher: ChannelInboundHandler, RemovableChannelHan
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "\n") {
                 if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") { return index + 2 }
-                if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\r"), bytes[index + 2] == UInt8(ascii: "\n") { return index + 3 }
+                if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\r"), bytes[index + 2] == UInt8(ascii: "\n") {
+                    return index + 3
+                }
             }
             index += 1
         }
@@ -302,7 +310,8 @@ private final class FirstByteWatcher: ChannelInboundHandler, RemovableChannelHan
     /// 414 or 431 in the format of the API family the path belongs to.
     static func answer(path: String, lineTooLong: Bool) -> (HTTPResponse.Status, String) {
         let status: HTTPResponse.Status = lineTooLong ? .uriTooLong : .requestHeaderFieldsTooLarge
-        let message = lineTooLong
+        let message =
+            lineTooLong
             ? "The request's URL is too long (the request line may be at most 64 KB); send the query in fewer or shorter parameters."
             : "The request's headers are too large (at most 64 KB in all)."
         switch RouteFamily.of(path).errors {

@@ -25,17 +25,17 @@ public enum FileDescriptorLimit {
 
     private static func get(_ limit: inout rlimit) -> Bool {
         #if os(Linux)
-        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
         #else
-        getrlimit(RLIMIT_NOFILE, &limit) == 0
+            getrlimit(RLIMIT_NOFILE, &limit) == 0
         #endif
     }
 
     private static func set(_ limit: inout rlimit) -> Bool {
         #if os(Linux)
-        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
+            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
         #else
-        setrlimit(RLIMIT_NOFILE, &limit) == 0
+            setrlimit(RLIMIT_NOFILE, &limit) == 0
         #endif
     }
 }

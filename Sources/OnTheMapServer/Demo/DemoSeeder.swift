@@ -13,12 +13,15 @@ enum DemoSeeder {
 
     /// Returns whether anything was seeded.
     @discardableResult
-    static func seed(_ store: any OnTheMapStore, classId: String, bcryptCost: UInt8, now: Date = Date(), logger: Logger) async throws -> Bool {
+    static func seed(_ store: any OnTheMapStore, classId: String, bcryptCost: UInt8, now: Date = Date(), logger: Logger) async throws
+        -> Bool
+    {
         if try await store.account(email: email) != nil { return false }
-        try await store.createAccount(Account(
-            key: "1000000001", email: email, passwordHash: Passwords.hash(password, cost: bcryptCost),
-            firstName: "Demo", lastName: "Student", createdAt: now
-        ))
+        try await store.createAccount(
+            Account(
+                key: "1000000001", email: email, passwordHash: Passwords.hash(password, cost: bcryptCost),
+                firstName: "Demo", lastName: "Student", createdAt: now
+            ))
         var random = SeededGenerator(seed: 2015)
         for index in 0..<locationCount {
             let city = cities[index % cities.count]
@@ -28,7 +31,10 @@ enum DemoSeeder {
             let updated = now.addingTimeInterval(-Double.random(in: 0...(60 * 86_400), using: &random))
             let created = updated.addingTimeInterval(-Double.random(in: 0...(30 * 86_400), using: &random))
             let handle = "\(first)-\(last)".lowercased().replacingOccurrences(of: " ", with: "-")
-            let links = ["https://www.linkedin.com/in/\(handle)", "https://github.com/\(handle)", "https://\(handle).dev", "www.linkedin.com/in/\(handle)"]
+            let links = [
+                "https://www.linkedin.com/in/\(handle)", "https://github.com/\(handle)", "https://\(handle).dev",
+                "www.linkedin.com/in/\(handle)",
+            ]
             let record = StudentInformation(
                 objectId: String(format: "demo%06d", index),
                 uniqueKey: String(2_000_000_000 + index),

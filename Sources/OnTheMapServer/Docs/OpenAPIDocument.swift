@@ -14,7 +14,7 @@ enum OpenAPIDocument {
     /// The document's bytes, read once.
     static let data: Data = {
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json"),
-              let data = try? Data(contentsOf: url)
+            let data = try? Data(contentsOf: url)
         else { return Data(#"{"error":"openapi.json is missing from the server's resources"}"#.utf8) }
         return data
     }()

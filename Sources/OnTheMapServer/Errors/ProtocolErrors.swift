@@ -39,7 +39,8 @@ struct ParseError: HTTPResponseError {
     static let objectNotFound = ParseError(101, "Object not found.")
     static let invalidJSON = ParseError(107, "Invalid JSON: the body must be a JSON object.")
     static let tooLarge = ParseError(116, "The request body is too large.", status: .contentTooLarge)
-    static let loginRequired = ParseError(209, "Log in to change student locations: send the session cookie or X-Parse-Session-Token.", status: .unauthorized)
+    static let loginRequired = ParseError(
+        209, "Log in to change student locations: send the session cookie or X-Parse-Session-Token.", status: .unauthorized)
     static let invalidSession = ParseError(209, "Invalid session token: log in again.", status: .unauthorized)
     static let notOwner = ParseError(119, "This location belongs to another account; only its owner can change it.", status: .forbidden)
 
@@ -87,7 +88,8 @@ struct APIError: HTTPResponseError {
     /// "not_a_member" → "notAMember", a catalogue key's last segment.
     static func camelCase(_ code: String) -> String {
         let words = code.split(separator: "_")
-        return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined()
+        return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }
+            .joined()
     }
 }
 

@@ -38,7 +38,7 @@ struct GeocodeController: Sendable {
         try await limiter.admit(context.clientAddress)
         let parameters = request.uri.queryParameters
         guard let latitude = parameters["lat"].flatMap({ Double(String($0)) }), (-90...90).contains(latitude),
-              let longitude = parameters["lon"].flatMap({ Double(String($0)) }), (-180...180).contains(longitude)
+            let longitude = parameters["lon"].flatMap({ Double(String($0)) }), (-180...180).contains(longitude)
         else {
             throw APIError(.badRequest, "invalid_coordinates", "Give lat between -90 and 90 and lon between -180 and 180.")
         }

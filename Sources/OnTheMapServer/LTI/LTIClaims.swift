@@ -80,8 +80,10 @@ struct LTILaunchClaims: Decodable, Sendable {
         resourceLink = try c.decodeIfPresent(ResourceLink.self, forKey: .lti("resource_link"))
         // Custom values are strings when the platform substitutes them; anything else is ignored.
         custom = (try? c.decodeIfPresent([String: String].self, forKey: .lti("custom"))) ?? nil
-        deepLinking = try c.decodeIfPresent(DeepLinkingSettings.self, forKey: Key("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"))
-        namesRoleService = try? c.decodeIfPresent(NamesRoleService.self, forKey: Key("https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"))
+        deepLinking = try c.decodeIfPresent(
+            DeepLinkingSettings.self, forKey: Key("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"))
+        namesRoleService = try? c.decodeIfPresent(
+            NamesRoleService.self, forKey: Key("https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"))
         launchPresentation = try? c.decodeIfPresent(LaunchPresentation.self, forKey: .lti("launch_presentation"))
     }
 

@@ -44,13 +44,15 @@ struct LTIController: Sendable {
     }
 
     static func script(_ text: String) -> Response {
-        Response(status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"],
-                 body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     @Sendable func jwks(_ request: Request, context: AppRequestContext) async throws -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "max-age=300"],
-                 body: .init(byteBuffer: ByteBuffer(data: try await keys.jwks())))
+        Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(data: try await keys.jwks())))
     }
 
     // MARK: Pages and failures
@@ -96,8 +98,8 @@ struct LTIController: Sendable {
         try await page("login", request: request, context: context) {
             let fields = try await Self.form(request, context: context)
             guard let issuer = fields["iss"], !issuer.isEmpty, issuer.count <= 1024,
-                  let loginHint = fields["login_hint"], !loginHint.isEmpty, loginHint.count <= 4096,
-                  let target = fields["target_link_uri"], !target.isEmpty, target.count <= 2048
+                let loginHint = fields["login_hint"], !loginHint.isEmpty, loginHint.count <= 4096,
+                let target = fields["target_link_uri"], !target.isEmpty, target.count <= 2048
             else {
                 throw LTIProblem(.badRequest, "notALogin", tryAgain: true, log: "login without iss, login_hint or target_link_uri")
             }
@@ -109,7 +111,9 @@ struct LTIController: Sendable {
             guard matching.count == 1 else {
                 throw LTIProblem(.badRequest, "severalRegistrations", tryAgain: true)
             }
-            if let deployment = fields["lti_deployment_id"], !deployment.isEmpty, !platform.deploymentIDs.isEmpty, !platform.deploymentIDs.contains(deployment) {
+            if let deployment = fields["lti_deployment_id"], !deployment.isEmpty, !platform.deploymentIDs.isEmpty,
+                !platform.deploymentIDs.contains(deployment)
+            {
                 throw LTIProblem(.badRequest, "unknownDeployment", log: "login for an unregistered deployment")
             }
             let origin = try origin(request, context)
@@ -125,9 +129,10 @@ struct LTIController: Sendable {
             let stateDigest = SessionToken.digest(state)
             // Logins never finished go as new ones come, as sign-ins do: the table holds minutes of them.
             try await store.deleteExpiredLTILogins(now: configuration.clock.now())
-            try await store.saveLTILogin(LTIPendingLogin(
-                stateDigest: stateDigest, platformID: platform.id, nonce: nonce, browserDigest: SessionToken.digest(browser),
-                targetLinkURI: target, expiresAt: configuration.clock.now().addingTimeInterval(Self.loginLifetime)))
+            try await store.saveLTILogin(
+                LTIPendingLogin(
+                    stateDigest: stateDigest, platformID: platform.id, nonce: nonce, browserDigest: SessionToken.digest(browser),
+                    targetLinkURI: target, expiresAt: configuration.clock.now().addingTimeInterval(Self.loginLifetime)))
             var query: [(String, String)] = [
                 ("scope", "openid"), ("response_type", "id_token"), ("response_mode", "form_post"), ("prompt", "none"),
                 ("client_id", platform.clientID), ("redirect_uri", origin + "/lti/launch"), ("login_hint", loginHint),
@@ -138,18 +143,28 @@ struct LTIController: Sendable {
             headers[.location] = FormEncoding.url(authorize, adding: query).absoluteString
             headers[.cacheControl] = "no-store"
             headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-            headers.append(HTTPField(name: .setCookie, value: Self.frameCookie(
-                name: Self.stateCookiePrefix + stateDigest.prefix(16), value: browser, maxAge: Int(Self.loginLifetime), path: "/lti/")))
+            headers.append(
+                HTTPField(
+                    name: .setCookie,
+                    value: Self.frameCookie(
+                        name: Self.stateCookiePrefix + stateDigest.prefix(16), value: browser, maxAge: Int(Self.loginLifetime),
+                        path: "/lti/")))
             return Response(status: .found, headers: headers)
         }
     }
 
     /// A cookie a platform's frame keeps (third-party context): `SameSite=None; Secure;
     /// Partitioned` (CHIPS), so it works where browsers keep only partitioned cookies in frames.
-    static func frameCookie(name: String, value: String, maxAge: Int? = nil, expires: Date? = nil, path: String = "/", httpOnly: Bool = true) -> String {
+    static func frameCookie(
+        name: String, value: String, maxAge: Int? = nil, expires: Date? = nil, path: String = "/", httpOnly: Bool = true
+    ) -> String {
         var parts = ["\(name)=\(value)", "Path=\(path)"]
         if let maxAge { parts.append("Max-Age=\(maxAge)") }
-        if let expires { parts.append("Expires=\(Cookie(name: "x", value: "", expires: expires).description.components(separatedBy: "Expires=").last?.components(separatedBy: ";").first ?? "")") }
+        if let expires {
+            parts.append(
+                "Expires=\(Cookie(name: "x", value: "", expires: expires).description.components(separatedBy: "Expires=").last?.components(separatedBy: ";").first ?? "")"
+            )
+        }
         parts += ["Secure"] + (httpOnly ? ["HttpOnly"] : []) + ["SameSite=None", "Partitioned"]
         return parts.joined(separator: "; ")
     }
@@ -160,8 +175,9 @@ struct LTIController: Sendable {
         try await page("launch", request: request, context: context) {
             let fields = try await Self.form(request, context: context)
             guard let idToken = fields["id_token"], !idToken.isEmpty, let state = fields["state"], !state.isEmpty, state.count <= 128 else {
-                throw LTIProblem(.badRequest, "notALaunch", tryAgain: true,
-                                 log: fields["error"].map { "platform error \(String($0.prefix(40)))" } ?? "launch without id_token or state")
+                throw LTIProblem(
+                    .badRequest, "notALaunch", tryAgain: true,
+                    log: fields["error"].map { "platform error \(String($0.prefix(40)))" } ?? "launch without id_token or state")
             }
             let stateDigest = SessionToken.digest(state)
             // Spent now, whatever happens next: a state is good for one launch.
@@ -169,7 +185,7 @@ struct LTIController: Sendable {
                 throw LTIProblem(.badRequest, "launchUsed", tryAgain: true, log: "launch state unknown or spent")
             }
             guard let browser = request.cookies[Self.stateCookiePrefix + stateDigest.prefix(16)]?.value,
-                  Tokens.constantTimeEqual(SessionToken.digest(String(browser)), login.browserDigest)
+                Tokens.constantTimeEqual(SessionToken.digest(String(browser)), login.browserDigest)
             else {
                 throw LTIProblem(.badRequest, "startedElsewhere", tryAgain: true, log: "launch without the login's browser cookie")
             }
@@ -180,20 +196,27 @@ struct LTIController: Sendable {
             guard let platform = try await platforms.platform(id: login.platformID) else {
                 throw LTIProblem(.badRequest, "platformRemoved")
             }
-            let claims = try await LTILaunchVerifier(platforms: platforms).verify(idToken: idToken, login: login, platform: platform, now: now)
+            let claims = try await LTILaunchVerifier(platforms: platforms).verify(
+                idToken: idToken, login: login, platform: platform, now: now)
             let frame = await platforms.frameAncestors()
-            var response = claims.messageType == LTILaunchClaims.MessageType.deepLinking.rawValue
+            var response =
+                claims.messageType == LTILaunchClaims.MessageType.deepLinking.rawValue
                 ? try await deepLinkingRequest(claims, platform: platform, request: request, context: context, frame: frame)
                 : try await resourceLaunch(claims, platform: platform, request: request, context: context, frame: frame, now: now)
             // The login's browser cookie is spent with its state.
-            response.headers.append(HTTPField(name: .setCookie, value: Self.frameCookie(
-                name: Self.stateCookiePrefix + stateDigest.prefix(16), value: "", maxAge: 0, path: "/lti/")))
+            response.headers.append(
+                HTTPField(
+                    name: .setCookie,
+                    value: Self.frameCookie(
+                        name: Self.stateCookiePrefix + stateDigest.prefix(16), value: "", maxAge: 0, path: "/lti/")))
             return response
         }
     }
 
-    private func resourceLaunch(_ claims: LTILaunchClaims, platform: LTIPlatform, request: Request, context: AppRequestContext,
-                                frame: [String], now: Date) async throws -> Response {
+    private func resourceLaunch(
+        _ claims: LTILaunchClaims, platform: LTIPlatform, request: Request, context: AppRequestContext,
+        frame: [String], now: Date
+    ) async throws -> Response {
         let roles = claims.roles ?? []
         let existing = try await provisioning.existingClass(for: claims, platform: platform)
         // Only a teacher's launch makes the course's class; anyone else's, before it, makes nothing.
@@ -205,24 +228,32 @@ struct LTIController: Sendable {
         if let existing {
             mapClass = existing
         } else {
-            mapClass = try await provisioning.courseClass(platform: platform, deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "",
-                                                          title: claims.context?.title ?? claims.context?.label, teacherKey: account.key, now: now)
+            mapClass = try await provisioning.courseClass(
+                platform: platform, deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "",
+                title: claims.context?.title ?? claims.context?.label, teacherKey: account.key, now: now)
         }
         try await provisioning.enrol(accountKey: account.key, in: mapClass, roles: roles, now: now)
-        try await store.recordLaunch(classID: mapClass.id, platformID: platform.id,
-                                     entry: LTIRosterEntry(subject: claims.sub ?? "", name: claims.displayName, roles: roles), accountKey: account.key)
+        try await store.recordLaunch(
+            classID: mapClass.id, platformID: platform.id,
+            entry: LTIRosterEntry(subject: claims.sub ?? "", name: claims.displayName, roles: roles), accountKey: account.key)
         if LTIRoles.teaches(roles), let service = claims.namesRoleService,
-           LTIPlatforms.urlProblem(service.context_memberships_url, field: "memberships URL") == nil {
-            try await store.setMembershipsURL(service.context_memberships_url, platformID: platform.id,
-                                              deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "")
+            LTIPlatforms.urlProblem(service.context_memberships_url, field: "memberships URL") == nil
+        {
+            try await store.setMembershipsURL(
+                service.context_memberships_url, platformID: platform.id,
+                deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "")
             roster.start(classID: mapClass.id, platform: platform, membershipsURL: service.context_memberships_url, logger: context.logger)
         }
         let code = Tokens.random()
-        try await store.saveTicket(digest: SessionToken.digest(code), LTITicket(
-            kind: .window, accountKey: account.key, payload: mapClass.slug, expiresAt: now.addingTimeInterval(Self.windowCodeLifetime)))
-        context.logger.info("lti launch", metadata: ["account": "\(account.key)", "class": "\(mapClass.slug)", "platform": "\(platform.id)"])
-        var response = LTIPages.launched(className: mapClass.name, mapPath: Self.arrival(mapClass.slug), windowPath: "/lti/window/\(code)",
-                                         language: request.language, frameAncestors: frame)
+        try await store.saveTicket(
+            digest: SessionToken.digest(code),
+            LTITicket(
+                kind: .window, accountKey: account.key, payload: mapClass.slug, expiresAt: now.addingTimeInterval(Self.windowCodeLifetime)))
+        context.logger.info(
+            "lti launch", metadata: ["account": "\(account.key)", "class": "\(mapClass.slug)", "platform": "\(platform.id)"])
+        var response = LTIPages.launched(
+            className: mapClass.name, mapPath: Self.arrival(mapClass.slug), windowPath: "/lti/window/\(code)",
+            language: request.language, frameAncestors: frame)
         try await signIn(account, response: &response, request: request, context: context)
         return response
     }
@@ -231,10 +262,14 @@ struct LTIController: Sendable {
     func signIn(_ account: Account, response: inout Response, request: Request, context: AppRequestContext) async throws {
         let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context, rememberingDevice: false)
         for cookie in cookies {
-            response.headers.append(HTTPField(name: .setCookie, value: Self.frameCookie(
-                name: cookie.name, value: cookie.value, expires: session.expiresAt, httpOnly: cookie.httpOnly)))
+            response.headers.append(
+                HTTPField(
+                    name: .setCookie,
+                    value: Self.frameCookie(
+                        name: cookie.name, value: cookie.value, expires: session.expiresAt, httpOnly: cookie.httpOnly)))
         }
-        response.headers.append(HTTPField(name: .setCookie, value: Self.frameCookie(name: Self.embeddedCookie, value: "1", expires: session.expiresAt)))
+        response.headers.append(
+            HTTPField(name: .setCookie, value: Self.frameCookie(name: Self.embeddedCookie, value: "1", expires: session.expiresAt)))
     }
 
     /// Where a launched browser goes: the web app takes the session the cookie holds
@@ -247,11 +282,13 @@ struct LTIController: Sendable {
 
     /// A live window code's ticket and its (enabled) account; `spending` spends it.
     private func windowTicket(_ code: String, spending: Bool, context: AppRequestContext) async throws -> (LTITicket, Account)? {
-        let digest = SessionToken.digest(code), now = configuration.clock.now()
+        let digest = SessionToken.digest(code)
+        let now = configuration.clock.now()
         guard code.count <= 128,
-              let ticket = spending ? try await store.takeTicket(digest: digest, kind: .window, now: now)
-                                    : try await store.peekTicket(digest: digest, kind: .window, now: now),
-              let key = ticket.accountKey, let account = try await store.account(key: key), account.disabledAt == nil
+            let ticket = spending
+                ? try await store.takeTicket(digest: digest, kind: .window, now: now)
+                : try await store.peekTicket(digest: digest, kind: .window, now: now),
+            let key = ticket.accountKey, let account = try await store.account(key: key), account.disabledAt == nil
         else {
             context.logger.notice("lti window refused", metadata: ["reason": "code unknown, spent or expired"])
             return nil

@@ -34,12 +34,16 @@ extension LTIController {
     /// `GET /api/classes/:slug/course-roster` (teachers): the course's members as the
     /// platform last gave them, with who is in the class and who has put themselves on the map.
     @Sendable func courseRoster(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (found, access) = try await ClassAccess.named(context.parameters.get("slug") ?? "", for: context.caller,
-                                                         directory: provisioning.directory, store: store)
+        let (found, access) = try await ClassAccess.named(
+            context.parameters.get("slug") ?? "", for: context.caller,
+            directory: provisioning.directory, store: store)
         _ = try access.requireTeacher(.api)
         let roster = try await store.roster(classID: found.id)
-        return try JSONResponse.make(RosterView(
-            synced_at: roster.syncedAt.map { ParseDate.string(from: $0) },
-            members: roster.lines.map { .init(name: $0.entry.name, roles: $0.entry.roles, role: $0.role, member: $0.role != nil, on_map: $0.onMap) }))
+        return try JSONResponse.make(
+            RosterView(
+                synced_at: roster.syncedAt.map { ParseDate.string(from: $0) },
+                members: roster.lines.map {
+                    .init(name: $0.entry.name, roles: $0.entry.roles, role: $0.role, member: $0.role != nil, on_map: $0.onMap)
+                }))
     }
 }

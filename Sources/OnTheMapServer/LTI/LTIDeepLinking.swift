@@ -19,8 +19,10 @@ extension LTIController {
         let data: String?
     }
 
-    func deepLinkingRequest(_ claims: LTILaunchClaims, platform: LTIPlatform, request: Request, context: AppRequestContext,
-                                    frame: [String]) async throws -> Response {
+    func deepLinkingRequest(
+        _ claims: LTILaunchClaims, platform: LTIPlatform, request: Request, context: AppRequestContext,
+        frame: [String]
+    ) async throws -> Response {
         guard LTIRoles.teaches(claims.roles ?? []), let settings = claims.deepLinking else {
             throw LTIProblem(.forbidden, "teachersOnly", log: "deep linking by someone who does not teach")
         }
@@ -29,12 +31,15 @@ extension LTIController {
         }
         let account = try await provisioning.account(for: claims, platform: platform)
         let now = configuration.clock.now()
-        let ticket = DeepLinkTicket(platformID: platform.id, deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "",
-                                    contextTitle: claims.context?.title, returnURL: settings.deep_link_return_url, data: settings.data)
+        let ticket = DeepLinkTicket(
+            platformID: platform.id, deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "",
+            contextTitle: claims.context?.title, returnURL: settings.deep_link_return_url, data: settings.data)
         let code = Tokens.random()
-        try await store.saveTicket(digest: SessionToken.digest(code), LTITicket(
-            kind: .deepLink, accountKey: account.key, payload: String(decoding: try JSONEncoder().encode(ticket), as: UTF8.self),
-            expiresAt: now.addingTimeInterval(Self.loginLifetime)))
+        try await store.saveTicket(
+            digest: SessionToken.digest(code),
+            LTITicket(
+                kind: .deepLink, accountKey: account.key, payload: String(decoding: try JSONEncoder().encode(ticket), as: UTF8.self),
+                expiresAt: now.addingTimeInterval(Self.loginLifetime)))
         let links = try await store.courseLinks(platformID: platform.id, deploymentID: ticket.deploymentID, contextID: ticket.contextID)
         var ownName: String?
         if let own = links.first(where: \.courseClass) { ownName = try await store.mapClass(id: own.classID)?.name }
@@ -53,7 +58,8 @@ extension LTIController {
             <p><button type="submit" id="add-link">\(LTIPages.escape(say("lti.pick.add")))</button></p>
             </form>
             """
-        var response = LTIPages.page(.ok, title: say("lti.pick.title"), language: language, body: body, headers: LTIPages.headers(frameAncestors: frame))
+        var response = LTIPages.page(
+            .ok, title: say("lti.pick.title"), language: language, body: body, headers: LTIPages.headers(frameAncestors: frame))
         try await signIn(account, response: &response, request: request, context: context)
         return response
     }
@@ -65,10 +71,10 @@ extension LTIController {
             let fields = try await Self.form(request, context: context)
             let now = configuration.clock.now()
             guard let code = fields["ticket"], code.count <= 128,
-                  let ticket = try await store.takeTicket(digest: SessionToken.digest(code), kind: .deepLink, now: now),
-                  let accountKey = ticket.accountKey,
-                  let chosen = try? JSONDecoder().decode(DeepLinkTicket.self, from: Data(ticket.payload.utf8)),
-                  let platform = try await platforms.platform(id: chosen.platformID)
+                let ticket = try await store.takeTicket(digest: SessionToken.digest(code), kind: .deepLink, now: now),
+                let accountKey = ticket.accountKey,
+                let chosen = try? JSONDecoder().decode(DeepLinkTicket.self, from: Data(ticket.payload.utf8)),
+                let platform = try await platforms.platform(id: chosen.platformID)
             else {
                 throw LTIProblem(.badRequest, "choiceUsed")
             }
@@ -79,22 +85,28 @@ extension LTIController {
                     throw LTIProblem(.badRequest, "nameNeeded")
                 }
                 mapClass = try await provisioning.newClass(named: name, teacherKey: accountKey, now: now)
-                _ = try await store.addCourseLink(LTICourseLink(platformID: platform.id, deploymentID: chosen.deploymentID,
-                                                                contextID: chosen.contextID, classID: mapClass.id, courseClass: false))
+                _ = try await store.addCourseLink(
+                    LTICourseLink(
+                        platformID: platform.id, deploymentID: chosen.deploymentID,
+                        contextID: chosen.contextID, classID: mapClass.id, courseClass: false))
             } else {
-                let links = try await store.courseLinks(platformID: platform.id, deploymentID: chosen.deploymentID, contextID: chosen.contextID)
+                let links = try await store.courseLinks(
+                    platformID: platform.id, deploymentID: chosen.deploymentID, contextID: chosen.contextID)
                 if let own = links.first(where: \.courseClass), let found = try await store.mapClass(id: own.classID) {
                     mapClass = found
                 } else {
-                    mapClass = try await provisioning.courseClass(platform: platform, deploymentID: chosen.deploymentID, contextID: chosen.contextID,
-                                                                  title: chosen.contextTitle, teacherKey: accountKey, now: now)
+                    mapClass = try await provisioning.courseClass(
+                        platform: platform, deploymentID: chosen.deploymentID, contextID: chosen.contextID,
+                        title: chosen.contextTitle, teacherKey: accountKey, now: now)
                 }
             }
-            try await provisioning.enrol(accountKey: accountKey, in: mapClass, roles: ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"], now: now)
+            try await provisioning.enrol(
+                accountKey: accountKey, in: mapClass, roles: ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"], now: now)
             let origin = try origin(request, context)
-            let jwt = try await keys.sign(LTIDeepLinkingResponse(
-                platform: platform, deploymentID: chosen.deploymentID, data: chosen.data, now: now,
-                item: .init(title: mapClass.name, url: origin + "/lti/launch", slug: mapClass.slug)))
+            let jwt = try await keys.sign(
+                LTIDeepLinkingResponse(
+                    platform: platform, deploymentID: chosen.deploymentID, data: chosen.data, now: now,
+                    item: .init(title: mapClass.name, url: origin + "/lti/launch", slug: mapClass.slug)))
             let language = request.language
             let say = Translator(language)
             let body = """
@@ -105,8 +117,9 @@ extension LTIController {
                 </form>
                 """
             let target = LTIPlatforms.origin(of: chosen.returnURL).map { [$0] } ?? []
-            return LTIPages.page(.ok, title: say("lti.pick.title"), language: language, body: body,
-                                 headers: LTIPages.headers(frameAncestors: await platforms.frameAncestors(), formTargets: target))
+            return LTIPages.page(
+                .ok, title: say("lti.pick.title"), language: language, body: body,
+                headers: LTIPages.headers(frameAncestors: await platforms.frameAncestors(), formTargets: target))
         }
     }
 }

@@ -10,14 +10,18 @@ public enum LTIHostTools {
         public let description: String
     }
 
-    public static func addPlatform(issuer: String, clientID: String, authURL: String, tokenURL: String, jwksURL: String,
-                                   deploymentIDs: [String], name: String?, trustEmail: Bool, tokenAudience: String? = nil,
-                                   frameOrigins: [String] = [], store: any OnTheMapStore, now: Date = Date()) async throws -> LTIPlatform {
+    public static func addPlatform(
+        issuer: String, clientID: String, authURL: String, tokenURL: String, jwksURL: String,
+        deploymentIDs: [String], name: String?, trustEmail: Bool, tokenAudience: String? = nil,
+        frameOrigins: [String] = [], store: any OnTheMapStore, now: Date = Date()
+    ) async throws -> LTIPlatform {
         for (field, value) in [("--issuer", issuer), ("--auth-url", authURL), ("--token-url", tokenURL), ("--jwks-url", jwksURL)] {
             if let problem = LTIPlatforms.urlProblem(value, field: field) { throw Refused(description: problem) }
         }
         let origins = try checkedOrigins(frameOrigins)
-        if let tokenAudience, tokenAudience.isEmpty || tokenAudience.count > 2048 { throw Refused(description: "--token-audience is 1 to 2048 characters.") }
+        if let tokenAudience, tokenAudience.isEmpty || tokenAudience.count > 2048 {
+            throw Refused(description: "--token-audience is 1 to 2048 characters.")
+        }
         guard !clientID.isEmpty, clientID.count <= 255 else { throw Refused(description: "--client-id is 1 to 255 characters.") }
         for deployment in deploymentIDs where deployment.isEmpty || deployment.count > 255 {
             throw Refused(description: "A --deployment-id is 1 to 255 characters.")
@@ -38,7 +42,8 @@ public enum LTIHostTools {
     static func checkedOrigins(_ texts: [String]) throws -> [String] {
         try texts.map { text in
             guard LTIPlatforms.urlProblem(text, field: "--frame-origin") == nil, let origin = LTIPlatforms.origin(of: text) else {
-                throw Refused(description: "--frame-origin takes the address of the platform's course pages, like https://school.instructure.com.")
+                throw Refused(
+                    description: "--frame-origin takes the address of the platform's course pages, like https://school.instructure.com.")
             }
             return origin
         }
@@ -46,8 +51,10 @@ public enum LTIHostTools {
 
     /// Changes what a registration trusts: emails, more deployments, course-page origins, the
     /// token audience. Returns the platform as saved.
-    public static func change(id: String, trustEmail: Bool?, addDeployments: [String], addFrameOrigins: [String], tokenAudience: String?,
-                              store: any OnTheMapStore) async throws -> LTIPlatform {
+    public static func change(
+        id: String, trustEmail: Bool?, addDeployments: [String], addFrameOrigins: [String], tokenAudience: String?,
+        store: any OnTheMapStore
+    ) async throws -> LTIPlatform {
         guard var platform = try await store.ltiPlatform(id: id) else {
             throw Refused(description: "There is no platform '\(id)'. `onthemap admin lti list` lists them.")
         }
@@ -56,7 +63,9 @@ public enum LTIHostTools {
         }
         if let trustEmail { platform.trustEmail = trustEmail }
         if let tokenAudience { platform.tokenAudience = tokenAudience.isEmpty ? nil : tokenAudience }
-        for origin in try checkedOrigins(addFrameOrigins) where !platform.frameOrigins.contains(origin) { platform.frameOrigins.append(origin) }
+        for origin in try checkedOrigins(addFrameOrigins) where !platform.frameOrigins.contains(origin) {
+            platform.frameOrigins.append(origin)
+        }
         try await store.updatePlatform(platform)
         for deployment in addDeployments { try await store.addDeployment(platformID: id, deploymentID: deployment) }
         return try await store.ltiPlatform(id: id) ?? platform

@@ -23,8 +23,9 @@ struct LTILaunchVerifier: Sendable {
         } catch let refusal as RemoteKeySet.Refusal {
             throw LTIProblem.launchRefused(refusal.description)
         } catch let unavailable as ProviderUnavailable {
-            throw LTIProblem(.badGateway, "platformDown", tryAgain: true,
-                             log: "platform keys unavailable: \(unavailable)")
+            throw LTIProblem(
+                .badGateway, "platformDown", tryAgain: true,
+                log: "platform keys unavailable: \(unavailable)")
         }
         guard OIDCClient.sameIssuer(registered.iss.value, platform.issuer) else { throw LTIProblem.launchRefused("wrong issuer") }
         guard registered.aud.value.contains(platform.clientID) else { throw LTIProblem.launchRefused("wrong audience") }
@@ -32,7 +33,9 @@ struct LTILaunchVerifier: Sendable {
             throw LTIProblem.launchRefused("wrong authorized party")
         }
         guard registered.exp.value.addingTimeInterval(Self.leeway) > now else { throw LTIProblem.launchRefused("the token has expired") }
-        if let iat = registered.iat, iat.value > now.addingTimeInterval(Self.leeway) { throw LTIProblem.launchRefused("issued in the future") }
+        if let iat = registered.iat, iat.value > now.addingTimeInterval(Self.leeway) {
+            throw LTIProblem.launchRefused("issued in the future")
+        }
         guard let nonce = registered.nonce, Tokens.constantTimeEqual(nonce, login.nonce) else {
             throw LTIProblem.launchRefused("nonce missing or wrong")
         }
@@ -47,7 +50,9 @@ struct LTILaunchVerifier: Sendable {
         } catch {
             throw LTIProblem.launchRefused("a claim is not in the form LTI 1.3 gives it")
         }
-        guard claims.version == Self.version else { throw LTIProblem.launchRefused("LTI version \(String((claims.version ?? "missing").prefix(16))) is not 1.3.0") }
+        guard claims.version == Self.version else {
+            throw LTIProblem.launchRefused("LTI version \(String((claims.version ?? "missing").prefix(16))) is not 1.3.0")
+        }
         guard let type = claims.messageType, LTILaunchClaims.MessageType(rawValue: type) != nil else {
             throw LTIProblem.launchRefused("message type \(String((claims.messageType ?? "missing").prefix(40))) is not one OnTheMap takes")
         }
@@ -81,7 +86,8 @@ struct LTILaunchVerifier: Sendable {
             try await platforms.store.addDeployment(platformID: platform.id, deploymentID: deployment)
             platforms.reload()
         }
-        await platforms.learnFrameOrigin(from: claims.launchPresentation?.return_url ?? claims.deepLinking?.deep_link_return_url, of: platform)
+        await platforms.learnFrameOrigin(
+            from: claims.launchPresentation?.return_url ?? claims.deepLinking?.deep_link_return_url, of: platform)
         return claims
     }
 

@@ -13,10 +13,14 @@ struct LTIProblem: Error, CustomStringConvertible {
     let message: LocalizedText
     let logReason: String
 
-    init(_ status: HTTPResponse.Status, _ name: String, _ arguments: [String: MessageArgument] = [:], tryAgain: Bool = false, log: String? = nil) {
+    init(
+        _ status: HTTPResponse.Status, _ name: String, _ arguments: [String: MessageArgument] = [:], tryAgain: Bool = false,
+        log: String? = nil
+    ) {
         let title = LocalizedText("lti.\(name).title", arguments)
-        self.init(status, title: title, message: LocalizedText("lti.\(name).message", arguments, then: tryAgain ? [Self.tryAgain] : []),
-                  log: log)
+        self.init(
+            status, title: title, message: LocalizedText("lti.\(name).message", arguments, then: tryAgain ? [Self.tryAgain] : []),
+            log: log)
     }
 
     init(_ status: HTTPResponse.Status, title: LocalizedText, message: LocalizedText, log: String? = nil) {
@@ -50,7 +54,8 @@ enum LTIPages {
         let ancestors = frameAncestors.isEmpty ? "'none'" : frameAncestors.joined(separator: " ")
         let forms = (["'self'"] + formTargets).joined(separator: " ")
         fields[.contentSecurityPolicy] = [
-            "default-src 'none'", "style-src 'self'", "img-src 'self'", script ? "script-src 'self'" : nil, script ? "connect-src 'self'" : nil,
+            "default-src 'none'", "style-src 'self'", "img-src 'self'", script ? "script-src 'self'" : nil,
+            script ? "connect-src 'self'" : nil,
             "base-uri 'none'", "form-action \(forms)", "frame-ancestors \(ancestors)",
         ].compactMap { $0 }.joined(separator: "; ")
         if frameAncestors.isEmpty { fields[HTTPField.Name("X-Frame-Options")!] = "DENY" }
@@ -58,9 +63,10 @@ enum LTIPages {
     }
 
     static func problem(_ problem: LTIProblem, language: Language, frameAncestors: [String]) -> Response {
-        page(problem.status, title: problem.title.text(in: language), language: language,
-             body: #"<p id="lti-problem">\#(escape(problem.message.text(in: language)))</p>"#,
-             headers: headers(frameAncestors: frameAncestors))
+        page(
+            problem.status, title: problem.title.text(in: language), language: language,
+            body: #"<p id="lti-problem">\#(escape(problem.message.text(in: language)))</p>"#,
+            headers: headers(frameAncestors: frameAncestors))
     }
 
     /// The page a launch lands on. With script, it opens the class map at once when the

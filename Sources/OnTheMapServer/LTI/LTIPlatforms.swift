@@ -80,8 +80,8 @@ final class LTIPlatforms: Sendable {
     /// `scheme://host[:port]` of an http(s) URL, or nil.
     static func origin(of text: String) -> String? {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              scheme == "https" || scheme == "http", let host = components.host?.lowercased(), !host.isEmpty,
-              host.unicodeScalars.allSatisfy({ CharacterSet.urlHostAllowed.contains($0) && $0 != "*" && $0 != ";" && $0 != "'" })
+            scheme == "https" || scheme == "http", let host = components.host?.lowercased(), !host.isEmpty,
+            host.unicodeScalars.allSatisfy({ CharacterSet.urlHostAllowed.contains($0) && $0 != "*" && $0 != ";" && $0 != "'" })
         else { return nil }
         return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
     }
@@ -104,7 +104,7 @@ final class LTIPlatforms: Sendable {
     /// pages may frame the class map. The platform signed the claim naming it.
     func learnFrameOrigin(from url: String?, of platform: LTIPlatform) async {
         guard let url, LTIPlatforms.urlProblem(url, field: "return URL") == nil, let origin = Self.origin(of: url),
-              !(await frameAncestors()).contains(origin), platform.frameOrigins.count < Self.maximumFrameOrigins
+            !(await frameAncestors()).contains(origin), platform.frameOrigins.count < Self.maximumFrameOrigins
         else { return }
         if (try? await store.addFrameOrigin(origin, platformID: platform.id)) == true { reload() }
     }

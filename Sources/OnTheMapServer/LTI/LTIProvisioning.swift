@@ -31,7 +31,8 @@ struct LTIProvisioning: Sendable {
     /// The class a resource-link launch opens, when it exists: the one deep linking chose
     /// (`onthemap_class`, which must belong to this course), else the course's own class.
     func existingClass(for claims: LTILaunchClaims, platform: LTIPlatform) async throws -> MapClass? {
-        let links = try await store.courseLinks(platformID: platform.id, deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "")
+        let links = try await store.courseLinks(
+            platformID: platform.id, deploymentID: claims.deploymentID ?? "", contextID: claims.context?.id ?? "")
         if let wanted = claims.custom?["onthemap_class"] {
             guard let found = try await directory.mapClass(slug: wanted), links.contains(where: { $0.classID == found.id }) else {
                 throw LTIProblem(.notFound, "foreignClass", log: "custom class not linked to the course")
@@ -43,10 +44,13 @@ struct LTIProvisioning: Sendable {
     }
 
     /// Makes the course's own class (or finds the one a simultaneous launch just made).
-    func courseClass(platform: LTIPlatform, deploymentID: String, contextID: String, title: String?, teacherKey: String,
-                     now: Date) async throws -> MapClass {
+    func courseClass(
+        platform: LTIPlatform, deploymentID: String, contextID: String, title: String?, teacherKey: String,
+        now: Date
+    ) async throws -> MapClass {
         let made = try await newClass(named: title ?? "Course map", teacherKey: teacherKey, now: now)
-        let link = LTICourseLink(platformID: platform.id, deploymentID: deploymentID, contextID: contextID, classID: made.id, courseClass: true)
+        let link = LTICourseLink(
+            platformID: platform.id, deploymentID: deploymentID, contextID: contextID, classID: made.id, courseClass: true)
         if try await store.addCourseLink(link) { return made }
         // Another launch made the course's class first: use it, drop ours.
         _ = try await store.deleteClass(id: made.id)
@@ -64,8 +68,9 @@ struct LTIProvisioning: Sendable {
         let stem = Self.slugStem(name)
         for _ in 0..<5 {
             let slug = "\(stem)-\(Tokens.randomHex(bytes: 3))"
-            let made = MapClass(id: Identifiers.objectId(), slug: slug, name: name, visibility: .members, joinRule: .closed,
-                                inviteCode: nil, createdAt: now)
+            let made = MapClass(
+                id: Identifiers.objectId(), slug: slug, name: name, visibility: .members, joinRule: .closed,
+                inviteCode: nil, createdAt: now)
             do {
                 try await store.createClass(made, teacherKey: teacherKey, now: now)
                 directory.remember(made)

@@ -26,8 +26,10 @@ struct LTIRegistration: Sendable {
     /// A new one-time registration invitation; returns its secret.
     static func invite(store: any LTIRepository, now: Date = Date()) async throws -> String {
         let secret = Tokens.random()
-        try await store.saveTicket(digest: SessionToken.digest(secret), LTITicket(
-            kind: .registration, accountKey: nil, payload: "{}", expiresAt: now.addingTimeInterval(inviteLifetime)))
+        try await store.saveTicket(
+            digest: SessionToken.digest(secret),
+            LTITicket(
+                kind: .registration, accountKey: nil, payload: "{}", expiresAt: now.addingTimeInterval(inviteLifetime)))
         return secret
     }
 
@@ -70,11 +72,13 @@ struct LTIRegistration: Sendable {
         let query = Dictionary(FormEncoding.decode(request.uri.query ?? ""), uniquingKeysWith: { first, _ in first })
         let now = clock.now()
         // The platform opens this page in its own frame or window: it may frame the answer.
-        let registering = query["openid_configuration"].flatMap { LTIPlatforms.urlProblem($0, field: "") == nil ? LTIPlatforms.origin(of: $0) : nil }
+        let registering = query["openid_configuration"].flatMap {
+            LTIPlatforms.urlProblem($0, field: "") == nil ? LTIPlatforms.origin(of: $0) : nil
+        }
         let frame = (await platforms.frameAncestors()) + (registering.map { [$0] } ?? [])
         do {
             guard let invite = query["invite"], invite.count <= 128,
-                  let ticket = try await store.takeTicket(digest: SessionToken.digest(invite), kind: .registration, now: now)
+                let ticket = try await store.takeTicket(digest: SessionToken.digest(invite), kind: .registration, now: now)
             else {
                 throw LTIProblem(.forbidden, "registrationLinkInvalid", log: "registration without a live invitation")
             }
@@ -86,8 +90,9 @@ struct LTIRegistration: Sendable {
                     <p id="lti-registered">\(LTIPages.html(say, "lti.registered.message", ["platform": LTIPages.bold(name)]))</p>
                     <script src="/lti/registered.js"></script>
                     """
-                return LTIPages.page(.ok, title: say("lti.registered.title"), language: request.language, body: body,
-                                     headers: LTIPages.headers(frameAncestors: frame, script: true))
+                return LTIPages.page(
+                    .ok, title: say("lti.registered.title"), language: request.language, body: body,
+                    headers: LTIPages.headers(frameAncestors: frame, script: true))
             } catch {
                 // Nothing was registered: the invitation still works.
                 try await store.saveTicket(digest: SessionToken.digest(invite), ticket)
@@ -101,8 +106,8 @@ struct LTIRegistration: Sendable {
 
     private func registerPlatform(query: [String: String], request: Request, context: AppRequestContext, now: Date) async throws -> String {
         guard let configurationText = query["openid_configuration"], configurationText.count <= 2048,
-              LTIPlatforms.urlProblem(configurationText, field: "openid_configuration") == nil,
-              let configurationURL = URL(string: configurationText)
+            LTIPlatforms.urlProblem(configurationText, field: "openid_configuration") == nil,
+            let configurationURL = URL(string: configurationText)
         else {
             throw LTIProblem(.badRequest, "notARegistration")
         }
@@ -110,25 +115,31 @@ struct LTIRegistration: Sendable {
         let http = platforms.http
         let reply: SignInHTTPReply
         do {
-            reply = try await http.send(SignInHTTPRequest(url: configurationURL, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:]))
+            reply = try await http.send(
+                SignInHTTPRequest(url: configurationURL, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:]))
         } catch {
             throw LTIProblem(.badGateway, "configurationUnreachable", log: "\(error)")
         }
         guard reply.status == 200, let platform = try? JSONDecoder().decode(PlatformConfiguration.self, from: reply.body) else {
-            throw LTIProblem(.badGateway, "configurationUnreadable",
-                             log: "platform configuration HTTP \(reply.status) or not decodable")
+            throw LTIProblem(
+                .badGateway, "configurationUnreadable",
+                log: "platform configuration HTTP \(reply.status) or not decodable")
         }
         // The issuer's domain is the configuration URL's. A loopback address is no domain of
         // its own (every service on the machine shares it): there the port must match too.
         guard let issuerURL = URL(string: platform.issuer), issuerURL.host?.lowercased() == configurationURL.host?.lowercased(),
-              !Self.isLoopback(configurationURL) || issuerURL.port == configurationURL.port
+            !Self.isLoopback(configurationURL) || issuerURL.port == configurationURL.port
         else {
             throw LTIProblem(.badRequest, "configurationMismatch")
         }
-        for (field, value) in [("issuer", platform.issuer), ("authorization_endpoint", platform.authorization_endpoint),
-                               ("token_endpoint", platform.token_endpoint), ("jwks_uri", platform.jwks_uri),
-                               ("registration_endpoint", platform.registration_endpoint)] {
-            if let problem = LTIPlatforms.urlProblem(value, field: field) { throw LTIProblem(.badRequest, "configurationUnusable", ["detail": .text(problem)]) }
+        for (field, value) in [
+            ("issuer", platform.issuer), ("authorization_endpoint", platform.authorization_endpoint),
+            ("token_endpoint", platform.token_endpoint), ("jwks_uri", platform.jwks_uri),
+            ("registration_endpoint", platform.registration_endpoint),
+        ] {
+            if let problem = LTIPlatforms.urlProblem(value, field: field) {
+                throw LTIProblem(.badRequest, "configurationUnusable", ["detail": .text(problem)])
+            }
         }
         let origin: String
         do {
@@ -164,23 +175,26 @@ struct LTIRegistration: Sendable {
         guard let endpoint = URL(string: platform.registration_endpoint) else { throw LTIProblem(.badRequest, "badRegistrationEndpoint") }
         let answer: SignInHTTPReply
         do {
-            answer = try await http.send(SignInHTTPRequest(
-                method: "POST", url: endpoint, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:],
-                json: try JSONSerialization.data(withJSONObject: registration, options: [.sortedKeys])))
+            answer = try await http.send(
+                SignInHTTPRequest(
+                    method: "POST", url: endpoint, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:],
+                    json: try JSONSerialization.data(withJSONObject: registration, options: [.sortedKeys])))
         } catch {
             throw LTIProblem(.badGateway, "registrationUnreachable", log: "\(error)")
         }
         guard (200..<300).contains(answer.status), let client = try? JSONDecoder().decode(ClientReply.self, from: answer.body),
-              !client.client_id.isEmpty, client.client_id.count <= 255
+            !client.client_id.isEmpty, client.client_id.count <= 255
         else {
-            throw LTIProblem(.badGateway, "registrationRefused", ["status": .text(String(answer.status))],
-                             log: "registration answered HTTP \(answer.status)")
+            throw LTIProblem(
+                .badGateway, "registrationRefused", ["status": .text(String(answer.status))],
+                log: "registration answered HTTP \(answer.status)")
         }
         let name = String((platform.lti?.product_family_code ?? configurationURL.host ?? "platform").prefix(80))
         let record = LTIPlatform(
             id: Tokens.randomHex(bytes: 6), issuer: platform.issuer, clientID: client.client_id, name: name,
             authURL: platform.authorization_endpoint, tokenURL: platform.token_endpoint, jwksURL: platform.jwks_uri,
-            tokenAudience: platform.authorization_server.flatMap { $0.isEmpty || $0.count > 2048 ? nil : $0 }, trustEmail: false, deploymentIDs: client.tool?.deployment_id.map { [$0] } ?? [], createdAt: now)
+            tokenAudience: platform.authorization_server.flatMap { $0.isEmpty || $0.count > 2048 ? nil : $0 }, trustEmail: false,
+            deploymentIDs: client.tool?.deployment_id.map { [$0] } ?? [], createdAt: now)
         do {
             try await store.addPlatform(record)
         } catch StorageError.platformExists {

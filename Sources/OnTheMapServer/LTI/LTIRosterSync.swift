@@ -86,9 +86,11 @@ final class LTIRosterSync: Sendable {
             guard pages <= Self.maximumPages else { throw Failure("more than \(Self.maximumPages) membership pages") }
             // Checked before the token is sent: a page link on another origin ends the sync.
             guard Self.fetchableOrigin(url) == origin else {
-                throw Failure("a memberships page link leads off the memberships URL's origin (\(Self.fetchableOrigin(url) ?? "not http(s)"))")
+                throw Failure(
+                    "a memberships page link leads off the memberships URL's origin (\(Self.fetchableOrigin(url) ?? "not http(s)"))")
             }
-            let reply = try await http.send(SignInHTTPRequest(url: url, headers: ["Authorization": "Bearer \(token)", "Accept": Self.mediaType]))
+            let reply = try await http.send(
+                SignInHTTPRequest(url: url, headers: ["Authorization": "Bearer \(token)", "Accept": Self.mediaType]))
             if (300..<400).contains(reply.status) {
                 throw Failure("memberships answered a redirect (HTTP \(reply.status)), not followed off the memberships URL's origin")
             }
@@ -97,8 +99,9 @@ final class LTIRosterSync: Sendable {
                 throw Failure("memberships page is not a membership container")
             }
             for member in container.members {
-                guard let subject = member.user_id, !subject.isEmpty, subject.utf8.count <= 255, member.status.map({ $0 == "Active" }) ?? true,
-                      seen.insert(subject).inserted
+                guard let subject = member.user_id, !subject.isEmpty, subject.utf8.count <= 255,
+                    member.status.map({ $0 == "Active" }) ?? true,
+                    seen.insert(subject).inserted
                 else { continue }
                 let name = LTILaunchClaims.memberName(name: member.name, givenName: member.given_name, familyName: member.family_name)
                 entries.append(LTIRosterEntry(subject: subject, name: name, roles: Array((member.roles ?? []).prefix(20))))
@@ -116,12 +119,15 @@ final class LTIRosterSync: Sendable {
     private func accessToken(_ platform: LTIPlatform) async throws -> String {
         guard let url = URL(string: platform.tokenURL) else { throw Failure("bad token URL") }
         let assertion = try await keys.sign(LTIClientAssertion(platform: platform, now: clock.now()))
-        let reply = try await http.send(SignInHTTPRequest(method: "POST", url: url, form: [
-            ("grant_type", "client_credentials"),
-            ("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
-            ("client_assertion", assertion),
-            ("scope", Self.scope),
-        ]))
+        let reply = try await http.send(
+            SignInHTTPRequest(
+                method: "POST", url: url,
+                form: [
+                    ("grant_type", "client_credentials"),
+                    ("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
+                    ("client_assertion", assertion),
+                    ("scope", Self.scope),
+                ]))
         let decoded = try? JSONDecoder().decode(TokenReply.self, from: reply.body)
         guard reply.status == 200, let token = decoded?.access_token, !token.isEmpty else {
             throw Failure("token endpoint answered HTTP \(reply.status)\(decoded?.error.map { " (\($0.prefix(40)))" } ?? "")")
@@ -132,7 +138,9 @@ final class LTIRosterSync: Sendable {
     /// The origin of a URL the sync may send the token to (as `LTIPlatforms.origin(of:)`
     /// spells it), or nil when the URL is neither https nor http on a loopback host.
     static func fetchableOrigin(_ url: URL) -> String? {
-        guard LTIPlatforms.urlProblem(url.absoluteString, field: "") == nil, let origin = LTIPlatforms.origin(of: url.absoluteString) else { return nil }
+        guard LTIPlatforms.urlProblem(url.absoluteString, field: "") == nil, let origin = LTIPlatforms.origin(of: url.absoluteString) else {
+            return nil
+        }
         // The scheme's own port, spelled out or not, is the same origin.
         for (scheme, port) in [("https://", ":443"), ("http://", ":80")] where origin.hasPrefix(scheme) && origin.hasSuffix(port) {
             return String(origin.dropLast(port.count))
@@ -145,7 +153,7 @@ final class LTIRosterSync: Sendable {
         for part in header.split(separator: ",") {
             let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let target = pieces.first, target.hasPrefix("<"), target.hasSuffix(">"),
-                  pieces.dropFirst().contains(where: { $0.replacingOccurrences(of: "\"", with: "").lowercased() == "rel=next" })
+                pieces.dropFirst().contains(where: { $0.replacingOccurrences(of: "\"", with: "").lowercased() == "rel=next" })
             else { continue }
             return URL(string: String(target.dropFirst().dropLast()))
         }

@@ -87,7 +87,8 @@ public final class LTIToolKeys: Sendable {
     func sign(_ payload: some JWTPayload) async throws -> String {
         let key = try await current().signing
         let collection = JWTKeyCollection()
-        await collection.add(rsa: try Insecure.RSA.PrivateKey(pem: key.privateKeyPEM), digestAlgorithm: .sha256, kid: JWKIdentifier(string: key.kid))
+        await collection.add(
+            rsa: try Insecure.RSA.PrivateKey(pem: key.privateKeyPEM), digestAlgorithm: .sha256, kid: JWKIdentifier(string: key.kid))
         return try await collection.sign(payload, kid: JWKIdentifier(string: key.kid))
     }
 }

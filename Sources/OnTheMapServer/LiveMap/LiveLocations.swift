@@ -136,8 +136,10 @@ final class LiveLocations: Sendable {
     /// It gets the ids of the classes that changed ("" when every class did).
     private let beforePublishing: @Sendable (Set<String>) -> Void
 
-    init(store: any LocationChangeRepository, settings: Settings = Settings(), logger: Logger,
-         beforePublishing: @escaping @Sendable (Set<String>) -> Void = { _ in }) {
+    init(
+        store: any LocationChangeRepository, settings: Settings = Settings(), logger: Logger,
+        beforePublishing: @escaping @Sendable (Set<String>) -> Void = { _ in }
+    ) {
         self.store = store
         self.settings = settings
         self.logger = logger
@@ -295,8 +297,9 @@ final class LiveLocations: Sendable {
                 } else if s.maps[change.classId] != nil {
                     Self.apply(change, to: &s.maps[change.classId]!.records)
                 }
-                return LiveFrame(version: change.version, bytes: frame, ends: change.kind == .reset,
-                                 classId: change.kind == .reset ? nil : change.classId)
+                return LiveFrame(
+                    version: change.version, bytes: frame, ends: change.kind == .reset,
+                    classId: change.kind == .reset ? nil : change.classId)
             }
         }
     }
@@ -310,7 +313,8 @@ final class LiveLocations: Sendable {
             var ended: [AsyncStream<LiveFrame>.Continuation] = []
             for (id, viewer) in s.viewers
             where (change.classId.isEmpty || viewer.classId == change.classId)
-                && (change.objectId.isEmpty || viewer.reader?.matches(change.objectId) == true) {
+                && (change.objectId.isEmpty || viewer.reader?.matches(change.objectId) == true)
+            {
                 s.viewers[id] = nil
                 ended.append(viewer.continuation)
             }
@@ -362,7 +366,11 @@ final class LiveLocations: Sendable {
     /// (and its version) stays, whatever other classes do.
     func snapshot(_ layout: SnapshotLayout = .records, classId: String) async throws -> EncodedSnapshot {
         for _ in 0..<5 {
-            enum Step { case ready(EncodedSnapshot), encode(Task<EncodedSnapshot, Never>), load(Task<Void, any Error>) }
+            enum Step {
+                case ready(EncodedSnapshot)
+                case encode(Task<EncodedSnapshot, Never>)
+                case load(Task<Void, any Error>)
+            }
             let step: Step = state.withLock { s in
                 if var map = s.maps[classId] {
                     s.reads += 1
@@ -371,7 +379,8 @@ final class LiveLocations: Sendable {
                     let changedAt = max(s.lastChange[classId] ?? 0, s.lastChange[""] ?? 0)
                     if let encoded = map.encoded[layout], encoded.version >= changedAt { return .ready(encoded) }
                     if let encoding = map.encoding[layout], encoding.version >= changedAt { return .encode(encoding.task) }
-                    let version = Self.classVersion(classId, in: s), records = map.records
+                    let version = Self.classVersion(classId, in: s)
+                    let records = map.records
                     let task = Task { LiveMapJSON.snapshot(records, version: version, layout: layout) }
                     map.encoding[layout] = (version, task)
                     return .encode(task)
@@ -420,7 +429,8 @@ final class LiveLocations: Sendable {
                 s.loading[classId] = nil
                 // Over a ring's worth of changes during the read: try again.
                 guard s.floor <= start, !s.finished,
-                      !s.ring.contains(where: { $0.change.version > start && $0.change.kind == .reset }) else { return }
+                    !s.ring.contains(where: { $0.change.version > start && $0.change.kind == .reset })
+                else { return }
                 for entry in s.ring where entry.change.version > start && entry.change.classId == classId {
                     Self.apply(entry.change, to: &records)
                 }
@@ -428,7 +438,8 @@ final class LiveLocations: Sendable {
                 s.maps[classId] = ClassMap(records: records, lastRead: s.reads)
                 // Memory holds the classes being read, not every class of the server.
                 func tooMuch() -> Bool {
-                    s.maps.count > max(1, settings.keptClassMaps) || s.maps.values.reduce(0) { $0 + $1.records.count } > settings.keptLocations
+                    s.maps.count > max(1, settings.keptClassMaps)
+                        || s.maps.values.reduce(0) { $0 + $1.records.count } > settings.keptLocations
                 }
                 while tooMuch(), let oldest = s.maps.filter({ $0.key != classId }).min(by: { $0.value.lastRead < $1.value.lastRead })?.key {
                     s.maps[oldest] = nil

@@ -64,7 +64,9 @@ struct LiveMapController: Sendable {
         try context.classAccess.requireReader(.api)
         let since = try Self.startVersion(request)
         let lifetime = try Self.lifetime(request)
-        let live = self.live, store = self.store, classId = context.mapClass.id
+        let live = self.live
+        let store = self.store
+        let classId = context.mapClass.id
         let reader = context.caller.signedIn.map {
             LiveLocations.Reader(accountKey: $0.accountKey, sessionDigest: SessionToken.digest($0.session.id))
         }
@@ -75,14 +77,16 @@ struct LiveMapController: Sendable {
             var subscription = live.subscribe(since: since ?? live.version, classId: classId, reader: reader)
             if case .ahead = subscription, let since {
                 // Another server may have published it already: believe ids the log has reached.
-                subscription = since <= (try await store.latestLocationVersion())
+                subscription =
+                    since <= (try await store.latestLocationVersion())
                     ? live.subscribeAhead(skipThrough: since, classId: classId, reader: reader)
                     : .reload(version: live.classVersion(classId))
             }
             guard case .stream(let id, let stream) = subscription else {
                 if case .reload(let version) = subscription {
                     try await writer.write(retry)
-                    try await writer.write(LiveLocations.frame(for: LocationChange(version: version, kind: .reset, objectId: "", record: nil, classId: "")))
+                    try await writer.write(
+                        LiveLocations.frame(for: LocationChange(version: version, kind: .reset, objectId: "", record: nil, classId: "")))
                 }
                 try await writer.finish(nil)
                 return

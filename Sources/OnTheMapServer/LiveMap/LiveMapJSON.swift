@@ -32,10 +32,11 @@ enum LiveMapJSON {
         let sorted = records.values.sorted { a, b in
             a.updatedAt != b.updatedAt ? a.updatedAt > b.updatedAt : a.objectId > b.objectId
         }
-        let buffer = switch layout {
-        case .records: recordsBody(sorted, version: version)
-        case .mapColumns: mapColumnsBody(sorted, version: version)
-        }
+        let buffer =
+            switch layout {
+            case .records: recordsBody(sorted, version: version)
+            case .mapColumns: mapColumnsBody(sorted, version: version)
+            }
         return EncodedSnapshot(version: version, count: sorted.count, plain: buffer, gzipped: Gzip.compress(buffer))
     }
 

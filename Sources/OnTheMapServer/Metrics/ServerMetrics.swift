@@ -1,10 +1,11 @@
 import Foundation
-import OnTheMapModels
 import HTTPTypes
 import Hummingbird
 import Metrics
+import OnTheMapModels
 import Storage
 import Synchronization
+
 // Only these two: Prometheus' own Counter and Gauge would shadow swift-metrics' ones.
 import class Prometheus.PrometheusCollectorRegistry
 import struct Prometheus.PrometheusMetricsFactory
@@ -41,8 +42,10 @@ public final class ServerMetrics: Sendable {
     /// ids in paths cannot grow the number of series).
     func recordRequest(path: String, method: HTTPRequest.Method, status: Int, duration: Duration) {
         let family = RouteFamily.of(path).name
-        Counter(label: "onthemap_http_requests_total",
-                dimensions: [("family", family), ("method", method.rawValue), ("status", String(status))], factory: factory).increment()
+        Counter(
+            label: "onthemap_http_requests_total",
+            dimensions: [("family", family), ("method", method.rawValue), ("status", String(status))], factory: factory
+        ).increment()
         Metrics.Timer(label: "onthemap_http_request_duration_seconds", dimensions: [("family", family)], factory: factory)
             .record(duration: duration)
     }
@@ -58,12 +61,15 @@ public final class ServerMetrics: Sendable {
     /// Counts one answered request to a class's map (list, record, live map, moderation).
     /// Only a public class is counted under its slug; every other class counts as `private`.
     func recordClassRequest(slug: String, visibility: MapClass.Visibility) {
-        let label = visibility != .public ? Self.privateClassLabel : classLabels.withLock { labels -> String in
-            if labels.contains(slug) { return slug }
-            guard labels.count < Self.maximumClassLabels else { return "other" }
-            labels.insert(slug)
-            return slug
-        }
+        let label =
+            visibility != .public
+            ? Self.privateClassLabel
+            : classLabels.withLock { labels -> String in
+                if labels.contains(slug) { return slug }
+                guard labels.count < Self.maximumClassLabels else { return "other" }
+                labels.insert(slug)
+                return slug
+            }
         Counter(label: "onthemap_class_requests_total", dimensions: [("class", label)], factory: factory).increment()
     }
 
@@ -86,8 +92,9 @@ struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            metrics.recordRequest(path: request.uri.path, method: request.method, status: response.status.code,
-                                  duration: ContinuousClock.now - start)
+            metrics.recordRequest(
+                path: request.uri.path, method: request.method, status: response.status.code,
+                duration: ContinuousClock.now - start)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500

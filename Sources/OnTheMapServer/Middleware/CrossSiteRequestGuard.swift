@@ -86,9 +86,9 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
     /// anything else (`null`, a path, another scheme).
     static func normalizedOrigin(_ text: String) -> String? {
         guard let components = URLComponents(string: text.trimmingCharacters(in: .whitespaces)),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host?.lowercased(), !host.isEmpty,
-              components.path.isEmpty || components.path == "/", components.query == nil
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host?.lowercased(), !host.isEmpty,
+            components.path.isEmpty || components.path == "/", components.query == nil
         else { return nil }
         let defaultPort = scheme == "https" ? 443 : 80
         let port = components.port.flatMap { $0 == defaultPort ? nil : $0 }

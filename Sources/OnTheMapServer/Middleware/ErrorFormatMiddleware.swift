@@ -53,7 +53,9 @@ struct ErrorFormatMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func translate(status: HTTPResponse.Status, message: String?, path: String) -> (any HTTPResponseError)? {
-        let text = message ?? (status == .notFound ? "Not found." : status == .internalServerError ? "Internal server error." : status.reasonPhrase)
+        let text =
+            message
+            ?? (status == .notFound ? "Not found." : status == .internalServerError ? "Internal server error." : status.reasonPhrase)
         switch RouteFamily.of(path).errors {
         case .udacity:
             return UdacityError(status: status.code, text)

@@ -1,10 +1,11 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Address blocks (CIDR) of the reverse proxies in front of the server. Only a request whose
@@ -136,7 +137,9 @@ struct ForwardedClientMiddleware: RouterMiddleware {
     /// `https://…` when the host set a public URL: every request counts as HTTPS.
     let publicURLIsHTTPS: Bool
 
-    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws
+        -> Response
+    {
         var context = context
         if !trusted.isEmpty || publicURLIsHTTPS {
             let client = ForwardedClient.resolve(peer: context.clientAddress, headers: request.headers, trusted: trusted)
@@ -148,6 +151,6 @@ struct ForwardedClientMiddleware: RouterMiddleware {
     }
 }
 
-private extension Array {
-    var nonEmpty: Self? { isEmpty ? nil : self }
+extension Array {
+    fileprivate var nonEmpty: Self? { isEmpty ? nil : self }
 }

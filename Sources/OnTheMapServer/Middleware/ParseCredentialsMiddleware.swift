@@ -12,7 +12,7 @@ struct ParseCredentialsMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.headers[Self.applicationIDHeader] == applicationID,
-              request.headers[Self.restAPIKeyHeader] == restAPIKey
+            request.headers[Self.restAPIKeyHeader] == restAPIKey
         else { throw ParseUnauthorized() }
         return try await next(request, context)
     }

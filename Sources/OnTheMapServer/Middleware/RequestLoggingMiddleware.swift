@@ -18,9 +18,11 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
         func log(_ status: HTTPResponse.Status) {
             let elapsed = ContinuousClock.now - start
             let millis = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-            context.logger.info("\(request.method) \(Self.loggedPath(request.uri.path)) \(status.code)", metadata: [
-                "duration_ms": "\(String(format: "%.2f", millis))",
-            ])
+            context.logger.info(
+                "\(request.method) \(Self.loggedPath(request.uri.path)) \(status.code)",
+                metadata: [
+                    "duration_ms": "\(String(format: "%.2f", millis))"
+                ])
         }
         do {
             var response = try await next(request, context)

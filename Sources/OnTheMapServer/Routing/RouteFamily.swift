@@ -30,8 +30,9 @@ struct RouteFamily: Sendable, Equatable {
     // MARK: The families
 
     /// Parse's StudentLocation class, and the path that once served it without `/parse`.
-    static let studentLocations = RouteFamily(name: "student_locations", mounts: ["parse/", "v1/StudentLocation"], errors: .parse,
-                                              countedPerClass: true)
+    static let studentLocations = RouteFamily(
+        name: "student_locations", mounts: ["parse/", "v1/StudentLocation"], errors: .parse,
+        countedPerClass: true)
     /// The Udacity session API: logging in and out.
     static let sessions = RouteFamily(name: "sessions", mounts: ["api/session", "v1/session"], errors: .udacity)
     /// The Udacity user API (`GET /api/users/<key>`).
@@ -46,8 +47,9 @@ struct RouteFamily: Sendable, Equatable {
     /// Moderation, administration and reports.
     static let moderation = RouteFamily(name: "moderation", mounts: ["api/admin", "api/locations"], errors: .api, countedPerClass: true)
     /// The live map of a class: its snapshot, its change stream, where it would show a point.
-    static let liveMap = RouteFamily(name: "live_map", mounts: ["api/locations/snapshot", "api/locations/changes", "api/locations/placement"],
-                                     errors: .api, countedPerClass: true)
+    static let liveMap = RouteFamily(
+        name: "live_map", mounts: ["api/locations/snapshot", "api/locations/changes", "api/locations/placement"],
+        errors: .api, countedPerClass: true)
     static let geocode = RouteFamily(name: "geocode", mounts: ["api/geocode"], errors: .api)
     static let travel = RouteFamily(name: "travel", mounts: ["api/pins", "api/photos"], errors: .api)
     /// Course platforms' launches, registration and keys (pages and JSON for the platform).
@@ -66,7 +68,8 @@ struct RouteFamily: Sendable, Equatable {
     ]
 
     /// Every mount, longest first: the first that prefixes a path names its family.
-    private static let mountsByLength: [(prefix: String, family: RouteFamily)] = all
+    private static let mountsByLength: [(prefix: String, family: RouteFamily)] =
+        all
         .flatMap { family in family.mounts.map { ("/" + $0, family) } }
         .sorted { $0.0.count > $1.0.count }
 

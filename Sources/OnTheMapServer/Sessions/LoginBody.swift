@@ -13,7 +13,9 @@ enum LoginBody {
     /// arrives as invalid JSON: that exact shape is still understood.
     static func credential(from body: Data) throws -> Credential {
         guard let json = JSONValue.parse(body) else {
-            if let recovered = interpolatedCredentials(String(decoding: body, as: UTF8.self)) { return .udacity(username: recovered.username, password: recovered.password) }
+            if let recovered = interpolatedCredentials(String(decoding: body, as: UTF8.self)) {
+                return .udacity(username: recovered.username, password: recovered.password)
+            }
             throw UdacityError(status: 400, "Malformed JSON body: expected {\"udacity\":{\"username\":\"…\",\"password\":\"…\"}}.")
         }
         guard let object = json.objectValue else {
@@ -26,11 +28,15 @@ enum LoginBody {
         if let facebook = object["facebook_mobile"] {
             // `{"facebook_mobile":{"access_token":"…"}}`; some clients append a stray `;`.
             guard var token = facebook.objectValue?["access_token"]?.stringValue else {
-                throw UdacityError(status: 400, parameter: "facebook_mobile", "trails.Error 400: Parameter 'facebook_mobile' must be an object with access_token")
+                throw UdacityError(
+                    status: 400, parameter: "facebook_mobile",
+                    "trails.Error 400: Parameter 'facebook_mobile' must be an object with access_token")
             }
             token = token.trimmingCharacters(in: .whitespaces)
             if token.hasSuffix(";") { token.removeLast() }
-            guard !token.isEmpty, token.utf8.count <= 1024, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.|".contains($0)) }) else {
+            guard !token.isEmpty, token.utf8.count <= 1024,
+                token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.|".contains($0)) })
+            else {
                 throw UdacityError.invalidCredentials
             }
             return .facebook(token: token)
@@ -54,11 +60,12 @@ enum LoginBody {
     static func interpolatedCredentials(_ text: String) -> (username: String, password: String)? {
         let pattern = #"^\s*\{\s*"udacity"\s*:\s*\{\s*"username"\s*:\s*"([^"\\]*)"\s*,\s*"password"\s*:\s*"(.*)"\s*\}\s*\}\s*$"#
         guard let regex = try? NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators]),
-              let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-              let userRange = Range(match.range(at: 1), in: text),
-              let passwordRange = Range(match.range(at: 2), in: text)
+            let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+            let userRange = Range(match.range(at: 1), in: text),
+            let passwordRange = Range(match.range(at: 2), in: text)
         else { return nil }
-        let username = String(text[userRange]), password = String(text[passwordRange])
+        let username = String(text[userRange])
+        let password = String(text[passwordRange])
         guard !username.isEmpty, !password.isEmpty else { return nil }
         return (username, password)
     }

@@ -102,7 +102,8 @@ struct SessionController: Sendable {
             throw UdacityError(status: 502, "Facebook could not be reached to check this login; try again later.")
         }
         guard let key = try await store.identityAccountKey(provider: FacebookClient.provider, subject: profile.id),
-              let account = try await store.account(key: key) else {
+            let account = try await store.account(key: key)
+        else {
             try await throttle.recordFailure(subjects)
             context.logger.info("login failed", metadata: ["provider": "facebook", "reason": "not linked"])
             throw UdacityError.invalidCredentials
@@ -115,7 +116,8 @@ struct SessionController: Sendable {
 
     /// What every login answers, whatever proved who the user is: a new session, its
     /// cookies, and the Udacity body with the 5-byte prefix.
-    private func loginAnswer(for account: Account, provider: String?, request: Request, context: AppRequestContext) async throws -> Response {
+    private func loginAnswer(for account: Account, provider: String?, request: Request, context: AppRequestContext) async throws -> Response
+    {
         let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context)
         var metadata: Logger.Metadata = ["account": "\(account.key)"]
         if let provider { metadata["provider"] = "\(provider)" }
@@ -156,13 +158,15 @@ struct SessionController: Sendable {
     }
 
     private static func logoutRefusal(_ message: String) throws -> Response {
-        try JSONResponse.make(UdacityErrorBody(status: 401, parameter: nil, error: message), status: .unauthorized, prefix: udacityResponsePrefix)
+        try JSONResponse.make(
+            UdacityErrorBody(status: 401, parameter: nil, error: message), status: .unauthorized, prefix: udacityResponsePrefix)
     }
 
     static func clearingSessionCookies(_ response: Response) -> Response {
         var response = response
         for name in [SessionCredential.cookieName, "XSRF-TOKEN"] {
-            response.setCookie(Cookie(name: name, value: "", maxAge: 0, path: "/", httpOnly: name == SessionCredential.cookieName, sameSite: .lax))
+            response.setCookie(
+                Cookie(name: name, value: "", maxAge: 0, path: "/", httpOnly: name == SessionCredential.cookieName, sameSite: .lax))
         }
         return response
     }
@@ -177,7 +181,8 @@ struct SessionController: Sendable {
         // The email address is shown only to its owner; others get an empty string, since
         // strict clients require the field to be present.
         let isOwner = context.caller.signedIn?.accountKey == account.key
-        let user = UdacityUserBody(key: account.key, firstName: account.firstName, lastName: account.lastName, email: isOwner ? account.email : "")
+        let user = UdacityUserBody(
+            key: account.key, firstName: account.firstName, lastName: account.lastName, email: isOwner ? account.email : "")
         return try JSONResponse.make(UdacityUserAnswer(user), prefix: udacityResponsePrefix)
     }
 }

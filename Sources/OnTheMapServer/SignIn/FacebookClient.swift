@@ -26,10 +26,12 @@ struct FacebookClient: Sendable {
 
     func dialogURL(redirectURI: String, state: String) -> URL? {
         guard let base = URL(string: settings.dialogURL) else { return nil }
-        return FormEncoding.url(base, adding: [
-            ("client_id", settings.appID), ("redirect_uri", redirectURI), ("state", state),
-            ("response_type", "code"), ("scope", "public_profile,email"),
-        ])
+        return FormEncoding.url(
+            base,
+            adding: [
+                ("client_id", settings.appID), ("redirect_uri", redirectURI), ("state", state),
+                ("response_type", "code"), ("scope", "public_profile,email"),
+            ])
     }
 
     /// hex(HMAC-SHA256(key: app secret, message: access token)).
@@ -59,29 +61,46 @@ struct FacebookClient: Sendable {
 
     /// The code from the dialog, exchanged for a user access token.
     func exchange(code: String, redirectURI: String) async throws -> String {
-        guard let url = graph("/oauth/access_token", [
-            ("client_id", settings.appID), ("redirect_uri", redirectURI), ("client_secret", settings.appSecret), ("code", code),
-        ]) else { throw ProviderUnavailable("bad Graph API URL") }
+        guard
+            let url = graph(
+                "/oauth/access_token",
+                [
+                    ("client_id", settings.appID), ("redirect_uri", redirectURI), ("client_secret", settings.appSecret), ("code", code),
+                ])
+        else { throw ProviderUnavailable("bad Graph API URL") }
         let json = try object(try await http.send(SignInHTTPRequest(url: url)))
-        guard let token = json["access_token"] as? String, !token.isEmpty else { throw ProviderUnavailable("no access_token in Facebook's answer") }
+        guard let token = json["access_token"] as? String, !token.isEmpty else {
+            throw ProviderUnavailable("no access_token in Facebook's answer")
+        }
         return token
     }
 
     /// Checks that `token` is valid and was issued to this app (not to some other app whose
     /// users' tokens an attacker holds), then reads the user.
     func profile(token: String) async throws -> Profile {
-        guard let debugURL = graph("/debug_token", [
-            ("input_token", token), ("access_token", "\(settings.appID)|\(settings.appSecret)"),
-        ]) else { throw ProviderUnavailable("bad Graph API URL") }
+        guard
+            let debugURL = graph(
+                "/debug_token",
+                [
+                    ("input_token", token), ("access_token", "\(settings.appID)|\(settings.appSecret)"),
+                ])
+        else { throw ProviderUnavailable("bad Graph API URL") }
         let debug = try object(try await http.send(SignInHTTPRequest(url: debugURL)))
         guard let data = debug["data"] as? [String: Any], data["is_valid"] as? Bool == true,
-              Self.string(data["app_id"]) == settings.appID else { throw Failure.invalidToken }
-        guard let meURL = graph("/me", [
-            ("fields", "id,first_name,last_name,email"), ("access_token", token),
-            ("appsecret_proof", Self.appSecretProof(token: token, secret: settings.appSecret)),
-        ]) else { throw ProviderUnavailable("bad Graph API URL") }
+            Self.string(data["app_id"]) == settings.appID
+        else { throw Failure.invalidToken }
+        guard
+            let meURL = graph(
+                "/me",
+                [
+                    ("fields", "id,first_name,last_name,email"), ("access_token", token),
+                    ("appsecret_proof", Self.appSecretProof(token: token, secret: settings.appSecret)),
+                ])
+        else { throw ProviderUnavailable("bad Graph API URL") }
         let me = try object(try await http.send(SignInHTTPRequest(url: meURL)))
-        guard let id = Self.string(me["id"]), !id.isEmpty, id.utf8.count <= 64 else { throw ProviderUnavailable("no user id in Facebook's answer") }
+        guard let id = Self.string(me["id"]), !id.isEmpty, id.utf8.count <= 64 else {
+            throw ProviderUnavailable("no user id in Facebook's answer")
+        }
         if let userID = Self.string(data["user_id"]), userID != id { throw Failure.invalidToken }
         return Profile(id: id, firstName: me["first_name"] as? String, lastName: me["last_name"] as? String, email: me["email"] as? String)
     }
@@ -89,9 +108,13 @@ struct FacebookClient: Sendable {
     /// Revokes the app's permissions for this token's user (`DELETE /me/permissions`), which
     /// ends the token: what "log out of Facebook" can mean for a web app. Best effort.
     func revoke(token: String) async -> Bool {
-        guard let url = graph("/me/permissions", [
-            ("access_token", token), ("appsecret_proof", Self.appSecretProof(token: token, secret: settings.appSecret)),
-        ]) else { return false }
+        guard
+            let url = graph(
+                "/me/permissions",
+                [
+                    ("access_token", token), ("appsecret_proof", Self.appSecretProof(token: token, secret: settings.appSecret)),
+                ])
+        else { return false }
         guard let reply = try? await http.send(SignInHTTPRequest(method: "DELETE", url: url)) else { return false }
         return reply.status == 200
     }

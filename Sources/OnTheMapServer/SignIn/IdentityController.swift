@@ -20,7 +20,11 @@ struct IdentityController: Sendable {
     // MARK: GET /api/auth/providers
 
     struct ProviderList: Encodable {
-        struct Entry: Encodable { let id: String; let name: String; let kind: String }
+        struct Entry: Encodable {
+            let id: String
+            let name: String
+            let kind: String
+        }
         let providers: [Entry]
     }
 
@@ -42,16 +46,24 @@ struct IdentityController: Sendable {
     /// from a provider (the session cookie is HttpOnly).
     @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> Response {
         let caller = try context.requireSignedIn(.api("Not signed in."))
-        let session = caller.session, account = caller.account
+        let session = caller.session
+        let account = caller.account
         let provider = try await store.sessionSignIn(sessionID: session.id)?.provider
-        return try JSONResponse.make(Me(key: account.key, first_name: account.firstName, last_name: account.lastName,
-                                        email: account.email, provider: provider))
+        return try JSONResponse.make(
+            Me(
+                key: account.key, first_name: account.firstName, last_name: account.lastName,
+                email: account.email, provider: provider))
     }
 
     // MARK: GET /api/account/identities, DELETE /api/account/identities/<id>
 
     struct IdentityList: Encodable {
-        struct Entry: Encodable { let provider: String; let name: String; let email: String; let linked: Bool }
+        struct Entry: Encodable {
+            let provider: String
+            let name: String
+            let email: String
+            let linked: Bool
+        }
         let has_password: Bool
         let identities: [Entry]
     }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import OnTheMapModels
 import JWTKit
+import OnTheMapModels
 import Synchronization
 
 /// The relying-party side of OpenID Connect for one provider: discovery, the authorization
@@ -89,16 +89,18 @@ final class OIDCClient: Sendable {
     func authorizationURL(redirectURI: String, state: String, nonce: String, codeVerifier: String) async throws -> URL {
         let metadata = try await metadata()
         guard let endpoint = URL(string: metadata.authorization_endpoint) else { throw ProviderUnavailable("bad authorization endpoint") }
-        return FormEncoding.url(endpoint, adding: [
-            ("response_type", "code"),
-            ("client_id", settings.clientID),
-            ("redirect_uri", redirectURI),
-            ("scope", settings.scopes.joined(separator: " ")),
-            ("state", state),
-            ("nonce", nonce),
-            ("code_challenge", Self.codeChallenge(for: codeVerifier)),
-            ("code_challenge_method", "S256"),
-        ])
+        return FormEncoding.url(
+            endpoint,
+            adding: [
+                ("response_type", "code"),
+                ("client_id", settings.clientID),
+                ("redirect_uri", redirectURI),
+                ("scope", settings.scopes.joined(separator: " ")),
+                ("state", state),
+                ("nonce", nonce),
+                ("code_challenge", Self.codeChallenge(for: codeVerifier)),
+                ("code_challenge_method", "S256"),
+            ])
     }
 
     /// RFC 7636 §4.2: BASE64URL(SHA256(ASCII(code_verifier))).
@@ -116,7 +118,9 @@ final class OIDCClient: Sendable {
 
     /// Exchanges the code and returns the verified identity and the raw ID token (kept as the
     /// logout hint).
-    func exchange(code: String, redirectURI: String, codeVerifier: String, nonce: String, now: Date = Date()) async throws -> (Identity, String) {
+    func exchange(code: String, redirectURI: String, codeVerifier: String, nonce: String, now: Date = Date()) async throws -> (
+        Identity, String
+    ) {
         let metadata = try await metadata()
         guard let endpoint = URL(string: metadata.token_endpoint) else { throw ProviderUnavailable("bad token endpoint") }
         var form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", codeVerifier)]
@@ -133,7 +137,9 @@ final class OIDCClient: Sendable {
         if (400..<500).contains(reply.status), let error = decoded?.error {
             throw Failure.rejected(String(error.prefix(64)))
         }
-        guard reply.status == 200, let decoded else { throw ProviderUnavailable("token endpoint answered HTTP \(reply.status) without a token") }
+        guard reply.status == 200, let decoded else {
+            throw ProviderUnavailable("token endpoint answered HTTP \(reply.status) without a token")
+        }
         guard let idToken = decoded.id_token else { throw ProviderUnavailable("token endpoint answered without an id_token") }
         let identity = try await verify(idToken: idToken, nonce: nonce, now: now)
         return (identity, idToken)

@@ -41,12 +41,14 @@ final class RemoteKeySet: Sendable {
     /// Throws `Refusal` for a token that is not accepted, `ProviderUnavailable` when the set
     /// cannot be fetched. `location`: where the set is, asked only when it is fetched
     /// (discovery may name it).
-    func verify<Payload: JWTPayload>(_ token: String, as payload: Payload.Type, now: Date,
-                                     location: () async throws -> URL) async throws -> Payload {
+    func verify<Payload: JWTPayload>(
+        _ token: String, as payload: Payload.Type, now: Date,
+        location: () async throws -> URL
+    ) async throws -> Payload {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, token.utf8.count <= 16_384,
-              let headerData = Tokens.base64URLDecode(String(parts[0])),
-              let header = try? JSONDecoder().decode(Header.self, from: headerData)
+            let headerData = Tokens.base64URLDecode(String(parts[0])),
+            let header = try? JSONDecoder().decode(Header.self, from: headerData)
         else { throw Refusal("not a signed JWT") }
         guard let alg = header.alg, Self.acceptedAlgorithms.contains(alg) else {
             throw Refusal("algorithm \(header.alg.map { String($0.prefix(16)) } ?? "missing") is not accepted")

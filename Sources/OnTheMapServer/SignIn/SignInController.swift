@@ -53,12 +53,14 @@ struct SignInController: Sendable {
         var client: (redirect: String, challenge: String)?
         if let redirect = request.uri.queryParameters.get("client_redirect") {
             guard let loopback = Self.loopbackRedirect(String(redirect)),
-                  let challenge = request.uri.queryParameters.get("client_challenge"), Self.isChallenge(String(challenge)) else {
+                let challenge = request.uri.queryParameters.get("client_challenge"), Self.isChallenge(String(challenge))
+            else {
                 return Problem(.badRequest, "appRedirect").page(for: request)
             }
             client = (loopback, String(challenge))
         }
-        return try await begin(provider, returnPath: returnPath, linkAccountKey: nil, client: client, request: request, context: context) { url, cookie in
+        return try await begin(provider, returnPath: returnPath, linkAccountKey: nil, client: client, request: request, context: context) {
+            url, cookie in
             var response = SignInPage.redirect(to: url.absoluteString)
             response.setCookie(cookie)
             return response
@@ -71,7 +73,9 @@ struct SignInController: Sendable {
         client: (redirect: String, challenge: String)? = nil, request: Request, context: AppRequestContext,
         answer: (URL, Cookie) throws -> Response
     ) async throws -> Response {
-        let state = Tokens.random(), nonce = Tokens.random(), verifier = Tokens.random()
+        let state = Tokens.random()
+        let nonce = Tokens.random()
+        let verifier = Tokens.random()
         let browser = Tokens.random()
         let redirectURI: String
         do {
@@ -86,7 +90,9 @@ struct SignInController: Sendable {
             case .oidc(let client):
                 url = try await client.authorizationURL(redirectURI: redirectURI, state: state, nonce: nonce, codeVerifier: verifier)
             case .facebook(let client):
-                guard let dialog = client.dialogURL(redirectURI: redirectURI, state: state) else { throw ProviderUnavailable("bad dialog URL") }
+                guard let dialog = client.dialogURL(redirectURI: redirectURI, state: state) else {
+                    throw ProviderUnavailable("bad dialog URL")
+                }
                 url = dialog
             }
         } catch {
@@ -95,14 +101,17 @@ struct SignInController: Sendable {
         }
         let now = configuration.clock.now()
         try await store.deleteExpiredPendingSignIns(now: now)
-        try await store.savePendingSignIn(PendingSignIn(
-            stateDigest: SessionToken.digest(state), provider: provider.id, nonce: nonce, codeVerifier: verifier,
-            returnPath: returnPath, browserDigest: SessionToken.digest(browser), linkAccountKey: linkAccountKey,
-            clientRedirect: client?.redirect, clientChallenge: client?.challenge, createdAt: now, expiresAt: now.addingTimeInterval(configuration.signInLifetime)
-        ))
+        try await store.savePendingSignIn(
+            PendingSignIn(
+                stateDigest: SessionToken.digest(state), provider: provider.id, nonce: nonce, codeVerifier: verifier,
+                returnPath: returnPath, browserDigest: SessionToken.digest(browser), linkAccountKey: linkAccountKey,
+                clientRedirect: client?.redirect, clientChallenge: client?.challenge, createdAt: now,
+                expiresAt: now.addingTimeInterval(configuration.signInLifetime)
+            ))
         context.logger.info("sign-in started", metadata: ["provider": "\(provider.id)", "linking": "\(linkAccountKey != nil)"])
-        let cookie = Cookie(name: Self.browserCookieName(https: context.isHTTPS), value: browser,
-                            maxAge: max(60, Int(configuration.signInLifetime)), path: "/", secure: context.isHTTPS, httpOnly: true, sameSite: .lax)
+        let cookie = Cookie(
+            name: Self.browserCookieName(https: context.isHTTPS), value: browser,
+            maxAge: max(60, Int(configuration.signInLifetime)), path: "/", secure: context.isHTTPS, httpOnly: true, sameSite: .lax)
         return try answer(url, cookie)
     }
 
@@ -115,8 +124,8 @@ struct SignInController: Sendable {
     /// `https://…`), never control characters.
     static func safeReturnPath(_ text: String?) -> String {
         guard let text, text.count <= 512, text.hasPrefix("/"), !text.hasPrefix("//"), !text.hasPrefix("/\\"),
-              !text.contains("\\"), text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }),
-              let components = URLComponents(string: text), components.scheme == nil, components.host == nil
+            !text.contains("\\"), text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }),
+            let components = URLComponents(string: text), components.scheme == nil, components.host == nil
         else { return "/" }
         return text
     }
@@ -125,10 +134,10 @@ struct SignInController: Sendable {
     /// (not `localhost`, which a hosts file can point elsewhere; no query or fragment).
     static func loopbackRedirect(_ text: String) -> String? {
         guard text.count <= 256, let components = URLComponents(string: text), components.scheme == "http",
-              let host = components.host, host == "127.0.0.1" || host == "::1" || host == "[::1]",
-              let port = components.port, port > 0, components.user == nil, components.password == nil,
-              components.query == nil, components.fragment == nil,
-              text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+            let host = components.host, host == "127.0.0.1" || host == "::1" || host == "[::1]",
+            let port = components.port, port > 0, components.user == nil, components.password == nil,
+            components.query == nil, components.fragment == nil,
+            text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
         else { return nil }
         return text
     }
@@ -168,8 +177,10 @@ struct SignInController: Sendable {
             response = problem.page(for: request)
         }
         // The browser's pending-sign-in cookie is spent either way.
-        response.setCookie(Cookie(name: Self.browserCookieName(https: context.isHTTPS), value: "", maxAge: 0, path: "/",
-                                  secure: context.isHTTPS, httpOnly: true, sameSite: .lax))
+        response.setCookie(
+            Cookie(
+                name: Self.browserCookieName(https: context.isHTTPS), value: "", maxAge: 0, path: "/",
+                secure: context.isHTTPS, httpOnly: true, sameSite: .lax))
         return response
     }
 
@@ -183,7 +194,8 @@ struct SignInController: Sendable {
         // The user said no (or the provider failed). RFC 6749 says the state comes back with
         // the error, but not every provider sends it: either way nothing is created.
         let providerError = query.get("error")
-        let denial = providerError == "access_denied"
+        let denial =
+            providerError == "access_denied"
             ? Problem(.forbidden, "cancelled", named) : Problem(.forbidden, "providerError", named, then: startAgain)
         if providerError != nil, (query.get("state") ?? "").isEmpty { throw denial }
         guard let state = query.get("state"), !state.isEmpty, state.count <= 128 else {
@@ -194,8 +206,8 @@ struct SignInController: Sendable {
             throw Problem(.badRequest, "stateUsed", then: startAgain)
         }
         guard pending.provider == provider.id,
-              let browser = request.cookies[Self.browserCookieName(https: context.isHTTPS)]?.value,
-              Tokens.constantTimeEqual(SessionToken.digest(String(browser)), pending.browserDigest)
+            let browser = request.cookies[Self.browserCookieName(https: context.isHTTPS)]?.value,
+            Tokens.constantTimeEqual(SessionToken.digest(String(browser)), pending.browserDigest)
         else {
             throw Problem(.badRequest, "startedElsewhere", then: startAgain)
         }
@@ -217,8 +229,9 @@ struct SignInController: Sendable {
         do {
             switch provider {
             case .oidc(let client):
-                let (verified, idToken) = try await client.exchange(code: code, redirectURI: redirectURI, codeVerifier: pending.codeVerifier, nonce: pending.nonce,
-                                                                        now: configuration.clock.now())
+                let (verified, idToken) = try await client.exchange(
+                    code: code, redirectURI: redirectURI, codeVerifier: pending.codeVerifier, nonce: pending.nonce,
+                    now: configuration.clock.now())
                 identity = SignInPolicy.ExternalIdentity(
                     provider: provider.id, subject: verified.subject, email: verified.email, emailVerified: verified.emailVerified,
                     firstName: verified.givenName ?? verified.name?.split(separator: " ").first.map(String.init),
@@ -239,7 +252,8 @@ struct SignInController: Sendable {
             throw Problem(.badGateway, "providerDown", named)
         } catch let error as OIDCClient.Failure {
             context.logger.warning("sign-in identity refused", metadata: ["provider": "\(provider.id)", "reason": "\(error)"])
-            throw Problem(.forbidden, "notVerified", ["provider": .text(provider.name), "reason": .text(Self.reason(error))], then: startAgain)
+            throw Problem(
+                .forbidden, "notVerified", ["provider": .text(provider.name), "reason": .text(Self.reason(error))], then: startAgain)
         } catch FacebookClient.Failure.invalidToken {
             throw Problem(.forbidden, "facebookRefused", then: startAgain)
         }
@@ -249,8 +263,9 @@ struct SignInController: Sendable {
         var next = pending.returnPath
         if let loopback = pending.clientRedirect, let challenge = pending.clientChallenge {
             let code = Tokens.random()
-            try await store.saveSignInHandoff(code: code, accountKey: account.key, provider: provider.id, challenge: challenge,
-                                              expiresAt: configuration.clock.now().addingTimeInterval(120))
+            try await store.saveSignInHandoff(
+                code: code, accountKey: account.key, provider: provider.id, challenge: challenge,
+                expiresAt: configuration.clock.now().addingTimeInterval(120))
             context.logger.info("sign-in handed to an app", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
             next = FormEncoding.url(URL(string: loopback)!, adding: [("code", code)]).absoluteString
         } else {
@@ -270,8 +285,9 @@ struct SignInController: Sendable {
     /// theirs, a page saying what happened first.
     static func arrival(_ resolution: SignInPolicy.Resolution, next: String, language: Language) -> Response {
         guard case .claimed = resolution else { return SignInPage.redirect(to: next) }
-        return SignInPage.notice(title: LocalizedText("signin.claimed.title"), message: LocalizedText("signin.claimed.message"),
-                                 continueTo: next, continueLabel: LocalizedText("signin.claimed.continue"), language: language)
+        return SignInPage.notice(
+            title: LocalizedText("signin.claimed.title"), message: LocalizedText("signin.claimed.message"),
+            continueTo: next, continueLabel: LocalizedText("signin.claimed.continue"), language: language)
     }
 
     static func reason(_ failure: OIDCClient.Failure) -> String {
@@ -290,7 +306,9 @@ struct SignInController: Sendable {
         guard let provider = providers.provider(context.parameters.get("provider") ?? "") else {
             throw APIError(.notFound, "unknown_provider", "This server does not offer that way of signing in.")
         }
-        let response = try await begin(provider, returnPath: "/#/signed-in", linkAccountKey: session.accountKey, request: request, context: context) { url, cookie in
+        let response = try await begin(
+            provider, returnPath: "/#/signed-in", linkAccountKey: session.accountKey, request: request, context: context
+        ) { url, cookie in
             var response = try JSONResponse.make(LinkStart(location: url.absoluteString))
             response.setCookie(cookie)
             return response
@@ -303,18 +321,23 @@ struct SignInController: Sendable {
 
     // MARK: POST /api/auth/token
 
-    struct TokenRequest: Decodable { let code: String; let code_verifier: String }
+    struct TokenRequest: Decodable {
+        let code: String
+        let code_verifier: String
+    }
 
     /// A native app trades the one-time code its loopback address received, with the PKCE
     /// verifier only it knows, for a session: the same answer as `POST /session` (no prefix).
     @Sendable func token(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.collectBody(limit: 4096) { APIError.tooLarge }
-        guard let form = try? JSONDecoder().decode(TokenRequest.self, from: body), form.code.count <= 128, form.code_verifier.count <= 128 else {
+        guard let form = try? JSONDecoder().decode(TokenRequest.self, from: body), form.code.count <= 128, form.code_verifier.count <= 128
+        else {
             throw APIError(.badRequest, "invalid_body", "Send a JSON object with code and code_verifier (strings).")
         }
         guard let handoff = try await store.takeSignInHandoff(code: form.code, now: configuration.clock.now()),
-              Tokens.constantTimeEqual(OIDCClient.codeChallenge(for: form.code_verifier), handoff.challenge),
-              let account = try await store.account(key: handoff.accountKey), account.disabledAt == nil else {
+            Tokens.constantTimeEqual(OIDCClient.codeChallenge(for: form.code_verifier), handoff.challenge),
+            let account = try await store.account(key: handoff.accountKey), account.disabledAt == nil
+        else {
             throw APIError(.forbidden, "invalid_code", "This sign-in code is unknown, used, expired or not yours. Sign in again.")
         }
         let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context)
@@ -336,18 +359,21 @@ struct SignInController: Sendable {
     }
 
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
-        var result = LogoutResult(logged_out: false, provider: nil, provider_name: nil, provider_logout_url: nil, provider_token_revoked: nil)
+        var result = LogoutResult(
+            logged_out: false, provider: nil, provider_name: nil, provider_logout_url: nil, provider_token_revoked: nil)
         if let session = context.caller.signedIn?.session {
             let signIn = try await store.sessionSignIn(sessionID: session.id)
             try await store.deleteSession(id: session.id)
             context.logger.info("logout", metadata: ["account": "\(session.accountKey)"])
-            var logoutURL: String?, revoked: Bool?
+            var logoutURL: String?
+            var revoked: Bool?
             let provider = signIn.flatMap { providers.provider($0.provider) }
             switch provider {
             case .oidc(let client):
                 // No way back is offered from an address this server does not hand out links for.
                 if let endpoint = try? await client.metadata().end_session_endpoint, let url = URL(string: endpoint),
-                   let origin = try? accounts.origin(for: request, isHTTPS: context.isHTTPS) {
+                    let origin = try? accounts.origin(for: request, isHTTPS: context.isHTTPS)
+                {
                     var fields = [("client_id", client.settings.clientID), ("post_logout_redirect_uri", origin + "/")]
                     if let hint = signIn?.idToken { fields.insert(("id_token_hint", hint), at: 0) }
                     logoutURL = FormEncoding.url(url, adding: fields).absoluteString
@@ -357,8 +383,9 @@ struct SignInController: Sendable {
             case nil:
                 break
             }
-            result = LogoutResult(logged_out: true, provider: provider?.id, provider_name: provider?.name,
-                                  provider_logout_url: logoutURL, provider_token_revoked: revoked)
+            result = LogoutResult(
+                logged_out: true, provider: provider?.id, provider_name: provider?.name,
+                provider_logout_url: logoutURL, provider_token_revoked: revoked)
         }
         return SessionController.clearingSessionCookies(try JSONResponse.make(result))
     }

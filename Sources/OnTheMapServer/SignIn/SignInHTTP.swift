@@ -1,7 +1,8 @@
 import Foundation
 import OutboundHTTP
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What the sign-in feature asks of the network: a GET or a form POST with a deadline.
@@ -39,7 +40,8 @@ final class URLSessionSignInClient: SignInHTTPClient {
     private let client: OutboundClient
 
     init(timeout: TimeInterval = 10) {
-        client = OutboundClient(userAgent: "OnTheMap/1.0 (self-hosted OnTheMap server; sign-in)", timeout: timeout, maximumConnectionsPerHost: 4)
+        client = OutboundClient(
+            userAgent: "OnTheMap/1.0 (self-hosted OnTheMap server; sign-in)", timeout: timeout, maximumConnectionsPerHost: 4)
     }
 
     func send(_ request: SignInHTTPRequest) async throws -> SignInHTTPReply {
@@ -55,8 +57,9 @@ final class URLSessionSignInClient: SignInHTTPClient {
         }
         do {
             let reply = try await client.send(.init(method: request.method, url: request.url, headers: headers, body: body))
-            return SignInHTTPReply(status: reply.status, body: reply.body,
-                                   headers: Dictionary(reply.headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first }))
+            return SignInHTTPReply(
+                status: reply.status, body: reply.body,
+                headers: Dictionary(reply.headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first }))
         } catch let failure as OutboundClient.Failure {
             // The failure names no URL (one can carry a token); the host says which provider.
             throw ProviderUnavailable("\(request.url.host ?? "provider"): \(failure.description)")
@@ -98,7 +101,8 @@ enum FormEncoding {
             if byte == UInt8(ascii: "+") {
                 decoded.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                      let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
                 decoded.append(high << 4 | low)
                 index += 2
             } else {

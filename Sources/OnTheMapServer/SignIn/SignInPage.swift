@@ -10,7 +10,8 @@ enum SignInPage {
         var fields = HTTPFields()
         fields[.cacheControl] = "no-store"
         fields[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        fields[HTTPField.Name("Content-Security-Policy")!] = "default-src 'none'; style-src 'self'; frame-ancestors 'none'; form-action 'self'"
+        fields[HTTPField.Name("Content-Security-Policy")!] =
+            "default-src 'none'; style-src 'self'; frame-ancestors 'none'; form-action 'self'"
         fields[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         return fields
     }
@@ -22,21 +23,26 @@ enum SignInPage {
     }
 
     static func problem(_ status: HTTPResponse.Status, _ title: LocalizedText, _ message: LocalizedText, language: Language) -> Response {
-        page(status, title: title.text(in: language), language: language,
-             paragraph: #"<p id="signin-problem">\#(escape(message.text(in: language)))</p>"#,
-             link: #"<a href="/#/login">\#(escape(LocalizedText("page.backToLogin").text(in: language)))</a>"#)
+        page(
+            status, title: title.text(in: language), language: language,
+            paragraph: #"<p id="signin-problem">\#(escape(message.text(in: language)))</p>"#,
+            link: #"<a href="/#/login">\#(escape(LocalizedText("page.backToLogin").text(in: language)))</a>"#)
     }
 
     /// A page that tells the person something before they go on to `continueTo` (a path on
     /// this server, or an app's loopback address).
-    static func notice(title: LocalizedText, message: LocalizedText, continueTo: String, continueLabel: LocalizedText, language: Language) -> Response {
-        page(.ok, title: title.text(in: language), language: language,
-             paragraph: #"<p id="signin-notice">\#(escape(message.text(in: language)))</p>"#,
-             link: #"<a id="signin-continue" href="\#(escape(continueTo))">\#(escape(continueLabel.text(in: language)))</a>"#)
+    static func notice(title: LocalizedText, message: LocalizedText, continueTo: String, continueLabel: LocalizedText, language: Language)
+        -> Response
+    {
+        page(
+            .ok, title: title.text(in: language), language: language,
+            paragraph: #"<p id="signin-notice">\#(escape(message.text(in: language)))</p>"#,
+            link: #"<a id="signin-continue" href="\#(escape(continueTo))">\#(escape(continueLabel.text(in: language)))</a>"#)
     }
 
     /// A plain page: a heading, a paragraph and a link (both already escaped).
-    private static func page(_ status: HTTPResponse.Status, title: String, language: Language, paragraph: String, link: String) -> Response {
+    private static func page(_ status: HTTPResponse.Status, title: String, language: Language, paragraph: String, link: String) -> Response
+    {
         var fields = headers()
         fields[.contentType] = "text/html; charset=utf-8"
         fields[.contentLanguage] = language.tag

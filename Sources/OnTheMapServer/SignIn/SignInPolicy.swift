@@ -33,7 +33,8 @@ struct SignInPolicy: Sendable {
         var verifiedEmail: String? { emailVerified ? usableEmail : nil }
 
         func link(to accountKey: String, origin: IdentityLink.Origin, at now: Date) -> IdentityLink {
-            IdentityLink(provider: provider, subject: subject, accountKey: accountKey, email: usableEmail ?? "", createdAt: now, origin: origin)
+            IdentityLink(
+                provider: provider, subject: subject, accountKey: accountKey, email: usableEmail ?? "", createdAt: now, origin: origin)
         }
     }
 
@@ -56,7 +57,8 @@ struct SignInPolicy: Sendable {
     func resolve(_ identity: ExternalIdentity, linking: String?, session: Session?) async throws -> Resolution {
         if let linking { return .signedIn(try await link(identity, to: linking, session: session)) }
         if let link = try await store.identityLink(provider: identity.provider, subject: identity.subject),
-           let account = try await store.account(key: link.accountKey) {
+            let account = try await store.account(key: link.accountKey)
+        {
             // A link the old rule made by email to an account nobody proved: claimed now.
             if link.origin == .legacy, !account.emailVerified, !account.passwordHash.isEmpty, identity.verifiedEmail == account.email {
                 return try await claim(try Self.checkEnabled(account), by: identity)
@@ -110,8 +112,9 @@ struct SignInPolicy: Sendable {
     }
 
     private func claim(_ account: Account, by identity: ExternalIdentity) async throws -> Resolution {
-        let claim = AccountClaim(accountKey: account.key, link: identity.link(to: account.key, origin: .verifiedEmail, at: now()),
-                                 firstName: Self.cleanName(identity.firstName), lastName: Self.cleanName(identity.lastName))
+        let claim = AccountClaim(
+            accountKey: account.key, link: identity.link(to: account.key, origin: .verifiedEmail, at: now()),
+            firstName: Self.cleanName(identity.firstName), lastName: Self.cleanName(identity.lastName))
         let claimed = try await store.claimAccount(claim, now: now())
         guard let current = try await store.account(key: account.key) else {
             throw Problem(.conflict, "accountChanged")
@@ -135,7 +138,8 @@ struct SignInPolicy: Sendable {
 
     static func cleanName(_ name: String?) -> String? {
         guard let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty,
-              TextRules.isDisplaySafe(trimmed) else { return nil }
+            TextRules.isDisplaySafe(trimmed)
+        else { return nil }
         return String(trimmed.prefix(AccountController.maximumNameLength))
     }
 }

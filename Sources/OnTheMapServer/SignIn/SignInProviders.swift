@@ -32,7 +32,9 @@ struct SignInProviders: Sendable {
     let facebook: FacebookClient?
 
     init(configuration: Configuration, http: any SignInHTTPClient = URLSessionSignInClient()) {
-        var all = configuration.oidcProviders.map { Provider.oidc(OIDCClient(settings: $0, http: http, keyRefetchInterval: configuration.signInKeyRefetchInterval)) }
+        var all = configuration.oidcProviders.map {
+            Provider.oidc(OIDCClient(settings: $0, http: http, keyRefetchInterval: configuration.signInKeyRefetchInterval))
+        }
         facebook = configuration.facebook.map { FacebookClient(settings: $0, http: http) }
         if let facebook { all.append(.facebook(facebook)) }
         self.all = all

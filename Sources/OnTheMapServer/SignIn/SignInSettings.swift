@@ -14,8 +14,10 @@ public struct OIDCProviderSettings: Sendable, Equatable, CustomStringConvertible
     public var clientSecret: String?
     public var scopes: [String]
 
-    public init(id: String, displayName: String, issuer: String, clientID: String, clientSecret: String?,
-                scopes: [String] = ["openid", "email", "profile"]) {
+    public init(
+        id: String, displayName: String, issuer: String, clientID: String, clientSecret: String?,
+        scopes: [String] = ["openid", "email", "profile"]
+    ) {
         self.id = id
         self.displayName = displayName
         self.issuer = issuer
@@ -42,16 +44,20 @@ public struct OIDCProviderSettings: Sendable, Equatable, CustomStringConvertible
             let key = part[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
             let value = part[part.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             guard ["id", "name", "issuer", "client-id", "client-secret", "client-secret-env", "scopes"].contains(key) else {
-                throw ConfigurationError("--oidc-provider: unknown key '\(key.prefix(40))' (id, name, issuer, client-id, client-secret, client-secret-env, scopes).")
+                throw ConfigurationError(
+                    "--oidc-provider: unknown key '\(key.prefix(40))' (id, name, issuer, client-id, client-secret, client-secret-env, scopes)."
+                )
             }
             fields[key] = value
         }
         guard let id = fields["id"], !id.isEmpty, id.count <= 32,
-              id.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }), !reservedIDs.contains(id) else {
+            id.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }), !reservedIDs.contains(id)
+        else {
             throw ConfigurationError("--oidc-provider needs id=<1 to 32 of a-z, 0-9, -> (not 'facebook', which has its own settings).")
         }
         guard let issuer = fields["issuer"], let url = URL(string: issuer), let scheme = url.scheme?.lowercased(),
-              scheme == "https" || (scheme == "http" && Self.isLoopback(url.host ?? "")), url.host?.isEmpty == false else {
+            scheme == "https" || (scheme == "http" && Self.isLoopback(url.host ?? "")), url.host?.isEmpty == false
+        else {
             throw ConfigurationError("--oidc-provider \(id): issuer must be an https URL (http only on this machine, for tests).")
         }
         guard let clientID = fields["client-id"], !clientID.isEmpty else {
@@ -70,8 +76,9 @@ public struct OIDCProviderSettings: Sendable, Equatable, CustomStringConvertible
         guard name.count <= 40, TextRules.isDisplaySafe(name) else {
             throw ConfigurationError("--oidc-provider \(id): name must be at most 40 printable characters.")
         }
-        return Self(id: id, displayName: name, issuer: issuer, clientID: clientID,
-                    clientSecret: secret?.isEmpty == true ? nil : secret, scopes: scopes)
+        return Self(
+            id: id, displayName: name, issuer: issuer, clientID: clientID,
+            clientSecret: secret?.isEmpty == true ? nil : secret, scopes: scopes)
     }
 
     static func isLoopback(_ host: String) -> Bool {

@@ -19,7 +19,7 @@ enum LocationBody {
         for (key, value) in object {
             if ignoredFields.contains(key) || key == "objectId" { continue }
             guard ParseQuery.matches(keyPattern, key) else { throw ParseError(105, "Invalid field name: \(key).") }
-            guard let field = LocationField(rawValue: key) else { continue } // unknown fields are not stored
+            guard let field = LocationField(rawValue: key) else { continue }  // unknown fields are not stored
             switch field.kind {
             case .number:
                 guard case .number(let number) = value else { throw typeMismatch(field, expected: "Number", got: value) }
@@ -46,7 +46,7 @@ enum LocationBody {
                 default: patch.mediaURL = text
                 }
             case .date:
-                continue // createdAt/updatedAt are handled above
+                continue  // createdAt/updatedAt are handled above
             }
         }
         if creating {
@@ -64,7 +64,7 @@ enum LocationBody {
     static func isAcceptableLink(_ text: String) -> Bool {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let match = schemePattern.firstMatch(in: trimmed, range: NSRange(trimmed.startIndex..., in: trimmed)),
-              let schemeRange = Range(match.range(at: 1), in: trimmed)
+            let schemeRange = Range(match.range(at: 1), in: trimmed)
         else { return !trimmed.hasPrefix("//") || trimmed.isEmpty }
         let scheme = trimmed[schemeRange].lowercased()
         guard scheme == "http" || scheme == "https" else { return false }

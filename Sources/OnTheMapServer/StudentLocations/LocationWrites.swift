@@ -30,8 +30,11 @@ struct LocationWrites: Sendable {
         return deleted
     }
 
-    func setHidden(objectId: String, in classId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws -> Bool {
-        let changedRow = try await store.setHidden(objectId: objectId, in: classId, hidden, reason: reason, moderatorKey: moderatorKey, now: now)
+    func setHidden(objectId: String, in classId: String, _ hidden: Bool, reason: String, moderatorKey: String?, now: Date) async throws
+        -> Bool
+    {
+        let changedRow = try await store.setHidden(
+            objectId: objectId, in: classId, hidden, reason: reason, moderatorKey: moderatorKey, now: now)
         if changedRow { await changed([classId]) }
         return changedRow
     }

@@ -316,7 +316,8 @@ enum ParseQuery {
             return ParseDate.date(from: text).map { .text(ParseDate.string(from: $0)) }
         case (.date, .object(let object)):
             guard object["__type"] == .string("Date"), let iso = object["iso"]?.stringValue,
-                  let date = ParseDate.date(from: iso) else { return nil }
+                let date = ParseDate.date(from: iso)
+            else { return nil }
             return .text(ParseDate.string(from: date))
         default:
             return nil

@@ -68,7 +68,8 @@ struct StudentLocationController: Sendable {
             throw ParseError.objectNotFound
         }
         guard let keys else { return try JSONResponse.make(stored.record) }
-        return JSONResponse.raw(try JSONSerialization.data(withJSONObject: Self.project(stored.record, keys: keys), options: [.withoutEscapingSlashes]))
+        return JSONResponse.raw(
+            try JSONSerialization.data(withJSONObject: Self.project(stored.record, keys: keys), options: [.withoutEscapingSlashes]))
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -109,7 +110,9 @@ struct StudentLocationController: Sendable {
         if let ownerKey = stored.ownerKey { patch.uniqueKey = ownerKey }
         let settings = try await placed(&patch, current: stored.record, context)
         patch.waiting = try await waits(owner, creating: false, approval: settings.approval, context)
-        guard let updated = try await writes.update(objectId: id, in: context.mapClass.id, patch: patch, updatedAt: configuration.clock.now()) else {
+        guard
+            let updated = try await writes.update(objectId: id, in: context.mapClass.id, patch: patch, updatedAt: configuration.clock.now())
+        else {
             throw ParseError.objectNotFound
         }
         try await writes.placeAgainIfCoarsened(objectId: id, in: context.mapClass.id, placedAt: settings.precision)
@@ -179,7 +182,9 @@ struct StudentLocationController: Sendable {
 
     @discardableResult
     private func authorize(_ account: String?, toChange objectId: String, context: AppRequestContext) async throws -> StoredLocation {
-        guard let stored = try await store.location(objectId: objectId, in: context.mapClass.id, author: account) else { throw ParseError.objectNotFound }
+        guard let stored = try await store.location(objectId: objectId, in: context.mapClass.id, author: account) else {
+            throw ParseError.objectNotFound
+        }
         if openWrites(context) { return stored }
         guard let account, stored.ownerKey == account else { throw ParseError.notOwner }
         return stored

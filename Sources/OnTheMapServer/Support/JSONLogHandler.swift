@@ -32,7 +32,9 @@ public struct JSONLogHandler: LogHandler {
         fields["label"] = label
         fields["message"] = event.message.description
         fields["source"] = "\(event.file.split(separator: "/").last ?? ""):\(event.line)"
-        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return
+        }
         write(String(decoding: data, as: UTF8.self) + "\n")
     }
 

@@ -71,7 +71,8 @@ extension AlbumService {
         for await payload in feed {
             let parts = payload.split(separator: " ", maxSplits: 1).map(String.init)
             guard parts.count == 2, parts[0] != sharing.serverID, PhotoFileStore.isSafeComponent(parts[1]),
-                  events.hasWatchers(pinID: parts[1]) else { continue }
+                events.hasWatchers(pinID: parts[1])
+            else { continue }
             let pinID = parts[1]
             let found: Pin?
             do { found = try await store.pin(id: pinID) } catch { continue }
@@ -98,7 +99,8 @@ extension AlbumService {
         let now = clock.now()
         let hour = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 3600).rounded(.down) * 3600)
         guard try await store.countUse(name: sharing.quotaName, windowStart: hour, limit: perHour) else {
-            throw PhotoProviderError.rateLimited(provider: provider.displayName, retryAfter: max(1, Int(hour.addingTimeInterval(3600).timeIntervalSince(now).rounded(.up))))
+            throw PhotoProviderError.rateLimited(
+                provider: provider.displayName, retryAfter: max(1, Int(hour.addingTimeInterval(3600).timeIntervalSince(now).rounded(.up))))
         }
     }
 }

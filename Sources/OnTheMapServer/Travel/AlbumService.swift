@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import Logging
 import PhotoAlbums
 import ServiceLifecycle
 import Storage
+import Synchronization
 
 /// Fetches pin albums in the background: asks the provider for a page of photos, stores
 /// them as pending, downloads their images (bounded by the downloader), marks each ready
@@ -50,9 +50,11 @@ final class AlbumService: Service, Sendable {
     /// Album states' and photos' times, and download claims' leases.
     let clock: WallClock
 
-    init(store: any TravelRepository, provider: any PhotoProvider, downloader: ImageDownloader, fetcher: HTTPFetcher,
-         events: AlbumEvents, photosPerAlbum: Int, logger: Logger, sharing: Sharing = Sharing(), clock: WallClock = .system,
-         metrics: ServerMetrics? = nil) {
+    init(
+        store: any TravelRepository, provider: any PhotoProvider, downloader: ImageDownloader, fetcher: HTTPFetcher,
+        events: AlbumEvents, photosPerAlbum: Int, logger: Logger, sharing: Sharing = Sharing(), clock: WallClock = .system,
+        metrics: ServerMetrics? = nil
+    ) {
         self.sharing = sharing
         self.metrics = metrics
         self.clock = clock
@@ -177,13 +179,15 @@ final class AlbumService: Service, Sendable {
         let result: PhotoPage
         do {
             try await admitProviderSearch()
-            var found = try await provider.search(PhotoSearch(latitude: pin.latitude, longitude: pin.longitude, perPage: photosPerAlbum, page: page))
+            var found = try await provider.search(
+                PhotoSearch(latitude: pin.latitude, longitude: pin.longitude, perPage: photosPerAlbum, page: page))
             if found.photos.isEmpty, page > 1 {
                 // Fewer results than last time: pick again within what there is now.
                 let pages = min(found.pages, limit)
                 page = pages > 1 ? Int.random(in: 1...pages) : 1
                 try await admitProviderSearch()
-                found = try await provider.search(PhotoSearch(latitude: pin.latitude, longitude: pin.longitude, perPage: photosPerAlbum, page: page))
+                found = try await provider.search(
+                    PhotoSearch(latitude: pin.latitude, longitude: pin.longitude, perPage: photosPerAlbum, page: page))
             }
             result = found
         } catch let error as PhotoProviderError {
@@ -193,8 +197,9 @@ final class AlbumService: Service, Sendable {
 
         let kept = try await store.photos(pinID: pinID)
         if result.photos.isEmpty, choice == .another, !kept.isEmpty {
-            try await recordFailure(pinID: pinID, code: "no_more_photos",
-                                    message: "\(provider.displayName) has no other photos near \(pin.placeName); the album is unchanged.")
+            try await recordFailure(
+                pinID: pinID, code: "no_more_photos",
+                message: "\(provider.displayName) has no other photos near \(pin.placeName); the album is unchanged.")
             throw AlbumServiceError.noMorePhotos(provider: provider.displayName, place: pin.placeName)
         }
 
@@ -222,10 +227,12 @@ final class AlbumService: Service, Sendable {
         let snapshot = AlbumSnapshot(pin: pin, state: state, photos: photos)
         await publish(.album(snapshot), pinID: pinID)
         if snapshot.isSettled { await publish(.done(snapshot), pinID: pinID) }
-        logger.info("album fetched", metadata: [
-            "pin": "\(pinID)", "provider": "\(provider.name)", "page": "\(result.page)", "pages": "\(result.pages)",
-            "photos": "\(photos.count)", "replaced": "\(removed.count)",
-        ])
+        logger.info(
+            "album fetched",
+            metadata: [
+                "pin": "\(pinID)", "provider": "\(provider.name)", "page": "\(result.page)", "pages": "\(result.pages)",
+                "photos": "\(photos.count)", "replaced": "\(removed.count)",
+            ])
         return snapshot
     }
 
@@ -263,8 +270,9 @@ final class AlbumService: Service, Sendable {
         defer { _ = active.withLock { $0.remove(photo.id) } }
         let claimed: Photo?
         do {
-            claimed = try await store.claimPhoto(id: photo.id, owner: sharing.serverID,
-                                                 until: clock.now().addingTimeInterval(sharing.claimDuration), now: clock.now())
+            claimed = try await store.claimPhoto(
+                id: photo.id, owner: sharing.serverID,
+                until: clock.now().addingTimeInterval(sharing.claimDuration), now: clock.now())
         } catch {
             logger.warning("could not claim a photo download", metadata: ["photo": "\(photo.id)", "error": "\(String(reflecting: error))"])
             return
@@ -272,7 +280,8 @@ final class AlbumService: Service, Sendable {
         guard claimed != nil else { return }
         do {
             guard let url = URL(string: photo.remoteURL),
-                  ["http", "https", GeneratedPhotoProvider.scheme].contains(url.scheme?.lowercased() ?? "") else {
+                ["http", "https", GeneratedPhotoProvider.scheme].contains(url.scheme?.lowercased() ?? "")
+            else {
                 throw AlbumServiceError.badImageURL(photo.remoteURL)
             }
             // Skip photos deleted (or replaced) while they waited for a download slot.
@@ -280,10 +289,12 @@ final class AlbumService: Service, Sendable {
                 (try? await store.photo(id: photo.id))?.state == .pending
             }
             guard let image else { return }
-            let path = try await store.photoStorage.write(image.data, pinID: photo.pinID, photoID: photo.id,
-                                                          fileExtension: image.format.fileExtension, contentType: image.format.contentType)
-            let stored = StoredImage(filePath: path, contentType: image.format.contentType, byteCount: image.data.count,
-                                     contentHash: ContentHash.fnv1a(image.data))
+            let path = try await store.photoStorage.write(
+                image.data, pinID: photo.pinID, photoID: photo.id,
+                fileExtension: image.format.fileExtension, contentType: image.format.contentType)
+            let stored = StoredImage(
+                filePath: path, contentType: image.format.contentType, byteCount: image.data.count,
+                contentHash: ContentHash.fnv1a(image.data))
             metrics?.photoDownloads.increment()
             if let ready = try await store.markPhotoReady(id: photo.id, image: stored, at: clock.now()) {
                 await publish(.photo(ready), pinID: photo.pinID)
@@ -307,8 +318,8 @@ final class AlbumService: Service, Sendable {
     /// When nothing is pending any more: completes the album and tells watchers.
     func settle(pinID: String) async {
         guard let state = try? await store.settleAlbum(pinID: pinID, at: clock.now()),
-              let pin = try? await store.pin(id: pinID),
-              let photos = try? await store.photos(pinID: pinID)
+            let pin = try? await store.pin(id: pinID),
+            let photos = try? await store.photos(pinID: pinID)
         else { return }
         await publish(.done(AlbumSnapshot(pin: pin, state: state, photos: photos)), pinID: pinID)
     }

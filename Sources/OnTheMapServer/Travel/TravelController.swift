@@ -84,10 +84,12 @@ struct TravelController: Sendable {
         let body = try await request.collectBody(limit: Self.bodyLimit) { APIError.tooLarge }
         let coordinates = try PinCoordinates.parse(body)
         try await searchLimiter.admit(pin.ownerKey)
-        guard let moved = try await store.movePin(
-            id: pin.id, latitude: coordinates.latitude, longitude: coordinates.longitude,
-            placeName: await placeName(coordinates), updatedAt: configuration.clock.now()
-        ) else { throw Self.pinNotFound }
+        guard
+            let moved = try await store.movePin(
+                id: pin.id, latitude: coordinates.latitude, longitude: coordinates.longitude,
+                placeName: await placeName(coordinates), updatedAt: configuration.clock.now()
+            )
+        else { throw Self.pinNotFound }
         try await albums.refetch(pinID: pin.id)
         return try JSONResponse.make(PinView(moved))
     }
@@ -122,7 +124,9 @@ struct TravelController: Sendable {
         } catch AlbumService.Failure.pinGone {
             throw Self.pinNotFound
         } catch AlbumService.Failure.superseded {
-            throw APIError(.conflict, "album_busy", "The album kept changing on other servers while this one fetched; it is as they left it. Try again.")
+            throw APIError(
+                .conflict, "album_busy",
+                "The album kept changing on other servers while this one fetched; it is as they left it. Try again.")
         }
     }
 
@@ -210,9 +214,11 @@ struct TravelController: Sendable {
         let photo = try await ownedPhoto(request, context)
         let storage = store.photoStorage
         guard photo.state == .ready, let path = photo.filePath, PhotoPath.parse(path) != nil else {
-            throw APIError(.notFound, "image_not_ready",
-                           photo.state == .failed ? "This photo's image could not be downloaded: \(photo.failureReason ?? "unknown reason")"
-                                                  : "This photo's image has not arrived yet.")
+            throw APIError(
+                .notFound, "image_not_ready",
+                photo.state == .failed
+                    ? "This photo's image could not be downloaded: \(photo.failureReason ?? "unknown reason")"
+                    : "This photo's image has not arrived yet.")
         }
         var headers = HTTPFields()
         headers[.contentType] = photo.contentType ?? "application/octet-stream"
@@ -220,7 +226,11 @@ struct TravelController: Sendable {
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         let etag = "\"\(photo.contentHash ?? photo.id)\""
         headers[.eTag] = etag
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*" }) {
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: {
+                $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"
+            })
+        {
             return Response(status: .notModified, headers: headers)
         }
         if let seconds = configuration.photoRedirectSeconds, let url = storage.directURL(relativePath: path, expires: seconds) {
@@ -267,7 +277,7 @@ struct TravelController: Sendable {
     private func ownedPin(_ request: Request, _ context: AppRequestContext) async throws -> Pin {
         let account = try signedIn(context)
         guard let id = context.parameters.get("pinID"), PhotoFileStore.isSafeComponent(id),
-              let pin = try await store.pin(id: id), pin.ownerKey == account
+            let pin = try await store.pin(id: id), pin.ownerKey == account
         else { throw Self.pinNotFound }
         return pin
     }
@@ -275,8 +285,8 @@ struct TravelController: Sendable {
     private func ownedPhoto(_ request: Request, _ context: AppRequestContext) async throws -> Photo {
         let account = try signedIn(context)
         guard let id = context.parameters.get("photoID"), PhotoFileStore.isSafeComponent(id),
-              let photo = try await store.photo(id: id),
-              let pin = try await store.pin(id: photo.pinID), pin.ownerKey == account
+            let photo = try await store.photo(id: id),
+            let pin = try await store.pin(id: photo.pinID), pin.ownerKey == account
         else { throw Self.photoNotFound }
         return photo
     }

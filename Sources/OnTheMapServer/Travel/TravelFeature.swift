@@ -17,21 +17,28 @@ enum TravelFeature {
         let shared = store.photoStorage.isShared || sqlStore.isPostgres
         // A store that cannot be used stops the start with what to fix, not with its raw error.
         try await store.photoStorage.checkAvailable()
-        let abandonedBefore = shared ? configuration.clock.now().addingTimeInterval(-max(600, 4 * configuration.photoClaimSeconds)) : configuration.clock.now()
+        let abandonedBefore =
+            shared
+            ? configuration.clock.now().addingTimeInterval(-max(600, 4 * configuration.photoClaimSeconds)) : configuration.clock.now()
         let report = try await store.sweepPhotoFiles(abandonedBefore: abandonedBefore)
         if report != PhotoSweepReport() {
-            logger.notice("photo files repaired", metadata: [
-                "rowsMarkedFailed": "\(report.rowsMarkedFailed)", "filesDeleted": "\(report.filesDeleted)",
-                "foldersDeleted": "\(report.foldersDeleted)",
-            ])
+            logger.notice(
+                "photo files repaired",
+                metadata: [
+                    "rowsMarkedFailed": "\(report.rowsMarkedFailed)", "filesDeleted": "\(report.filesDeleted)",
+                    "foldersDeleted": "\(report.foldersDeleted)",
+                ])
         }
         logger.info("travel photo store", metadata: ["store": "\(store.photoStorage)"])
         if sqlStore.isPostgres, !store.photoStorage.isShared {
-            logger.notice("Travel photos are in this server's data directory: to run several servers, give them all one --photo-store s3://bucket/prefix")
+            logger.notice(
+                "Travel photos are in this server's data directory: to run several servers, give them all one --photo-store s3://bucket/prefix"
+            )
         }
         let concurrency = max(1, configuration.photoDownloadConcurrency)
-        let fetcher = HTTPFetcher(userAgent: configuration.photoUserAgent ?? HTTPFetcher.defaultUserAgent,
-                                  maximumConnectionsPerHost: concurrency + 2)
+        let fetcher = HTTPFetcher(
+            userAgent: configuration.photoUserAgent ?? HTTPFetcher.defaultUserAgent,
+            maximumConnectionsPerHost: concurrency + 2)
         let provider = try makeProvider(configuration: configuration, fetcher: fetcher)
         logger.info("travel photos", metadata: ["provider": "\(provider.displayName)"])
         let downloader = ImageDownloader(fetcher: fetcher, concurrency: concurrency, timeout: configuration.photoRequestTimeout)
@@ -63,36 +70,42 @@ enum TravelFeature {
         }
         let endpointText = configuration.photoStoreEndpoint ?? "https://s3.\(configuration.photoStoreRegion).amazonaws.com"
         guard let endpoint = URL(string: endpointText), ["http", "https"].contains(endpoint.scheme?.lowercased() ?? ""),
-              endpoint.host != nil, endpoint.path.isEmpty || endpoint.path == "/", endpoint.query == nil, endpoint.user == nil
+            endpoint.host != nil, endpoint.path.isEmpty || endpoint.path == "/", endpoint.query == nil, endpoint.user == nil
         else {
-            throw ConfigurationError("The photo store endpoint must be an http(s) URL with no path, like http://127.0.0.1:8333, not '\(endpointText)'.")
+            throw ConfigurationError(
+                "The photo store endpoint must be an http(s) URL with no path, like http://127.0.0.1:8333, not '\(endpointText)'.")
         }
         guard let keyID = configuration.photoStoreAccessKeyID, !keyID.isEmpty,
-              let secret = configuration.photoStoreSecretAccessKey, !secret.isEmpty else {
+            let secret = configuration.photoStoreSecretAccessKey, !secret.isEmpty
+        else {
             throw ConfigurationError("The photo store needs credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.")
         }
-        let client = S3Client(configuration: S3Configuration(
-            endpoint: endpoint, region: configuration.photoStoreRegion, bucket: location.bucket,
-            credentials: AWSCredentials(accessKeyID: keyID, secretAccessKey: secret, sessionToken: configuration.photoStoreSessionToken)
-        ),
-        // The store's own deadline (30 s a call), not the photo providers': it is this server's
-        // storage, and a listing at start-up can be long.
-        maximumConnections: configuration.photoDownloadConcurrency + 4)
+        let client = S3Client(
+            configuration: S3Configuration(
+                endpoint: endpoint, region: configuration.photoStoreRegion, bucket: location.bucket,
+                credentials: AWSCredentials(accessKeyID: keyID, secretAccessKey: secret, sessionToken: configuration.photoStoreSessionToken)
+            ),
+            // The store's own deadline (30 s a call), not the photo providers': it is this server's
+            // storage, and a listing at start-up can be long.
+            maximumConnections: configuration.photoDownloadConcurrency + 4)
         return S3PhotoStore(client: client, prefix: location.prefix)
     }
 
     /// Flickr when a key is configured; the demo's own pictures when `--demo` names no photo
     /// service (so the demo works offline); Wikimedia Commons otherwise.
     static func makeProvider(configuration: Configuration, fetcher: HTTPFetcher) throws -> any PhotoProvider {
-        if configuration.demo, configuration.flickrAPIKey?.isEmpty ?? true, configuration.wikimediaAPIURL == Configuration().wikimediaAPIURL {
+        if configuration.demo, configuration.flickrAPIKey?.isEmpty ?? true, configuration.wikimediaAPIURL == Configuration().wikimediaAPIURL
+        {
             return GeneratedPhotoProvider()
         }
         if let key = configuration.flickrAPIKey, !key.isEmpty {
-            return FlickrProvider(apiKey: key, baseURL: try httpURL(configuration.flickrAPIURL, "Flickr API"),
-                                  fetcher: fetcher, timeout: configuration.photoRequestTimeout)
+            return FlickrProvider(
+                apiKey: key, baseURL: try httpURL(configuration.flickrAPIURL, "Flickr API"),
+                fetcher: fetcher, timeout: configuration.photoRequestTimeout)
         }
-        return WikimediaProvider(baseURL: try httpURL(configuration.wikimediaAPIURL, "Wikimedia API"),
-                                 fetcher: fetcher, timeout: configuration.photoRequestTimeout)
+        return WikimediaProvider(
+            baseURL: try httpURL(configuration.wikimediaAPIURL, "Wikimedia API"),
+            fetcher: fetcher, timeout: configuration.photoRequestTimeout)
     }
 
     static func httpURL(_ text: String, _ name: String) throws -> URL {

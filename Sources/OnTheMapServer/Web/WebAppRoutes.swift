@@ -1,8 +1,8 @@
 import Foundation
-import WebApp
 import HTTPTypes
 import Hummingbird
 import Logging
+import WebApp
 
 /// The browser app: static files from `Public/`, Leaflet from a folder on this machine
 /// (Debian's packages or `--leaflet-dir`), a tiny `/config.json` for the page, and security
@@ -14,7 +14,7 @@ public struct WebAppRoutes: Sendable {
     /// The page asks for Debian's name; npm's `dist` folder calls the same minified build
     /// `leaflet.js`. (The map clusters its pins itself: no Leaflet plugin is needed.)
     static let scriptNames = [
-        "leaflet.min.js": "leaflet.js",
+        "leaflet.min.js": "leaflet.js"
     ]
     static let requiredFiles = ["leaflet.css"]
 
@@ -67,13 +67,14 @@ public struct WebAppRoutes: Sendable {
         }
         router.add(middleware: SecurityHeadersMiddleware(contentSecurityPolicy: contentSecurityPolicy, framing: framing))
         let revalidate = CacheControl([(MediaType(type: .any), [.noCache])])
-        router.add(middleware: FileMiddleware<AppRequestContext, LocalFileSystem>(
-            publicDirectory, cacheControl: revalidate, searchForIndexHtml: true, logger: logger
-        ).withAdditionalMediaTypes(forFileExtensions: [
-            "geojson": MediaType(type: .application, subType: "geo+json"),
-            "mjs": MediaType(type: .application, subType: "javascript"),
-            "webmanifest": MediaType(type: .application, subType: "manifest+json"),
-        ]))
+        router.add(
+            middleware: FileMiddleware<AppRequestContext, LocalFileSystem>(
+                publicDirectory, cacheControl: revalidate, searchForIndexHtml: true, logger: logger
+            ).withAdditionalMediaTypes(forFileExtensions: [
+                "geojson": MediaType(type: .application, subType: "geo+json"),
+                "mjs": MediaType(type: .application, subType: "javascript"),
+                "webmanifest": MediaType(type: .application, subType: "manifest+json"),
+            ]))
 
         if let leafletDirectory {
             let cache = CacheControl([(MediaType(type: .any), [.public, .maxAge(86400)])])
@@ -90,14 +91,16 @@ public struct WebAppRoutes: Sendable {
                     )
                 }
             }
-            router.add(middleware: FileMiddleware<AppRequestContext, LocalFileSystem>(
-                leafletDirectory, urlBasePath: "/vendor/leaflet", cacheControl: cache, logger: logger
-            ))
+            router.add(
+                middleware: FileMiddleware<AppRequestContext, LocalFileSystem>(
+                    leafletDirectory, urlBasePath: "/vendor/leaflet", cacheControl: cache, logger: logger
+                ))
         }
 
-        let pageConfig = PageConfig(tileURL: configuration.tileURL.flatMap { $0.isEmpty ? nil : $0 },
-                                    parseApplicationID: configuration.parseApplicationID,
-                                    parseRESTAPIKey: configuration.parseRESTAPIKey)
+        let pageConfig = PageConfig(
+            tileURL: configuration.tileURL.flatMap { $0.isEmpty ? nil : $0 },
+            parseApplicationID: configuration.parseApplicationID,
+            parseRESTAPIKey: configuration.parseRESTAPIKey)
         let encoded = (try? JSONEncoder().encode(pageConfig)) ?? Data("{}".utf8)
         router.get("config.json") { _, _ -> Response in
             Response(
@@ -122,7 +125,8 @@ public struct WebAppRoutes: Sendable {
             self.parseApplicationID = parseApplicationID
             self.parseRESTAPIKey = parseRESTAPIKey
             self.tileURL = tileURL
-            self.tileAttribution = tileURL == nil ? nil : "&copy; <a href=\"https://www.openstreetmap.org/copyright\">OpenStreetMap</a> contributors"
+            self.tileAttribution =
+                tileURL == nil ? nil : "&copy; <a href=\"https://www.openstreetmap.org/copyright\">OpenStreetMap</a> contributors"
         }
     }
 

@@ -6,9 +6,11 @@ enum ChangeLogTriggers {
     /// `shown`: the rule for being on the map, nil for every record (version 6); `withClass`:
     /// the change names its class (from version 11).
     static func sqliteLogRecord(trigger: String, on event: String, kind: String, when shown: String?, withClass: Bool = true) -> String {
-        let head = shown.map { "CREATE TRIGGER \(trigger) AFTER \(event) ON student_locations\nWHEN \($0) BEGIN" }
+        let head =
+            shown.map { "CREATE TRIGGER \(trigger) AFTER \(event) ON student_locations\nWHEN \($0) BEGIN" }
             ?? "CREATE TRIGGER \(trigger) AFTER \(event) ON student_locations BEGIN"
-        let classColumn = withClass ? "class_id, " : "", classValue = withClass ? "NEW.class_id, " : ""
+        let classColumn = withClass ? "class_id, " : ""
+        let classValue = withClass ? "NEW.class_id, " : ""
         return """
             \(head)
                 INSERT INTO location_changes (kind, \(classColumn)object_id, unique_key, first_name, last_name, map_string, media_url,
@@ -21,7 +23,10 @@ enum ChangeLogTriggers {
 
     /// An update that takes a record off the map: logged as `deleted`.
     static func sqliteLogHidden(when hidden: String, withClass: Bool = true) -> String {
-        let values = withClass ? "(kind, class_id, object_id) VALUES ('deleted', NEW.class_id, NEW.object_id)" : "(kind, object_id) VALUES ('deleted', NEW.object_id)"
+        let values =
+            withClass
+            ? "(kind, class_id, object_id) VALUES ('deleted', NEW.class_id, NEW.object_id)"
+            : "(kind, object_id) VALUES ('deleted', NEW.object_id)"
         return """
             CREATE TRIGGER student_locations_log_hide AFTER UPDATE ON student_locations
             WHEN \(hidden) BEGIN
@@ -34,14 +39,15 @@ enum ChangeLogTriggers {
     /// time, `CREATE OR REPLACE` after; `hidden` (over `NEW`), when given, logs an update off the
     /// map as `deleted`.
     static func postgresLogFunctionWithoutClass(create: String, hidden: String?) -> String {
-        let hiddenBranch = hidden.map {
-            """
-                ELSIF \($0) THEN
-                    EXECUTE format('INSERT INTO %I.location_changes (kind, object_id) VALUES (''deleted'', $1)', TG_TABLE_SCHEMA)
-                        USING NEW.object_id;
+        let hiddenBranch =
+            hidden.map {
+                """
+                    ELSIF \($0) THEN
+                        EXECUTE format('INSERT INTO %I.location_changes (kind, object_id) VALUES (''deleted'', $1)', TG_TABLE_SCHEMA)
+                            USING NEW.object_id;
 
-            """
-        } ?? ""
+                """
+            } ?? ""
         return """
             \(create) FUNCTION onthemap_log_location_change() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN

@@ -58,17 +58,21 @@ enum Migrations {
                 try await database.raw("SELECT pg_advisory_xact_lock(\(literal: advisoryLockKey))").run()
                 if let schema { try await database.raw("CREATE SCHEMA IF NOT EXISTS \(ident: schema)").run() }
             }
-            try await database.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)").run()
-            let applied = Set(try await database.raw("SELECT version FROM schema_migrations").all().map {
-                try $0.decode(column: "version", as: Int.self)
-            })
+            try await database.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+                .run()
+            let applied = Set(
+                try await database.raw("SELECT version FROM schema_migrations").all().map {
+                    try $0.decode(column: "version", as: Int.self)
+                })
             for migration in all where !applied.contains(migration.version) && migration.version <= last {
                 do {
                     for sql in migration.statements(postgres: postgres) {
                         try await database.raw(statement(sql, forPostgres: postgres)).run()
                     }
                     let now = ParseDate.string(from: .now)
-                    try await database.raw("INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: now))").run()
+                    try await database.raw(
+                        "INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: now))"
+                    ).run()
                 } catch {
                     throw StorageError.migrationFailed("version \(migration.version): \(String(reflecting: error))")
                 }

@@ -10,8 +10,10 @@ extension Migration {
         // SQLite has one writer at a time, so versions are assigned in commit order.
         sqlite: [
             "CREATE TABLE location_changes (version INTEGER PRIMARY KEY AUTOINCREMENT, \(Migrations.changeColumns))",
-            ChangeLogTriggers.sqliteLogRecord(trigger: "student_locations_log_insert", on: "INSERT", kind: "created", when: nil, withClass: false),
-            ChangeLogTriggers.sqliteLogRecord(trigger: "student_locations_log_update", on: "UPDATE", kind: "updated", when: nil, withClass: false),
+            ChangeLogTriggers.sqliteLogRecord(
+                trigger: "student_locations_log_insert", on: "INSERT", kind: "created", when: nil, withClass: false),
+            ChangeLogTriggers.sqliteLogRecord(
+                trigger: "student_locations_log_update", on: "UPDATE", kind: "updated", when: nil, withClass: false),
             """
             CREATE TRIGGER student_locations_log_delete AFTER DELETE ON student_locations BEGIN
                 INSERT INTO location_changes (kind, object_id) VALUES ('deleted', OLD.object_id);

@@ -51,13 +51,15 @@ extension Migration {
         // back as an `updated` one when shown again.
         sqlite: [
             "DROP TRIGGER student_locations_log_update",
-            ChangeLogTriggers.sqliteLogRecord(trigger: "student_locations_log_update", on: "UPDATE", kind: "updated",
-                                              when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0", withClass: false),
+            ChangeLogTriggers.sqliteLogRecord(
+                trigger: "student_locations_log_update", on: "UPDATE", kind: "updated",
+                when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0", withClass: false),
             ChangeLogTriggers.sqliteLogHidden(when: "NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0", withClass: false),
         ],
         // As on SQLite: hidden records leave the live map as `deleted` changes.
         postgres: [
-            ChangeLogTriggers.postgresLogFunctionWithoutClass(create: "CREATE OR REPLACE", hidden: "NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0"),
+            ChangeLogTriggers.postgresLogFunctionWithoutClass(
+                create: "CREATE OR REPLACE", hidden: "NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0")
         ]
     )
 }

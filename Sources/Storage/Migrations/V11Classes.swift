@@ -43,8 +43,12 @@ extension Migration {
             "DROP TRIGGER student_locations_log_update",
             "DROP TRIGGER student_locations_log_delete",
             "DROP TRIGGER student_locations_log_hide",
-            ChangeLogTriggers.sqliteLogRecord(trigger: "student_locations_log_insert", on: "INSERT", kind: "created", when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0"),
-            ChangeLogTriggers.sqliteLogRecord(trigger: "student_locations_log_update", on: "UPDATE", kind: "updated", when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0"),
+            ChangeLogTriggers.sqliteLogRecord(
+                trigger: "student_locations_log_insert", on: "INSERT", kind: "created",
+                when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0"),
+            ChangeLogTriggers.sqliteLogRecord(
+                trigger: "student_locations_log_update", on: "UPDATE", kind: "updated",
+                when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0"),
             """
             CREATE TRIGGER student_locations_log_delete AFTER DELETE ON student_locations BEGIN
                 INSERT INTO location_changes (kind, class_id, object_id) VALUES ('deleted', OLD.class_id, OLD.object_id);

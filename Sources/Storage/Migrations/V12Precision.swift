@@ -4,7 +4,7 @@ extension Migration {
     static let v12 = Migration(
         version: 12,
         shared: [
-            "ALTER TABLE classes ADD COLUMN precision TEXT NOT NULL DEFAULT 'exact' CHECK (precision IN ('exact', 'city', 'region', 'country'))",
+            "ALTER TABLE classes ADD COLUMN precision TEXT NOT NULL DEFAULT 'exact' CHECK (precision IN ('exact', 'city', 'region', 'country'))"
         ]
     )
 }

@@ -19,13 +19,17 @@ extension Migration {
             "DROP TRIGGER student_locations_log_insert",
             "DROP TRIGGER student_locations_log_update",
             "DROP TRIGGER student_locations_log_hide",
-            ChangeLogTriggers.sqliteLogRecord(trigger: "student_locations_log_insert", on: "INSERT", kind: "created", when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0 AND NEW.waiting = 0"),
-            ChangeLogTriggers.sqliteLogRecord(trigger: "student_locations_log_update", on: "UPDATE", kind: "updated", when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0 AND NEW.waiting = 0"),
+            ChangeLogTriggers.sqliteLogRecord(
+                trigger: "student_locations_log_insert", on: "INSERT", kind: "created",
+                when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0 AND NEW.waiting = 0"),
+            ChangeLogTriggers.sqliteLogRecord(
+                trigger: "student_locations_log_update", on: "UPDATE", kind: "updated",
+                when: "NEW.hidden_at IS NULL AND NEW.owner_disabled = 0 AND NEW.waiting = 0"),
             ChangeLogTriggers.sqliteLogHidden(when: "NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 OR NEW.waiting <> 0"),
         ],
         // A waiting post is not on the map (see the SQLite triggers of 13).
         postgres: [
-            ChangeLogTriggers.postgresLogFunction(hidden: "NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 OR NEW.waiting <> 0"),
+            ChangeLogTriggers.postgresLogFunction(hidden: "NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 OR NEW.waiting <> 0")
         ]
     )
 }

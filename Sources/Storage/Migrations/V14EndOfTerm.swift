@@ -3,7 +3,7 @@ extension Migration {
     static let v14 = Migration(
         version: 14,
         shared: [
-            "ALTER TABLE classes ADD COLUMN archived_at TEXT",
+            "ALTER TABLE classes ADD COLUMN archived_at TEXT"
         ]
     )
 }

@@ -7,7 +7,7 @@ extension Migration {
             """
             CREATE INDEX student_locations_class_object ON student_locations (class_id, object_id)
             WHERE hidden_at IS NULL AND owner_disabled = 0 AND waiting = 0
-            """,
+            """
         ]
     )
 }

@@ -4,7 +4,7 @@ extension Migration {
     static let v17 = Migration(
         version: 17,
         shared: [
-            "ALTER TABLE accounts ADD COLUMN language TEXT",
+            "ALTER TABLE accounts ADD COLUMN language TEXT"
         ]
     )
 }

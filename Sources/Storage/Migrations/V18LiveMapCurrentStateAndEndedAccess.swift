@@ -34,10 +34,11 @@ extension Migration {
         // access is logged for the streams to close.
         sqlite: [
             "DROP TRIGGER student_locations_log_hide",
-            ChangeLogTriggers.sqliteLogHidden(when: """
-                (NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 OR NEW.waiting <> 0)
-                    AND OLD.hidden_at IS NULL AND OLD.owner_disabled = 0 AND OLD.waiting = 0
-                """),
+            ChangeLogTriggers.sqliteLogHidden(
+                when: """
+                    (NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 OR NEW.waiting <> 0)
+                        AND OLD.hidden_at IS NULL AND OLD.owner_disabled = 0 AND OLD.waiting = 0
+                    """),
             """
             CREATE TRIGGER location_changes_compact AFTER INSERT ON location_changes
             WHEN NEW.kind IN ('created', 'updated', 'deleted') BEGIN
@@ -79,12 +80,12 @@ extension Migration {
             ChangeLogTriggers.postgresLogFunction(
                 hidden: "NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 OR NEW.waiting <> 0",
                 before: """
-                    IF TG_OP = 'UPDATE' AND (NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 OR NEW.waiting <> 0)
-                        AND (OLD.hidden_at IS NOT NULL OR OLD.owner_disabled <> 0 OR OLD.waiting <> 0) THEN
-                        RETURN NULL;
-                    END IF;
+                        IF TG_OP = 'UPDATE' AND (NEW.hidden_at IS NOT NULL OR NEW.owner_disabled <> 0 OR NEW.waiting <> 0)
+                            AND (OLD.hidden_at IS NOT NULL OR OLD.owner_disabled <> 0 OR OLD.waiting <> 0) THEN
+                            RETURN NULL;
+                        END IF;
 
-                """),
+                    """),
             """
             CREATE FUNCTION onthemap_compact_location_changes() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN

@@ -42,7 +42,8 @@ struct AccountCommand: AsyncParsableCommand {
                 let stored = try SessionFile.require()
                 let who = stored.email ?? say("cli.session.accountName", ["key": .text(stored.accountKey)])
                 guard let password = Console.readSecret(say("cli.account.deletePrompt", ["who": .text(who)])),
-                      !password.isEmpty else {
+                    !password.isEmpty
+                else {
                     throw ClientFailure.user(say("cli.account.passwordNeeded"))
                 }
                 try await MyDataClient.signedIn(stored, serverOptions).deleteAccount(password: password)
@@ -56,6 +57,8 @@ struct AccountCommand: AsyncParsableCommand {
 extension MyDataClient {
     /// The client for the saved session's server (or `--server`).
     static func signedIn(_ stored: StoredSession, _ options: ServerOptions) throws -> MyDataClient {
-        MyDataClient(configuration: OnTheMapConfiguration(server: try options.resolve(saved: stored)), sessionStore: SessionStore(stored.udacitySession))
+        MyDataClient(
+            configuration: OnTheMapConfiguration(server: try options.resolve(saved: stored)),
+            sessionStore: SessionStore(stored.udacitySession))
     }
 }

@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import Localization
 import OnTheMapKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The client commands' messages, in the language LC_ALL / LC_MESSAGES / LANG / LANGUAGE ask for.
@@ -60,12 +61,16 @@ func runClient(_ body: () async throws -> Void) async throws {
 
 /// `--server`, shared by every client command.
 struct ServerOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "OnTheMap server URL. [env: ONTHEMAP_SERVER] (default: the logged-in session's server, else http://127.0.0.1:8080)",
-        valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "OnTheMap server URL. [env: ONTHEMAP_SERVER] (default: the logged-in session's server, else http://127.0.0.1:8080)",
+            valueName: "url"))
     var server: String?
-    @Option(name: .customLong("class"), help: ArgumentHelp(
-        "A class of the server: its map instead of the server's default class. [env: ONTHEMAP_CLASS]", valueName: "slug"))
+    @Option(
+        name: .customLong("class"),
+        help: ArgumentHelp(
+            "A class of the server: its map instead of the server's default class. [env: ONTHEMAP_CLASS]", valueName: "slug"))
     var classSlug: String?
 
     /// Where the class's map is: `server/c/<slug>` with --class (or ONTHEMAP_CLASS), else the server.
@@ -90,7 +95,7 @@ struct ServerOptions: ParsableArguments {
         if !text.contains("://") { text = "http://" + text }
         while text.hasSuffix("/") { text.removeLast() }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              ["http", "https"].contains(scheme), url.host != nil
+            ["http", "https"].contains(scheme), url.host != nil
         else { throw ClientFailure.user(say("cli.server.badAddress", ["address": .text(text)])) }
         return url
     }

@@ -40,14 +40,24 @@ struct PostCommand: AsyncParsableCommand {
             let clients = Clients(server: server, session: stored.udacitySession)
 
             let found = try await resolvePlace(place, clients: clients)
-            Console.out(say("cli.post.place", ["place": .text(TextCleaning.printable(found.name)),
-                                               "coordinates": .text(Self.coordinates(found.latitude, found.longitude))]))
+            Console.out(
+                say(
+                    "cli.post.place",
+                    [
+                        "place": .text(TextCleaning.printable(found.name)),
+                        "coordinates": .text(Self.coordinates(found.latitude, found.longitude)),
+                    ]))
             Console.out(say("cli.post.link", ["link": .text(link.absoluteString)]))
 
             let existing = try await clients.locations.locations(uniqueKey: stored.accountKey).first
             if let existing {
-                Console.out(say("cli.post.existing", ["place": .text(TextCleaning.printable(existing.mapString)),
-                                                      "when": .text(RelativeTime.describe(parseDate: existing.updatedAt))]))
+                Console.out(
+                    say(
+                        "cli.post.existing",
+                        [
+                            "place": .text(TextCleaning.printable(existing.mapString)),
+                            "when": .text(RelativeTime.describe(parseDate: existing.updatedAt)),
+                        ]))
             }
             if !yes {
                 let question = say(existing == nil ? "cli.post.confirmPost" : "cli.post.confirmUpdate")
@@ -60,7 +70,8 @@ struct PostCommand: AsyncParsableCommand {
             var first = stored.firstName ?? ""
             var last = stored.lastName ?? ""
             if first.isEmpty && last.isEmpty,
-               let user = try? await clients.udacity.userData(accountKey: stored.accountKey) {
+                let user = try? await clients.udacity.userData(accountKey: stored.accountKey)
+            {
                 first = user.firstName
                 last = user.lastName
             }
@@ -90,8 +101,9 @@ struct PostCommand: AsyncParsableCommand {
             }
             return GeocodedPlace(name: best.displayName, latitude: best.latitude, longitude: best.longitude)
         } catch OnTheMapError.unavailable {
-            throw ClientFailure(message: say("cli.post.noGeocoding"),
-                                exitCode: ClientExit.server)
+            throw ClientFailure(
+                message: say("cli.post.noGeocoding"),
+                exitCode: ClientExit.server)
         }
     }
 

@@ -3,21 +3,24 @@ import Foundation
 import Localization
 import OnTheMapKit
 import OnTheMapModels
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `onthemap login --provider NAME`: sign in through the browser, as a native app does
 /// (RFC 8252). A one-shot HTTP listener on a loopback port receives a one-time code from
 /// the server, which the CLI trades, with a PKCE verifier only it knows, for a session.
 enum ProviderLogin {
-    static func run(server: URL, provider: String, openBrowser: Bool, timeout: TimeInterval = 300) async throws -> (UdacitySession, String?) {
-        guard provider.count <= 32, provider.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }), !provider.isEmpty else {
+    static func run(server: URL, provider: String, openBrowser: Bool, timeout: TimeInterval = 300) async throws -> (UdacitySession, String?)
+    {
+        guard provider.count <= 32, provider.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }), !provider.isEmpty
+        else {
             throw ClientFailure.user(say("cli.provider.badName", ["provider": .text(provider), "server": .text(server.absoluteString)]))
         }
         let verifier = Tokens.random()
@@ -27,8 +30,11 @@ enum ProviderLogin {
         let redirect = "http://127.0.0.1:\(listener.port)/callback"
         var components = URLComponents(url: server, resolvingAgainstBaseURL: false)!
         components.path = "/auth/\(provider)/start"
-        components.queryItems = [URLQueryItem(name: "client_redirect", value: redirect), URLQueryItem(name: "client_challenge", value: challenge)]
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: "/", with: "%2F")
+        components.queryItems = [
+            URLQueryItem(name: "client_redirect", value: redirect), URLQueryItem(name: "client_challenge", value: challenge),
+        ]
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(
+            of: "/", with: "%2F")
         let url = components.url!.absoluteString
         Console.writeErr(say("cli.provider.openAddress", ["provider": .text(provider)]) + "\n")
         // Unbuffered: whoever reads this (a person, a script) needs it now, not at exit.
@@ -36,7 +42,8 @@ enum ProviderLogin {
         if openBrowser { launchBrowser(url) }
         let target = try await listener.waitForRequest(timeout: timeout)
         guard let query = URLComponents(string: "http://loopback" + target)?.queryItems,
-              let code = query.first(where: { $0.name == "code" })?.value, !code.isEmpty else {
+            let code = query.first(where: { $0.name == "code" })?.value, !code.isEmpty
+        else {
             throw ClientFailure.auth(say("cli.provider.noCode"))
         }
         return try await trade(server: server, code: code, verifier: verifier)
@@ -53,8 +60,9 @@ enum ProviderLogin {
         guard status == 200, let body = try? JSONDecoder().decode(SessionResponse.self, from: data) else {
             throw ClientFailure.auth(say("cli.provider.notAccepted", ["status": .text(String(status))]))
         }
-        let session = UdacitySession(accountKey: body.account.key, sessionID: body.session.id,
-                                     expiration: ParseDate.date(from: body.session.expiration))
+        let session = UdacitySession(
+            accountKey: body.account.key, sessionID: body.session.id,
+            expiration: ParseDate.date(from: body.session.expiration))
         var me = URLRequest(url: server.appendingPathComponent("api/auth/me"), timeoutInterval: 30)
         me.setValue(session.sessionID, forHTTPHeaderField: "X-Parse-Session-Token")
         let email = (try? await URLSession.shared.data(for: me)).flatMap { data, _ in
@@ -65,9 +73,9 @@ enum ProviderLogin {
 
     private static func launchBrowser(_ url: String) {
         #if os(macOS)
-        let opener = "/usr/bin/open"
+            let opener = "/usr/bin/open"
         #else
-        let opener = "/usr/bin/xdg-open"
+            let opener = "/usr/bin/xdg-open"
         #endif
         guard FileManager.default.isExecutableFile(atPath: opener) else { return }
         let process = Process()
@@ -87,9 +95,9 @@ final class LoopbackListener: @unchecked Sendable {
 
     init() throws {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw ClientFailure.user(say("cli.provider.noPort")) }
         var address = sockaddr_in()
@@ -113,7 +121,10 @@ final class LoopbackListener: @unchecked Sendable {
     }
 
     func close() {
-        if socketFD >= 0 { Glibc_close(socketFD); socketFD = -1 }
+        if socketFD >= 0 {
+            Glibc_close(socketFD)
+            socketFD = -1
+        }
     }
 
     /// Waits for a request whose path is `/callback`; others (a favicon) get a 404.
@@ -139,11 +150,14 @@ final class LoopbackListener: @unchecked Sendable {
                     let parts = head.split(separator: "\r\n").first?.split(separator: " ") ?? []
                     let target = parts.count >= 2 ? String(parts[1]) : ""
                     let isCallback = target.hasPrefix("/callback")
-                    let page = isCallback
+                    let page =
+                        isCallback
                         ? "<!doctype html><html lang=\"\(say.language.tag)\" dir=\"\(say.language.isRightToLeft ? "rtl" : "ltr")\"><title>OnTheMap</title><p>\(say("cli.provider.signedInPage"))</p>"
                         : "Not found"
-                    let reply = "HTTP/1.1 \(isCallback ? "200 OK" : "404 Not Found")\r\nContent-Type: text/html; charset=utf-8\r\n"
-                        + "Content-Length: \(page.utf8.count)\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n" + page
+                    let reply =
+                        "HTTP/1.1 \(isCallback ? "200 OK" : "404 Not Found")\r\nContent-Type: text/html; charset=utf-8\r\n"
+                        + "Content-Length: \(page.utf8.count)\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n"
+                        + page
                     _ = reply.withCString { write(client, $0, strlen($0)) }
                     Glibc_close(client)
                     if isCallback {
@@ -159,8 +173,8 @@ final class LoopbackListener: @unchecked Sendable {
 
 private func Glibc_close(_ fd: Int32) {
     #if canImport(Glibc)
-    _ = Glibc.close(fd)
+        _ = Glibc.close(fd)
     #else
-    _ = Darwin.close(fd)
+        _ = Darwin.close(fd)
     #endif
 }

@@ -19,7 +19,10 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var serverOptions: ServerOptions
     @Option(help: "Account email (asked for when missing).")
     var email: String?
-    @Option(help: ArgumentHelp("Sign in through the browser with this provider instead of a password (an id from the server's login page, e.g. school or facebook). The address to open is printed; it is opened too when a browser can be.", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "Sign in through the browser with this provider instead of a password (an id from the server's login page, e.g. school or facebook). The address to open is printed; it is opened too when a browser can be.",
+            valueName: "name"))
     var provider: String?
     @Flag(help: "With --provider: only print the address, do not open a browser.")
     var noBrowser = false
@@ -33,8 +36,13 @@ struct LoginCommand: AsyncParsableCommand {
                 let user = try? await clients.udacity.userData(accountKey: session.accountKey)
                 let stored = StoredSession(server: server, session: session, email: email, user: user)
                 try SessionFile.save(stored)
-                Console.out(say("cli.login.doneProvider", ["server": .text(server.absoluteString),
-                                                            "name": .text(TextCleaning.printable(stored.displayName)), "provider": .text(provider)]))
+                Console.out(
+                    say(
+                        "cli.login.doneProvider",
+                        [
+                            "server": .text(server.absoluteString),
+                            "name": .text(TextCleaning.printable(stored.displayName)), "provider": .text(provider),
+                        ]))
                 return
             }
             var email = self.email ?? Console.ask(say("cli.login.emailPrompt")) ?? ""
@@ -49,8 +57,10 @@ struct LoginCommand: AsyncParsableCommand {
             let user = try? await clients.udacity.userData(accountKey: session.accountKey)
             let stored = StoredSession(server: server, session: session, email: email, user: user)
             try SessionFile.save(stored)
-            var arguments: [String: MessageArgument] = ["server": .text(server.absoluteString),
-                                                        "name": .text(TextCleaning.printable(stored.displayName))]
+            var arguments: [String: MessageArgument] = [
+                "server": .text(server.absoluteString),
+                "name": .text(TextCleaning.printable(stored.displayName)),
+            ]
             if let expiration = session.expiration {
                 arguments["when"] = .text(RelativeTime.describe(expiration))
                 Console.out(say("cli.login.doneExpires", arguments))
@@ -98,13 +108,24 @@ struct WhoamiCommand: AsyncParsableCommand {
     func run() async throws {
         try await runClient {
             let stored = try SessionFile.require()
-            var lines = [say("cli.whoami.account", ["name": .text(TextCleaning.printable(stored.displayName)),
-                                                     "key": .text(stored.accountKey)])]
+            var lines = [
+                say(
+                    "cli.whoami.account",
+                    [
+                        "name": .text(TextCleaning.printable(stored.displayName)),
+                        "key": .text(stored.accountKey),
+                    ])
+            ]
             if let email = stored.email, email != stored.displayName { lines.append(say("cli.whoami.email", ["email": .text(email)])) }
             lines.append(say("cli.whoami.server", ["server": .text(stored.server)]))
             if let expiration = stored.expirationDate {
-                lines.append(say("cli.whoami.expires", ["when": .text(RelativeTime.describe(expiration)),
-                                                         "date": .text(stored.expiration ?? "")]))
+                lines.append(
+                    say(
+                        "cli.whoami.expires",
+                        [
+                            "when": .text(RelativeTime.describe(expiration)),
+                            "date": .text(stored.expiration ?? ""),
+                        ]))
             }
             Console.out(lines.joined(separator: "\n"))
         }

@@ -1,12 +1,13 @@
 import Foundation
 import Localization
 import OnTheMapKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What `onthemap login` remembers, in `session.json` (mode 0600).
@@ -52,7 +53,8 @@ enum SessionFile {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("onthemap", isDirectory: true)
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let home =
+            environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home, isDirectory: true)
             .appendingPathComponent(".config/onthemap", isDirectory: true)
@@ -85,10 +87,12 @@ enum SessionFile {
     static func save(_ session: StoredSession) throws {
         let directory = self.directory
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
-            throw ClientFailure.user(say("cli.session.cannotCreate", ["path": .text(directory.path), "error": .text(error.localizedDescription)]))
+            throw ClientFailure.user(
+                say("cli.session.cannotCreate", ["path": .text(directory.path), "error": .text(error.localizedDescription)]))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -96,14 +100,16 @@ enum SessionFile {
         let temporary = directory.appendingPathComponent(".session.\(getpid()).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard fd >= 0 else {
-            throw ClientFailure.user(say("cli.session.cannotWrite", ["path": .text(temporary.path), "error": .text(String(cString: strerror(errno)))]))
+            throw ClientFailure.user(
+                say("cli.session.cannotWrite", ["path": .text(temporary.path), "error": .text(String(cString: strerror(errno)))]))
         }
         _ = fchmod(fd, 0o600)
         let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         guard written == data.count, rename(temporary.path, url.path) == 0 else {
             unlink(temporary.path)
-            throw ClientFailure.user(say("cli.session.cannotWrite", ["path": .text(url.path), "error": .text(String(cString: strerror(errno)))]))
+            throw ClientFailure.user(
+                say("cli.session.cannotWrite", ["path": .text(url.path), "error": .text(String(cString: strerror(errno)))]))
         }
     }
 

@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import Localization
 import OnTheMapKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `onthemap students`: the most recently updated students, as a table or JSON.
@@ -38,8 +39,9 @@ struct StudentsCommand: AsyncParsableCommand {
             let server = try serverOptions.mapServer(try serverOptions.resolve(saved: saved))
             if follow { return try await followChanges(server: server, session: saved?.udacitySession) }
             let everything = all || search != nil
-            let loaded = try await StudentLoader.load(server: server, session: saved?.udacitySession,
-                                                       count: everything ? nil : (limit ?? 100), showProgress: true)
+            let loaded = try await StudentLoader.load(
+                server: server, session: saved?.udacitySession,
+                count: everything ? nil : (limit ?? 100), showProgress: true)
             printList(loaded)
         }
     }
@@ -61,12 +63,16 @@ struct StudentsCommand: AsyncParsableCommand {
         }
         let now = Date()
         let table = TextTable(
-            headers: ["#", say("cli.students.headerName"), say("cli.students.headerPlace"),
-                      say("cli.students.headerLink"), say("cli.students.headerUpdated")],
+            headers: [
+                "#", say("cli.students.headerName"), say("cli.students.headerPlace"),
+                say("cli.students.headerLink"), say("cli.students.headerUpdated"),
+            ],
             rows: rows.map { index, student in
-                [String(index + 1), student.fullName.isEmpty ? say("cli.students.noName") : student.fullName,
-                 student.mapString, student.mediaURL,
-                 RelativeTime.describe(parseDate: student.updatedAt, now: now)]
+                [
+                    String(index + 1), student.fullName.isEmpty ? say("cli.students.noName") : student.fullName,
+                    student.mapString, student.mediaURL,
+                    RelativeTime.describe(parseDate: student.updatedAt, now: now),
+                ]
             },
             shrinkable: [1: 12, 2: 12, 3: 16]
         )
@@ -93,8 +99,10 @@ struct StudentsCommand: AsyncParsableCommand {
                 case .snapshot(let all, let version):
                     names = Dictionary(all.map { ($0.objectId, $0.fullName) }, uniquingKeysWith: { first, _ in first })
                     if json {
-                        FollowOutput.json(["event": "snapshot", "version": version,
-                                           "locations": all.filter(matches).map(FollowOutput.object)])
+                        FollowOutput.json([
+                            "event": "snapshot", "version": version,
+                            "locations": all.filter(matches).map(FollowOutput.object),
+                        ])
                     } else if !listed {
                         printList(all)
                         Console.writeErr("onthemap: " + say("cli.students.following") + "\n")
@@ -107,10 +115,14 @@ struct StudentsCommand: AsyncParsableCommand {
                     names[student.objectId] = student.fullName
                     guard matches(student) else { continue }
                     if json {
-                        FollowOutput.json(["event": created ? "created" : "updated", "version": version,
-                                           "location": FollowOutput.object(student)])
+                        FollowOutput.json([
+                            "event": created ? "created" : "updated", "version": version,
+                            "location": FollowOutput.object(student),
+                        ])
                     } else {
-                        FollowOutput.line(say(created ? "cli.students.eventNew" : "cli.students.eventMoved"), student.fullName, student.mapString, student.mediaURL)
+                        FollowOutput.line(
+                            say(created ? "cli.students.eventNew" : "cli.students.eventMoved"), student.fullName, student.mapString,
+                            student.mediaURL)
                     }
                 case .deleted(let objectId, let version):
                     let name = names.removeValue(forKey: objectId)
@@ -124,7 +136,8 @@ struct StudentsCommand: AsyncParsableCommand {
                     // not hang); once following, it is a pause.
                     if !listed { throw error }
                     if !interrupted {
-                        Console.writeErr("onthemap: " + say("cli.students.interrupted", ["error": .text(error.localizedDescription)]) + "\n")
+                        Console.writeErr(
+                            "onthemap: " + say("cli.students.interrupted", ["error": .text(error.localizedDescription)]) + "\n")
                     }
                     interrupted = true
                 case .connection(.live):
@@ -144,9 +157,11 @@ struct StudentsCommand: AsyncParsableCommand {
 private enum FollowOutput {
     static func line(_ what: String, _ name: String, _ place: String, _ link: String) {
         let time = Date().formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits))
-        let fields = [time, TextCleaning.pad(what, to: 7),
-                      TextCleaning.printable(name.isEmpty ? say("cli.students.noName") : name),
-                      TextCleaning.printable(place), TextCleaning.printable(link)]
+        let fields = [
+            time, TextCleaning.pad(what, to: 7),
+            TextCleaning.printable(name.isEmpty ? say("cli.students.noName") : name),
+            TextCleaning.printable(place), TextCleaning.printable(link),
+        ]
         Console.out(fields.filter { !$0.isEmpty }.joined(separator: "  "))
         fflush(nil)  // every stream: naming stdout is not concurrency-safe
     }
@@ -159,17 +174,20 @@ private enum FollowOutput {
     }
 
     static func object(_ student: StudentInformation) -> [String: Any] {
-        ["objectId": student.objectId, "uniqueKey": student.uniqueKey, "firstName": student.firstName,
-         "lastName": student.lastName, "mapString": student.mapString, "mediaURL": student.mediaURL,
-         "latitude": student.latitude, "longitude": student.longitude, "updatedAt": student.updatedAt]
+        [
+            "objectId": student.objectId, "uniqueKey": student.uniqueKey, "firstName": student.firstName,
+            "lastName": student.lastName, "mapString": student.mapString, "mediaURL": student.mediaURL,
+            "latitude": student.latitude, "longitude": student.longitude, "updatedAt": student.updatedAt,
+        ]
     }
 }
 
-private extension StudentInformation {
+extension StudentInformation {
     /// A record with only a name, to run the search filter on a removed student's name.
-    static func named(_ name: String) -> StudentInformation {
-        StudentInformation(objectId: "", uniqueKey: "", firstName: name, lastName: "", mapString: "", mediaURL: "",
-                           latitude: 0, longitude: 0, createdAt: "", updatedAt: "")
+    fileprivate static func named(_ name: String) -> StudentInformation {
+        StudentInformation(
+            objectId: "", uniqueKey: "", firstName: name, lastName: "", mapString: "", mediaURL: "",
+            latitude: 0, longitude: 0, createdAt: "", updatedAt: "")
     }
 }
 
@@ -225,7 +243,8 @@ struct OpenCommand: AsyncParsableCommand {
                 return
             }
             try Self.launch(link)
-            Console.out(say("cli.open.opened", ["name": .text(TextCleaning.printable(student.fullName)), "link": .text(link.absoluteString)]))
+            Console.out(
+                say("cli.open.opened", ["name": .text(TextCleaning.printable(student.fullName)), "link": .text(link.absoluteString)]))
         }
     }
 
@@ -242,15 +261,19 @@ struct OpenCommand: AsyncParsableCommand {
         guard !query.isEmpty else { throw ClientFailure.user(say("cli.open.needTarget")) }
         let students = try await StudentLoader.load(server: server, session: session, count: nil, showProgress: true)
         let exact = students.filter { $0.fullName.compare(query, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame }
-        let matches = !exact.isEmpty ? exact : students.filter {
-            $0.fullName.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
-        }
+        let matches =
+            !exact.isEmpty
+            ? exact
+            : students.filter {
+                $0.fullName.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+            }
         guard let first = matches.first else { throw ClientFailure.user(say("cli.open.noStudent", ["query": .text(query)])) }
         // Several records of one person: the most recent (the list is sorted) wins.
         let people = Set(matches.map { $0.fullName.lowercased() })
         guard people.count == 1 else {
             let names = people.sorted().prefix(4).joined(separator: ", ")
-            throw ClientFailure.user(say("cli.open.ambiguous", ["query": .text(query), "count": .number(people.count), "names": .text(names)]))
+            throw ClientFailure.user(
+                say("cli.open.ambiguous", ["query": .text(query), "count": .number(people.count), "names": .text(names)]))
         }
         return first
     }
@@ -261,11 +284,12 @@ struct OpenCommand: AsyncParsableCommand {
         let original = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let text = !original.isEmpty && !original.contains("://") ? "https://" + original : original
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              ["http", "https"].contains(scheme), url.host?.isEmpty == false
+            ["http", "https"].contains(scheme), url.host?.isEmpty == false
         else {
             let shown = MessageArgument.text(TextCleaning.printable(original))
-            throw ClientFailure.user(owner.map { say("cli.open.badLink", ["name": .text(TextCleaning.printable($0)), "link": shown]) }
-                ?? say("cli.open.badOwnLink", ["link": shown]))
+            throw ClientFailure.user(
+                owner.map { say("cli.open.badLink", ["name": .text(TextCleaning.printable($0)), "link": shown]) }
+                    ?? say("cli.open.badOwnLink", ["link": shown]))
         }
         return url
     }
@@ -277,9 +301,9 @@ struct OpenCommand: AsyncParsableCommand {
             opener = custom
         } else {
             #if os(macOS)
-            opener = "/usr/bin/open"
+                opener = "/usr/bin/open"
             #else
-            opener = "xdg-open"
+                opener = "xdg-open"
             #endif
         }
         guard let path = executablePath(opener) else {
@@ -295,11 +319,17 @@ struct OpenCommand: AsyncParsableCommand {
         do {
             try process.run()
         } catch {
-            throw ClientFailure.user(say("cli.open.cannotRun", ["opener": .text(opener), "error": .text(error.localizedDescription), "link": .text(url.absoluteString)]))
+            throw ClientFailure.user(
+                say(
+                    "cli.open.cannotRun",
+                    ["opener": .text(opener), "error": .text(error.localizedDescription), "link": .text(url.absoluteString)]))
         }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ClientFailure.user(say("cli.open.openerFailed", ["opener": .text(opener), "status": .text(String(process.terminationStatus)), "link": .text(url.absoluteString)]))
+            throw ClientFailure.user(
+                say(
+                    "cli.open.openerFailed",
+                    ["opener": .text(opener), "status": .text(String(process.terminationStatus)), "link": .text(url.absoluteString)]))
         }
     }
 

@@ -34,9 +34,11 @@ enum RelativeTime {
 enum TextCleaning {
     /// Server text shown in a terminal: control characters (escape sequences!) become spaces.
     static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map {
-            CharacterSet.controlCharacters.contains($0) ? " " : $0
-        }))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map {
+                    CharacterSet.controlCharacters.contains($0) ? " " : $0
+                }))
     }
 
     static func truncate(_ text: String, to width: Int) -> String {
@@ -66,9 +68,10 @@ struct TextTable {
             var overflow = widths.reduce(0, +) + gaps - maxWidth
             // Shrink the widest shrinkable column one step at a time.
             while overflow > 0 {
-                guard let column = shrinkable.keys
-                    .filter({ widths[$0] > shrinkable[$0]! })
-                    .max(by: { widths[$0] < widths[$1] })
+                guard
+                    let column = shrinkable.keys
+                        .filter({ widths[$0] > shrinkable[$0]! })
+                        .max(by: { widths[$0] < widths[$1] })
                 else { break }
                 widths[column] -= 1
                 overflow -= 1
@@ -102,7 +105,8 @@ final class ProgressBar {
         var line = "\r\(label) "
         if let fraction = progress.fraction, let total = progress.total {
             let filled = Int((fraction * Double(width)).rounded(.down))
-            line += "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+            line +=
+                "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
                 + "] \(progress.loaded)/\(total)"
         } else {
             line += "\(progress.loaded)"

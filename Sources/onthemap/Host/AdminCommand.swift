@@ -10,7 +10,9 @@ struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
         abstract: "Moderate the community: list, disable, enable or promote accounts, make reset links, delete posts, run classes.",
-        subcommands: [Users.self, Disable.self, Enable.self, Promote.self, ResetLink.self, DeleteLocation.self, ClassCommand.self, LTICommand.self]
+        subcommands: [
+            Users.self, Disable.self, Enable.self, Promote.self, ResetLink.self, DeleteLocation.self, ClassCommand.self, LTICommand.self,
+        ]
     )
 
     struct Users: AsyncParsableCommand {
@@ -28,7 +30,10 @@ struct AdminCommand: AsyncParsableCommand {
                         "is_admin": account.isAdmin, "disabled": account.disabledAt != nil, "location_count": summary.locationCount,
                         "created_at": ParseDate.string(from: account.createdAt),
                     ]
-                    print(String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+                    print(
+                        String(
+                            decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes]),
+                            as: UTF8.self))
                 }
                 return
             }
@@ -37,10 +42,13 @@ struct AdminCommand: AsyncParsableCommand {
                 let account = summary.account
                 let role = account.isAdmin ? "admin" : "student"
                 let state = account.disabledAt == nil ? "active" : "disabled"
-                print([account.key, role.padding(toLength: 8, withPad: " ", startingAt: 0),
-                       state.padding(toLength: 9, withPad: " ", startingAt: 0),
-                       String(summary.locationCount).padding(toLength: 6, withPad: " ", startingAt: 0),
-                       account.email, "\(account.firstName) \(account.lastName)"].joined(separator: " "))
+                print(
+                    [
+                        account.key, role.padding(toLength: 8, withPad: " ", startingAt: 0),
+                        state.padding(toLength: 9, withPad: " ", startingAt: 0),
+                        String(summary.locationCount).padding(toLength: 6, withPad: " ", startingAt: 0),
+                        account.email, "\(account.firstName) \(account.lastName)",
+                    ].joined(separator: " "))
             }
         }
     }
@@ -118,7 +126,9 @@ struct AdminCommand: AsyncParsableCommand {
             abstract: "Delete any student location; its author sees the reason.")
         @Argument(help: "The location's objectId.") var objectId: String
         @Option(help: "Why, in one line: shown to the author.") var reason: String
-        @Option(name: .customLong("class"), help: ArgumentHelp("The class the location is in. [env: ONTHEMAP_DEFAULT_CLASS]", valueName: "slug")) var classSlug = hostDefaultClass
+        @Option(
+            name: .customLong("class"), help: ArgumentHelp("The class the location is in. [env: ONTHEMAP_DEFAULT_CLASS]", valueName: "slug")
+        ) var classSlug = hostDefaultClass
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
@@ -128,7 +138,8 @@ struct AdminCommand: AsyncParsableCommand {
             }
             try await withHostStore(database) { store in
                 let mapClass = try await refusalsAsValidation { try await ClassHostTools.find(classSlug, store: store) }
-                guard try await store.moderatorDelete(objectId: objectId, in: mapClass.id, reason: reason, moderatorKey: nil, now: Date()) else {
+                guard try await store.moderatorDelete(objectId: objectId, in: mapClass.id, reason: reason, moderatorKey: nil, now: Date())
+                else {
                     throw ValidationError("There is no student location \(objectId) in the class \(classSlug).")
                 }
                 print("Deleted \(objectId).")

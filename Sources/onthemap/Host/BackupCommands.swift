@@ -60,7 +60,9 @@ struct ExportCommand: AsyncParsableCommand {
 
     @Option(help: "csv or geojson.") var format: Format
     @Option(help: "File to write (default: standard output).") var to: String?
-    @Option(name: .customLong("class"), help: ArgumentHelp("The class whose map is written. [env: ONTHEMAP_DEFAULT_CLASS]", valueName: "slug")) var classSlug = hostDefaultClass
+    @Option(
+        name: .customLong("class"), help: ArgumentHelp("The class whose map is written. [env: ONTHEMAP_DEFAULT_CLASS]", valueName: "slug"))
+    var classSlug = hostDefaultClass
     @OptionGroup var database: HostDatabaseOptions
 
     func run() async throws {
@@ -69,16 +71,18 @@ struct ExportCommand: AsyncParsableCommand {
             var all: [StudentInformation] = []
             let page = 1000
             while true {
-                let batch = try await store.locations(LocationQuery(
-                    sort: [LocationSort(.updatedAt, descending: true)], limit: page, skip: all.count), in: mapClass.id, author: nil)
+                let batch = try await store.locations(
+                    LocationQuery(
+                        sort: [LocationSort(.updatedAt, descending: true)], limit: page, skip: all.count), in: mapClass.id, author: nil)
                 all += batch
                 if batch.count < page { return all }
             }
         }
-        let text = switch format {
-        case .csv: MapExport.csv(records)
-        case .geojson: try MapExport.geoJSON(records)
-        }
+        let text =
+            switch format {
+            case .csv: MapExport.csv(records)
+            case .geojson: try MapExport.geoJSON(records)
+            }
         if let to {
             try Data(text.utf8).write(to: URL(fileURLWithPath: to), options: .atomic)
             FileHandle.standardError.write(Data("Wrote \(records.count) locations to \(to).\n".utf8))
@@ -89,7 +93,9 @@ struct ExportCommand: AsyncParsableCommand {
 }
 
 enum MapExport {
-    static let columns = ["objectId", "uniqueKey", "firstName", "lastName", "mapString", "mediaURL", "latitude", "longitude", "createdAt", "updatedAt"]
+    static let columns = [
+        "objectId", "uniqueKey", "firstName", "lastName", "mapString", "mediaURL", "latitude", "longitude", "createdAt", "updatedAt",
+    ]
 
     /// RFC 4180: every cell quoted, quotes doubled, CRLF line ends.
     static func csv(_ records: [StudentInformation]) -> String {
@@ -100,8 +106,11 @@ enum MapExport {
         }
         var lines = [columns.joined(separator: ",")]
         for r in records {
-            lines.append([cell(r.objectId), cell(r.uniqueKey), cell(r.firstName), cell(r.lastName), cell(r.mapString),
-                          cell(r.mediaURL), String(r.latitude), String(r.longitude), cell(r.createdAt), cell(r.updatedAt)]
+            lines.append(
+                [
+                    cell(r.objectId), cell(r.uniqueKey), cell(r.firstName), cell(r.lastName), cell(r.mapString),
+                    cell(r.mediaURL), String(r.latitude), String(r.longitude), cell(r.createdAt), cell(r.updatedAt),
+                ]
                 .joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"
@@ -120,8 +129,9 @@ enum MapExport {
                 ],
             ]
         }
-        let data = try JSONSerialization.data(withJSONObject: ["type": "FeatureCollection", "features": features],
-                                              options: [.sortedKeys, .withoutEscapingSlashes])
+        let data = try JSONSerialization.data(
+            withJSONObject: ["type": "FeatureCollection", "features": features],
+            options: [.sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 }

@@ -29,12 +29,15 @@ struct ClassCommand: AsyncParsableCommand {
             print("SLUG".padding(toLength: width, withPad: " ", startingAt: 0) + " VISIBILITY JOIN    PRECISION MEMBERS LOCATIONS NAME")
             for summary in summaries {
                 let c = summary.mapClass
-                print([c.slug.padding(toLength: width, withPad: " ", startingAt: 0),
-                       c.visibility.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
-                       c.joinRule.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
-                       c.precision.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),
-                       String(summary.memberCount).padding(toLength: 7, withPad: " ", startingAt: 0),
-                       String(summary.locationCount).padding(toLength: 9, withPad: " ", startingAt: 0), c.name].joined(separator: " "))
+                print(
+                    [
+                        c.slug.padding(toLength: width, withPad: " ", startingAt: 0),
+                        c.visibility.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
+                        c.joinRule.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
+                        c.precision.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),
+                        String(summary.memberCount).padding(toLength: 7, withPad: " ", startingAt: 0),
+                        String(summary.locationCount).padding(toLength: 9, withPad: " ", startingAt: 0), c.name,
+                    ].joined(separator: " "))
             }
         }
     }
@@ -54,8 +57,9 @@ struct ClassCommand: AsyncParsableCommand {
         func run() async throws {
             try await withHostStore(database) { store in
                 let made = try await refusalsAsValidation {
-                    try await ClassHostTools.create(slug: slug, name: name, visibility: visibility, join: join, precision: precision,
-                                                    approval: approval, store: store)
+                    try await ClassHostTools.create(
+                        slug: slug, name: name, visibility: visibility, join: join, precision: precision,
+                        approval: approval, store: store)
                 }
                 print("Created the class \(made.slug) (\(made.visibility.rawValue), join: \(made.joinRule.rawValue)).")
                 print("Add its teacher: onthemap admin class add-member \(made.slug) EMAIL --role teacher")
@@ -89,7 +93,9 @@ struct ClassCommand: AsyncParsableCommand {
                 }
                 let (found, moved) = try await refusalsAsValidation { try await ClassHostTools.change(current, changes, store: store) }
                 if let precision, moved > 0 { print("Moved \(moved) location\(moved == 1 ? "" : "s") to their \(precision.rawValue).") }
-                print("\(found.slug): \(found.visibility.rawValue), join: \(found.joinRule.rawValue), precision: \(found.precision.rawValue), approval: \(found.approval.rawValue), name: \(found.name).")
+                print(
+                    "\(found.slug): \(found.visibility.rawValue), join: \(found.joinRule.rawValue), precision: \(found.precision.rawValue), approval: \(found.approval.rawValue), name: \(found.name)."
+                )
             }
         }
     }
@@ -134,7 +140,8 @@ struct ClassCommand: AsyncParsableCommand {
                 }
                 print(link)
                 if found.joinRule != .invite {
-                    FileHandle.standardError.write(Data("Note: \(found.slug) joins by '\(found.joinRule.rawValue)', so the link is not needed to join.\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("Note: \(found.slug) joins by '\(found.joinRule.rawValue)', so the link is not needed to join.\n".utf8))
                 }
             }
         }

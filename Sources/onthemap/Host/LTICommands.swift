@@ -13,7 +13,8 @@ struct LTICommand: AsyncParsableCommand {
 
     struct AddPlatform: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "add-platform", abstract: "Register a platform by hand (for platforms without dynamic registration); prints its id.")
+            commandName: "add-platform",
+            abstract: "Register a platform by hand (for platforms without dynamic registration); prints its id.")
         @Option(help: "The platform's issuer (Canvas: https://canvas.instructure.com; Moodle: the site's address).") var issuer: String
         @Option(help: "The client id the platform gave OnTheMap.") var clientID: String
         @Option(help: "The platform's authentication request URL (OIDC auth endpoint).") var authURL: String
@@ -24,21 +25,28 @@ struct LTICommand: AsyncParsableCommand {
         @Option(help: "The name hosts see (default: the issuer's host).") var name: String?
         @Flag(help: "The platform vouches for its users' emails: a launch may sign in to an existing account with that email.")
         var trustEmail = false
-        @Option(help: "The address of the platform's course pages, when not its issuer's (Canvas, Blackboard: the school's own address). Repeatable.")
+        @Option(
+            help:
+                "The address of the platform's course pages, when not its issuer's (Canvas, Blackboard: the school's own address). Repeatable."
+        )
         var frameOrigin: [String] = []
-        @Option(help: "The audience the token endpoint expects in the tool's signed request (default: the token URL; Brightspace names its own).")
+        @Option(
+            help:
+                "The audience the token endpoint expects in the tool's signed request (default: the token URL; Brightspace names its own).")
         var tokenAudience: String?
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
             try await withHostStore(database) { store in
                 let platform = try await ltiRefusalsAsValidation {
-                    try await LTIHostTools.addPlatform(issuer: issuer, clientID: clientID, authURL: authURL, tokenURL: tokenURL, jwksURL: jwksURL,
-                                                       deploymentIDs: deploymentId, name: name, trustEmail: trustEmail, tokenAudience: tokenAudience,
-                                                       frameOrigins: frameOrigin, store: store)
+                    try await LTIHostTools.addPlatform(
+                        issuer: issuer, clientID: clientID, authURL: authURL, tokenURL: tokenURL, jwksURL: jwksURL,
+                        deploymentIDs: deploymentId, name: name, trustEmail: trustEmail, tokenAudience: tokenAudience,
+                        frameOrigins: frameOrigin, store: store)
                 }
                 print(platform.id)
-                FileHandle.standardError.write(Data("Registered \(platform.name) (issuer \(platform.issuer), client id \(platform.clientID)).\n".utf8))
+                FileHandle.standardError.write(
+                    Data("Registered \(platform.name) (issuer \(platform.issuer), client id \(platform.clientID)).\n".utf8))
             }
         }
     }
@@ -56,10 +64,13 @@ struct LTICommand: AsyncParsableCommand {
         func run() async throws {
             try await withHostStore(database) { store in
                 let platform = try await ltiRefusalsAsValidation {
-                    try await LTIHostTools.change(id: id, trustEmail: trustEmail, addDeployments: deploymentId, addFrameOrigins: frameOrigin,
-                                                  tokenAudience: tokenAudience, store: store)
+                    try await LTIHostTools.change(
+                        id: id, trustEmail: trustEmail, addDeployments: deploymentId, addFrameOrigins: frameOrigin,
+                        tokenAudience: tokenAudience, store: store)
                 }
-                print("\(platform.id): trust email \(platform.trustEmail ? "yes" : "no"); deployments \(platform.deploymentIDs.joined(separator: ", ")); course pages \(platform.frameOrigins.joined(separator: " "))")
+                print(
+                    "\(platform.id): trust email \(platform.trustEmail ? "yes" : "no"); deployments \(platform.deploymentIDs.joined(separator: ", ")); course pages \(platform.frameOrigins.joined(separator: " "))"
+                )
             }
         }
     }
@@ -70,7 +81,10 @@ struct LTICommand: AsyncParsableCommand {
 
         func run() async throws {
             let platforms = try await withHostStore(database) { try await LTIHostTools.platforms(store: $0) }
-            if platforms.isEmpty { print("No platform is registered."); return }
+            if platforms.isEmpty {
+                print("No platform is registered.")
+                return
+            }
             for p in platforms {
                 print("\(p.id)  \(p.name)")
                 print("  issuer        \(p.issuer)")
