@@ -72,13 +72,15 @@ public struct StudentLocationInput: Codable, Sendable, Hashable {
     public var firstName: String
     public var lastName: String
     public var mapString: String
+    /// The link the student shares; optional: `""` (the default) when there is none. The
+    /// server accepts an empty link or an http(s) one.
     public var mediaURL: String
     public var latitude: Double
     public var longitude: Double
 
     public init(
         uniqueKey: String, firstName: String, lastName: String, mapString: String,
-        mediaURL: String, latitude: Double, longitude: Double
+        mediaURL: String = "", latitude: Double, longitude: Double
     ) {
         self.uniqueKey = uniqueKey
         self.firstName = firstName

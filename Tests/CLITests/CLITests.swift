@@ -176,7 +176,8 @@ struct CLITests {
             ["login", "--email", "geo@example.com", "--server", server.url.absoluteString],
             stdin: "where am i\n")
         #expect(result.status == 0, "\(result)")
-        result = try sandbox.run(["post", "Paris, France", "https://example.com/paris", "--yes"])
+        // No link: it is optional, and the record keeps an empty one.
+        result = try sandbox.run(["post", "Paris, France", "--yes"])
         if result.status == 4 {
             // A server without a geocoder: said plainly.
             #expect(result.errorLines == ["onthemap: Geocoding is unavailable on this server; pass --latitude and --longitude."])
@@ -184,7 +185,11 @@ struct CLITests {
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout.contains("Place: Paris"), "\(result)")
             #expect(result.stdout.contains("°N, "), "\(result)")
+            #expect(!result.stdout.contains("Link:"), "\(result)")
             #expect(result.stdout.contains("Posted your location ("))
+            result = try sandbox.run(["students", "--json", "--all"])
+            let posted = try JSONDecoder().decode([StudentInformation].self, from: Data(result.stdout.utf8))
+            #expect(posted.map(\.mediaURL) == [""], "\(result)")
         }
     }
 

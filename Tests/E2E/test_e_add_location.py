@@ -33,17 +33,16 @@ def geocoder_available(page):
     return status == 200
 
 
-def test_question_and_empty_or_invalid_link_alerts(page, api):
+def test_question_optional_link_and_invalid_link_alerts(page, api):
     user = api.create_user("Valid", "Ation")
     page.log_in(user)
     open_sheet(page)
     assert "Where are you" in page.find(".add-question").text and "studying" in page.find(".add-question").text
+    # The link is optional, and says so; a link that is typed must still be a web address.
+    assert page.find("#add-link").get_attribute("required") is None
+    assert "(optional)" in page.js("return document.querySelectorAll('#add-form .field-label')[1].textContent")
     page.screenshot("add-location")
-    fill(page, "Lagos, Nigeria", "")
-    page.find("#add-find").click()
-    title, _ = page.alert()
-    assert title == "Link Needed"
-    page.dismiss_alert()
+    page.type_into("#add-place", "Lagos, Nigeria")
     for bad in ("javascript:alert(1)", "not a link", "ftp://example.com/file"):
         page.type_into("#add-link", bad)
         page.find("#add-find").click()
@@ -200,6 +199,32 @@ def test_finish_posts_with_fake_geocoder_and_shows_the_new_marker(page, api):
     assert (mine[0]["firstName"], mine[0]["lastName"]) == ("Fresh", "Poster")
     page.tab("list")
     page.until(lambda d: page.list_rows()[0].get_attribute("data-object-id") == mine[0]["objectId"], 10)
+
+
+def test_posting_without_a_link_keeps_it_empty_and_shows_no_link(page, api):
+    """The link is optional: the record keeps mediaURL "", the preview shows no link, and the
+    list and the popup show the student without a link (no anchor, no "Open link")."""
+    user = api.create_user("No", "Linker")
+    page.log_in(user)
+    page.fake_server_error("/api/geocode", status=200, body=json.dumps(FAKE_GEOCODE))
+    open_sheet(page)
+    fill(page, "Lagos", "")
+    page.find("#add-find").click()
+    page.visible("#add-preview")
+    assert not page.find("#preview-link").is_displayed()
+    page.clickable("#add-finish").click()
+    page.gone("#add-location")
+    page.visible(".leaflet-popup .popup-card")
+    popup = page.find(".leaflet-popup .popup-card")
+    assert popup.tag_name == "div" and "no-link" in popup.get_attribute("class")
+    assert page.find_all(".leaflet-popup-content a") == []
+    mine = api.locations({"uniqueKey": user.key})["results"]
+    assert len(mine) == 1 and mine[0]["mediaURL"] == ""
+    page.tab("list")
+    page.until(lambda d: page.list_rows() and page.list_rows()[0].get_attribute("data-object-id") == mine[0]["objectId"], 10)
+    row = page.list_rows()[0]
+    assert row.find_elements(By.CSS_SELECTOR, "a") == []
+    assert row.find_element(By.CSS_SELECTOR, ".row-host").text == "no link"
 
 
 def test_update_existing_location_warns_then_replaces_it(page, api):

@@ -3,11 +3,12 @@ import Foundation
 import Localization
 import OnTheMapKit
 
-/// `onthemap post LOCATION URL`: geocodes, confirms, then creates or updates your location.
+/// `onthemap post LOCATION [URL]`: geocodes, confirms, then creates or updates your location.
+/// The link is optional: without one the record's `mediaURL` is empty.
 struct PostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "post",
-        abstract: "Post where you are and a link, or update the location you already posted.",
+        abstract: "Post where you are (and a link, if you have one), or update the location you already posted.",
         discussion: """
             LOCATION is looked up with the server's geocoder; pass --latitude and --longitude \
             to skip the lookup. Without --yes the place is shown and you are asked to confirm \
@@ -18,8 +19,8 @@ struct PostCommand: AsyncParsableCommand {
     @OptionGroup var serverOptions: ServerOptions
     @Argument(help: "Where you are, e.g. \"Lyon, France\".")
     var location: String
-    @Argument(help: "A link to share, e.g. https://example.com/me.")
-    var url: String
+    @Argument(help: "A link to share, e.g. https://example.com/me (optional).")
+    var url: String?
     @Flag(name: .shortAndLong, help: "Do not ask for confirmation.")
     var yes = false
     @Option(parsing: .unconditional, help: "Latitude to use instead of geocoding (needs --longitude).")
@@ -34,7 +35,8 @@ struct PostCommand: AsyncParsableCommand {
             }
             let place = location.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !place.isEmpty else { throw ClientFailure.user(say("cli.post.noPlace")) }
-            let link = try OpenCommand.webLink(url, owner: nil)
+            let linkText = url?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let link = linkText.isEmpty ? nil : try OpenCommand.webLink(linkText, owner: nil)
             let stored = try SessionFile.require()
             let server = try serverOptions.mapServer(try serverOptions.resolve(saved: stored))
             let clients = Clients(server: server, session: stored.udacitySession)
@@ -47,7 +49,7 @@ struct PostCommand: AsyncParsableCommand {
                         "place": .text(TextCleaning.printable(found.name)),
                         "coordinates": .text(Self.coordinates(found.latitude, found.longitude)),
                     ]))
-            Console.out(say("cli.post.link", ["link": .text(link.absoluteString)]))
+            if let link { Console.out(say("cli.post.link", ["link": .text(link.absoluteString)])) }
 
             let existing = try await clients.locations.locations(uniqueKey: stored.accountKey).first
             if let existing {
@@ -77,7 +79,7 @@ struct PostCommand: AsyncParsableCommand {
             }
             let input = StudentLocationInput(
                 uniqueKey: stored.accountKey, firstName: first, lastName: last, mapString: place,
-                mediaURL: link.absoluteString, latitude: found.latitude, longitude: found.longitude)
+                mediaURL: link?.absoluteString ?? "", latitude: found.latitude, longitude: found.longitude)
             if let existing {
                 _ = try await clients.locations.update(objectId: existing.objectId, with: input)
                 Console.out(say("cli.post.updated", ["id": .text(existing.objectId)]))

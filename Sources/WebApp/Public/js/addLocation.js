@@ -1,4 +1,4 @@
-// The pin button and its sheet: "Where are you studying today?" plus a link, geocoded
+// The pin button and its sheet: "Where are you studying today?" plus a link if any, geocoded
 // through the server's /api/geocode, previewed on a map, then posted (or updated) as the
 // student's StudentLocation. In a class that shows students by town, region or country the
 // server places every post there; the preview asks it where first, says "You will appear at
@@ -230,13 +230,10 @@ class AddLocationSheet {
       this.place.focus();
       return;
     }
-    if (!linkText) {
-      await showAlert(t('add.linkNeeded.title'), t('add.linkNeeded.message'));
-      this.link.focus();
-      return;
-    }
-    const href = safeURL(linkText);
-    if (!href) {
+    // The link is optional (most school students have none): posted as "" then. One that is
+    // typed must be a web address.
+    const href = linkText ? safeURL(linkText) : '';
+    if (href === null) {
       await showAlert(t('add.invalidLink.title'), t('add.invalidLink.message', { link: linkText }));
       this.link.focus();
       return;
@@ -358,6 +355,7 @@ class AddLocationSheet {
     const name = result.name || this.mapString;
     $('preview-name').textContent = name;
     $('preview-link').textContent = this.mediaURL;
+    $('preview-link').hidden = !this.mediaURL;
     // Before the map is sized: the sentence takes its room in the card.
     const placed = this.placed;
     this.sayPlacement(placed ? t('add.placement', { place: placed.name }) : '');
