@@ -102,7 +102,7 @@ extension SQLStore {
             try await db.raw(
                 """
                 SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations
-                WHERE class_id = \(bind: classId) AND \(unsafeRaw: Self.visible) AND object_id > \(bind: objectId)
+                WHERE class_id = \(bind: classId) AND \(unsafeRaw: VisiblePost.condition) AND object_id > \(bind: objectId)
                 ORDER BY object_id LIMIT \(literal: max(0, limit))
                 """
             ).all().map(Self.location(from:))

@@ -14,7 +14,7 @@ extension SQLStore {
     {
         var sql: SQLQueryString =
             "SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations WHERE class_id = \(bind: classId) AND "
-            + Self.readable(by: author) + " AND " + filters.render(query.filter, deadline: deadline)
+            + VisiblePost.readable(by: author) + " AND " + filters.render(query.filter, deadline: deadline)
         var orderTerms: [SQLQueryString] = query.sort.map { "\(ident: $0.field.column) \(unsafeRaw: $0.descending ? "DESC" : "ASC")" }
         // A stable tie-breaker keeps limit/skip pages from overlapping or skipping rows.
         let tieBreakDescending = query.sort.first?.descending ?? false
@@ -31,18 +31,6 @@ extension SQLStore {
         }
     }
 
-    /// Posts a moderator hid, or whose author is disabled, are gone for every reader and writer
-    /// (the author learns why from their notices); only moderation queries see them. Posts
-    /// waiting for approval are their author's and the moderators' only. (The partial index of
-    /// migration 13 has exactly this condition, so one class's visible posts are read from it.)
-    static let visible = "hidden_at IS NULL AND owner_disabled = 0 AND waiting = 0"
-
-    /// What `author` may read: the visible posts, and their own waiting ones.
-    static func readable(by author: String?) -> SQLQueryString {
-        guard let author else { return "\(unsafeRaw: visible)" }
-        return "(\(unsafeRaw: visible) OR (waiting = 1 AND hidden_at IS NULL AND owner_disabled = 0 AND owner_key = \(bind: author)))"
-    }
-
     /// What a list query selects, in the order `PostgresSupport.locations` decodes it.
     static let locationColumns =
         "object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
@@ -51,7 +39,7 @@ extension SQLStore {
         try await read(filter) { deadline in
             let statement: SQLQueryString =
                 "SELECT COUNT(*) AS n FROM student_locations WHERE class_id = \(bind: classId) AND "
-                + Self.readable(by: author) + " AND " + self.filters.render(filter, deadline: deadline)
+                + VisiblePost.readable(by: author) + " AND " + self.filters.render(filter, deadline: deadline)
             return try await self.withDatabase { db in
                 try await db.raw(statement).first()?.decode(column: "n", as: Int.self) ?? 0
             }
@@ -61,7 +49,7 @@ extension SQLStore {
     public func location(objectId: String, in classId: String, author: String?) async throws -> StoredLocation? {
         let statement: SQLQueryString =
             "SELECT * FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND "
-            + Self.readable(by: author)
+            + VisiblePost.readable(by: author)
         return try await withDatabase { db in
             guard let row = try await db.raw(statement).first() else { return nil }
             return StoredLocation(
@@ -104,7 +92,7 @@ extension SQLStore {
         // A waiting post is its author's to change (the caller checked whose it is).
         let statement: SQLQueryString =
             "UPDATE student_locations SET " + assignments.joined(separator: ", ")
-            + " WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND hidden_at IS NULL AND owner_disabled = 0 RETURNING *"
+            + " WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND \(unsafeRaw: VisiblePost.present) RETURNING *"
         return try await withDatabase { db in
             try await db.raw(statement).first().map(Self.location(from:))
         }

@@ -106,7 +106,7 @@ extension SQLStore {
                 try await db.raw(
                     """
                     SELECT \(unsafeRaw: Self.moderatedColumns) FROM student_locations
-                    WHERE class_id = \(bind: classId) AND waiting = 1 AND hidden_at IS NULL AND owner_disabled = 0
+                    WHERE class_id = \(bind: classId) AND \(unsafeRaw: VisiblePost.waiting)
                     ORDER BY updated_at, object_id LIMIT \(literal: limit)
                     """
                 ).all().map(Self.moderated(from:))
@@ -219,7 +219,7 @@ extension SQLStore {
             // Only posts the reporter can see; one report per reporter and post (the race-free way).
             guard
                 try await db.raw(
-                    "SELECT object_id FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND \(unsafeRaw: Self.visible)"
+                    "SELECT object_id FROM student_locations WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND \(unsafeRaw: VisiblePost.condition)"
                 ).first() != nil
             else { return .notFound }
             let inserted = try await db.raw(
