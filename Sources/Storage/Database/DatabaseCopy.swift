@@ -152,27 +152,20 @@ public enum DatabaseCopy {
             throw StorageError.migrationFailed("copying: the table \(name) is neither copied nor deliberately skipped by this version")
         }
         for table in tables { try await checkColumns(of: table, in: source) }
-        return try await destination.withDatabase { db in
-            try await db.raw("BEGIN").run()
-            do {
-                var copied: [(table: String, rows: Int)] = []
-                for table in tables {
-                    if table.name == "classes" {
-                        // The destination's migration made its own default class; the source's replaces it.
-                        try await db.raw("DELETE FROM classes WHERE NOT EXISTS (SELECT 1 FROM class_members WHERE class_id = classes.id)")
-                            .run()
-                    }
-                    let count =
-                        try await db.raw("SELECT COUNT(*) AS n FROM \(ident: table.name)").first()?.decode(column: "n", as: Int.self) ?? 0
-                    guard count == 0 else { throw StorageError.destinationNotEmpty(table.name) }
-                    copied.append((table.name, try await copyRows(of: table, from: source, into: db)))
+        return try await destination.withTransaction { db in
+            var copied: [(table: String, rows: Int)] = []
+            for table in tables {
+                if table.name == "classes" {
+                    // The destination's migration made its own default class; the source's replaces it.
+                    try await db.raw("DELETE FROM classes WHERE NOT EXISTS (SELECT 1 FROM class_members WHERE class_id = classes.id)")
+                        .run()
                 }
-                try await db.raw("COMMIT").run()
-                return copied
-            } catch {
-                try? await db.raw("ROLLBACK").run()
-                throw error
+                let count =
+                    try await db.raw("SELECT COUNT(*) AS n FROM \(ident: table.name)").first()?.decode(column: "n", as: Int.self) ?? 0
+                guard count == 0 else { throw StorageError.destinationNotEmpty(table.name) }
+                copied.append((table.name, try await copyRows(of: table, from: source, into: db)))
             }
+            return copied
         }
     }
 

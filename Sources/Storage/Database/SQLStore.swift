@@ -169,6 +169,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     /// Runs the migrations not yet applied, on one connection so BEGIN/COMMIT wrap them, with
     /// no statement timeout: a migration may rewrite a big table.
     func migrate(schema: String? = nil, through last: Int = Int.max) async throws {
+        // Not `withTransaction`: `Migrations.run` begins and commits its own (taking the migration lock first), and stays as shipped.
         try await withDatabase { db in
             let postgres = db.dialect.name == "postgresql"
             if postgres { try await db.raw("SET statement_timeout = 0").run() }
