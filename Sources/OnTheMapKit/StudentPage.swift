@@ -142,3 +142,16 @@ public struct GeocodedPlace: Sendable, Hashable, Codable {
             country: json["country"] as? String, region: json["region"] as? String, span: span)
     }
 }
+
+extension StudentLocationInput {
+    /// A post of the place the geocoder found: `mapString` is the place as found and shown
+    /// (``GeocodedPlace/displayName``, "São Paulo, Brazil"), not what the student typed, and
+    /// the point is the place's. The link is optional (`""` when there is none).
+    public init(
+        uniqueKey: String, firstName: String, lastName: String, place: GeocodedPlace, mediaURL: String = ""
+    ) {
+        self.init(
+            uniqueKey: uniqueKey, firstName: firstName, lastName: lastName, mapString: place.displayName,
+            mediaURL: mediaURL, latitude: place.latitude, longitude: place.longitude)
+    }
+}

@@ -187,9 +187,14 @@ struct CLITests {
             #expect(result.stdout.contains("°N, "), "\(result)")
             #expect(!result.stdout.contains("Link:"), "\(result)")
             #expect(result.stdout.contains("Posted your location ("))
+            let confirmation = result.stdout
             result = try sandbox.run(["students", "--json", "--all"])
             let posted = try JSONDecoder().decode([StudentInformation].self, from: Data(result.stdout.utf8))
             #expect(posted.map(\.mediaURL) == [""], "\(result)")
+            // The place found is posted as the confirmation showed it, not the words typed.
+            let mapString = try #require(posted.first?.mapString)
+            #expect(mapString.hasPrefix("Paris, ") && mapString != "Paris, France", "\(result)")
+            #expect(confirmation.contains("Place: \(mapString) ("), "\(confirmation)")
         }
     }
 

@@ -113,7 +113,7 @@ def test_the_web_app_lists_posts_and_updates_with_the_hosts_own_parse_keys(page,
         page.until(lambda d: page.marker_count() == markers + 1, 10, "the new location is not on the map")
         mine = own_locations(api, key)
         assert len(mine) == 1
-        assert (mine[0]["mapString"], mine[0]["mediaURL"], mine[0]["latitude"]) == ("Lagos", "https://example.com/ama", 6.45)
+        assert (mine[0]["mapString"], mine[0]["mediaURL"], mine[0]["latitude"]) == ("Lagos, Nigeria", "https://example.com/ama", 6.45)
         object_id = mine[0]["objectId"]
         page.tab("list")
         page.until(lambda d: page.list_rows()[0].get_attribute("data-object-id") == object_id, 10)

@@ -205,4 +205,4 @@ def test_an_exact_class_previews_the_place_found(page, api):
     page.find("#add-finish").click()
     page.gone("#add-location")
     mine = api.locations({"uniqueKey": user.key})["results"]
-    assert (mine[0]["mapString"], mine[0]["latitude"], mine[0]["longitude"]) == ("Lagos", 6.45, 3.39)
+    assert (mine[0]["mapString"], mine[0]["latitude"], mine[0]["longitude"]) == ("Lagos, Nigeria", 6.45, 3.39)

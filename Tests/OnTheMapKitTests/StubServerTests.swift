@@ -229,6 +229,19 @@ struct StubServerTests {
         #expect(server.requests.count == 2)
     }
 
+    @Test func postingAFoundPlaceSendsItsNameAndNoLink() async throws {
+        let server = try StubServer { _ in .json(201, #"{"createdAt":"2024-05-01T10:00:00.000Z","objectId":"AbCdE12345"}"#) }
+        let store = SessionStore(UdacitySession(accountKey: "k1", sessionID: "S1", expiration: nil))
+        let client = StudentLocationClient(configuration: configuration(server.baseURL), sessionStore: store)
+        let found = GeocodedPlace(name: "São Paulo", latitude: -23.547, longitude: -46.636, country: "Brazil", region: "São Paulo")
+        _ = try await client.post(StudentLocationInput(uniqueKey: "k1", firstName: "A", lastName: "B", place: found))
+        let sent = try #require(server.requests.first?.json)
+        #expect(sent["mapString"] as? String == "São Paulo, Brazil")
+        #expect(sent["mediaURL"] as? String == "")
+        #expect(sent["latitude"] as? Double == -23.547)
+        #expect(sent["longitude"] as? Double == -46.636)
+    }
+
     @Test func queriesForPagesAndOneUser() async throws {
         let server = try StubServer { request in
             .json(200, #"{"results":[\#(studentJSON("a1", uniqueKey: "me+1")),\#(studentJSON("b1", uniqueKey: "other"))],"count":2}"#)

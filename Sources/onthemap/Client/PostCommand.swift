@@ -41,6 +41,7 @@ struct PostCommand: AsyncParsableCommand {
             let server = try serverOptions.mapServer(try serverOptions.resolve(saved: stored))
             let clients = Clients(server: server, session: stored.udacitySession)
 
+            // Posted as found ("São Paulo, Brazil"), not as typed; as typed with --latitude/--longitude.
             let found = try await resolvePlace(place, clients: clients)
             Console.out(
                 say(
@@ -78,7 +79,7 @@ struct PostCommand: AsyncParsableCommand {
                 last = user.lastName
             }
             let input = StudentLocationInput(
-                uniqueKey: stored.accountKey, firstName: first, lastName: last, mapString: place,
+                uniqueKey: stored.accountKey, firstName: first, lastName: last, mapString: found.name,
                 mediaURL: link?.absoluteString ?? "", latitude: found.latitude, longitude: found.longitude)
             if let existing {
                 _ = try await clients.locations.update(objectId: existing.objectId, with: input)

@@ -38,6 +38,19 @@ function kindName(kind) {
   return Object.hasOwn(KIND_NAMES, kind) ? KIND_NAMES[kind]() : String(kind);
 }
 
+/** The region and country of a geocoder result that its name does not already say. */
+function extraParts(result, name) {
+  return [result.region, result.country].filter((part) => part && !name.includes(part));
+}
+
+/** A found place as the preview names it ("São Paulo, Brazil"): its name, then the region and
+ *  country it does not already say. This is what is posted as mapString, not what was typed;
+ *  `typed` only where the result has no name. */
+function placeName(result, typed = '') {
+  const name = result.name || typed;
+  return [name, ...extraParts(result, name)].filter(Boolean).join(', ');
+}
+
 /** The sheet's question from its message: a new line where the message has one, and the
  *  words between asterisks in bold ("Where are you\n*studying* today?"). */
 function renderQuestion(heading, message) {
@@ -390,7 +403,7 @@ class AddLocationSheet {
     const result = this.result;
     const placed = this.placed;
     const name = result.name || this.mapString;
-    const parts = [result.region, result.country].filter((part) => part && !name.includes(part));
+    const parts = extraParts(result, name);
     $('preview-detail').textContent = parts.length ? `, ${parts.join(', ')}` : result.kind ? ` · ${kindName(result.kind)}` : '';
     $('preview-map').setAttribute('aria-label', placed ? t('add.previewMap.placed', { place: placed.name }) : t('add.previewMap'));
 
@@ -436,7 +449,8 @@ class AddLocationSheet {
       uniqueKey: account.key,
       firstName: account.firstName,
       lastName: account.lastName,
-      mapString: this.mapString,
+      // The place found and previewed, as the preview names it (not what was typed).
+      mapString: placeName(result, this.mapString),
       mediaURL: this.mediaURL,
       latitude: Number(result.latitude),
       longitude: Number(result.longitude),
