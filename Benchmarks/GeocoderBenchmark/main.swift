@@ -2,6 +2,7 @@
 //
 //   swift run -c release geocoder-benchmark            # full report
 //   swift run -c release geocoder-benchmark -- "Paris, TX" München   # try queries
+//   GEOCODER_LANGUAGE=ar swift run -c release geocoder-benchmark -- Cairo   # names in Arabic
 //
 // Targets: load < 0.5 s, < 150 MB resident, p99 < 2 ms per query.
 
@@ -68,7 +69,7 @@ let rssAfter = residentKB()
 if !arguments.isEmpty {
     for q in arguments {
         print("\(q) ->")
-        for r in gazetteer.lookup(q, limit: 5) {
+        for r in gazetteer.lookup(q, limit: 5, language: ProcessInfo.processInfo.environment["GEOCODER_LANGUAGE"]) {
             print(
                 String(
                     format: "   %@  (%.4f, %.4f) %@ conf %.1f span %.2f x %.2f", r.name, r.latitude, r.longitude,

@@ -15,12 +15,12 @@ public struct FallbackGeocoder: Geocoder {
         self.confidenceThreshold = confidenceThreshold
     }
 
-    public func geocode(_ query: String, limit: Int) async throws -> [GeocodeResult] {
-        let local = try await primary.geocode(query, limit: limit)
+    public func geocode(_ query: String, limit: Int, language: String?) async throws -> [GeocodeResult] {
+        let local = try await primary.geocode(query, limit: limit, language: language)
         if let top = local.first, top.confidence >= confidenceThreshold { return local }
         guard let upstream else { return local }
         do {
-            let remote = try await upstream.geocode(query, limit: limit)
+            let remote = try await upstream.geocode(query, limit: limit, language: language)
             return remote.isEmpty ? local : remote
         } catch {
             return local
@@ -28,13 +28,13 @@ public struct FallbackGeocoder: Geocoder {
     }
 
     /// Type-ahead stays offline: it runs on every keystroke.
-    public func suggest(prefix: String, limit: Int) async throws -> [GeocodeResult] {
-        try await primary.suggest(prefix: prefix, limit: limit)
+    public func suggest(prefix: String, limit: Int, language: String?) async throws -> [GeocodeResult] {
+        try await primary.suggest(prefix: prefix, limit: limit, language: language)
     }
 
-    public func reverse(latitude: Double, longitude: Double) async throws -> GeocodeResult? {
-        if let local = try await primary.reverse(latitude: latitude, longitude: longitude) { return local }
+    public func reverse(latitude: Double, longitude: Double, language: String?) async throws -> GeocodeResult? {
+        if let local = try await primary.reverse(latitude: latitude, longitude: longitude, language: language) { return local }
         guard let upstream else { return nil }
-        return try? await upstream.reverse(latitude: latitude, longitude: longitude)
+        return try? await upstream.reverse(latitude: latitude, longitude: longitude, language: language)
     }
 }

@@ -38,6 +38,8 @@ public final class Gazetteer: Geocoder, Sendable {
     let majorKeyHead: [UInt64]
 
     let qualifiers: [String: [QualifierRef]]
+    /// Country and large-city names in many languages (CLDR): read in queries, shown to readers.
+    let placeNames: PlaceNames
     /// Places at least this big are "major" for type-ahead on short prefixes.
     static let majorPopulation: Int32 = 15_000
 
@@ -249,7 +251,27 @@ public final class Gazetteer: Geocoder, Sendable {
             fill[c] += 1
         }
 
+        // Names in other languages: countries become qualifiers too ("…، مصر").
+        let countryIndex = Dictionary(countries.enumerated().map { ($1.code, $0) }, uniquingKeysWith: { first, _ in first })
+        let placeNames = PlaceNames.load(
+            from: PlaceNames.bundledURL, country: { countryIndex[$0] },
+            countryEntry: { placeCount + regions.count + $0 },
+            city: { country, key in
+                Gazetteer.largestPlace(
+                    named: key, in: country, bytes: bytes, keyStart: keyStart, keyLength: keyLength,
+                    postingStart: postingStart, postings: postings, placeRegion: region, regions: regions,
+                    population: population)
+            })
+        for (key, indices) in placeNames.countriesByKey {
+            var refs = qualifiers[key] ?? []
+            for index in indices where !refs.contains(where: { $0.target == .country && $0.index == index }) {
+                refs.append(QualifierRef(target: .country, index: index, byName: true))
+            }
+            qualifiers[key] = refs
+        }
+
         self.bytes = bytes
+        self.placeNames = placeNames
         self.countries = countries
         self.regions = regions
         self.placeNameStart = nameStart
@@ -272,6 +294,35 @@ public final class Gazetteer: Geocoder, Sendable {
         self.cellPlaces = cellPlaces
     }
 
+    /// The most populous place in `country` with `key` among its names, found in the
+    /// name index before the gazetteer is assembled.
+    static func largestPlace(
+        named key: String, in country: Int, bytes: [UInt8], keyStart: [Int32], keyLength: [UInt16],
+        postingStart: [Int32], postings: [Int32], placeRegion: [Int32], regions: [RegionRecord], population: [Int32]
+    ) -> Int? {
+        let query = Array(key.utf8)
+        guard !query.isEmpty else { return nil }
+        var lo = 0
+        var hi = keyStart.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            let start = Int(keyStart[mid])
+            let candidate = bytes[start..<(start + Int(keyLength[mid]))]
+            if candidate.lexicographicallyPrecedes(query) { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < keyStart.count else { return nil }
+        let start = Int(keyStart[lo])
+        guard bytes[start..<(start + Int(keyLength[lo]))].elementsEqual(query) else { return nil }
+        var best: Int?
+        for i in Int(postingStart[lo])..<Int(postingStart[lo + 1]) {
+            let value = Int(postings[i])
+            let entry = value < 0 ? -value - 1 : value
+            guard entry < population.count, Int(regions[Int(placeRegion[entry])].country) == country else { continue }
+            if best.map({ population[entry] > population[$0] }) ?? true { best = entry }
+        }
+        return best
+    }
+
     static func cell(latitude: Double, longitude: Double) -> Int {
         let row = min(max(Int((latitude + 90).rounded(.down)), 0), 179)
         var lonWrapped = longitude.truncatingRemainder(dividingBy: 360)
@@ -283,15 +334,15 @@ public final class Gazetteer: Geocoder, Sendable {
 
     // MARK: - Geocoder
 
-    public func geocode(_ query: String, limit: Int) async throws -> [GeocodeResult] {
-        lookup(query, limit: limit)
+    public func geocode(_ query: String, limit: Int, language: String?) async throws -> [GeocodeResult] {
+        lookup(query, limit: limit, language: language)
     }
 
-    public func suggest(prefix: String, limit: Int) async throws -> [GeocodeResult] {
-        suggestions(prefix: prefix, limit: limit)
+    public func suggest(prefix: String, limit: Int, language: String?) async throws -> [GeocodeResult] {
+        suggestions(prefix: prefix, limit: limit, language: language)
     }
 
-    public func reverse(latitude: Double, longitude: Double) async throws -> GeocodeResult? {
-        nearest(latitude: latitude, longitude: longitude)
+    public func reverse(latitude: Double, longitude: Double, language: String?) async throws -> GeocodeResult? {
+        nearest(latitude: latitude, longitude: longitude, language: language)
     }
 }

@@ -20,10 +20,26 @@ extension Gazetteer {
     /// Longest qualifier phrase, in words ("united states of america").
     static let longestQualifier = 4
 
+    /// What separates the parts of a query in every script the app is written in: the
+    /// comma and semicolon and their Arabic (، ؛), full-width (， ；) and half-width (､)
+    /// forms, the ideographic comma and full stop (、 。 ｡), the Devanagari danda (। ॥),
+    /// the Armenian and Ethiopic commas, and line breaks. A full stop is not one: "St.
+    /// Louis", "U.S.A." keep theirs.
+    static let partSeparators: Set<Character> = [
+        ",", ";", "\n", "\r\n", "\r",
+        "\u{060C}", "\u{061B}",
+        "\u{FF0C}", "\u{FF1B}", "\u{FE50}", "\u{FE51}", "\u{FE54}", "\u{FF64}",
+        "\u{3001}", "\u{3002}", "\u{FF61}",
+        "\u{0964}", "\u{0965}",
+        "\u{055D}", "\u{1363}", "\u{1364}", "\u{2E41}", "\u{204F}",
+    ]
+
+    static func separatesParts(_ c: Character) -> Bool { partSeparators.contains(c) }
+
     /// Everything the query could mean, scored, with the confidence of the reading.
     func rankedCandidates(_ query: String, work: FuzzyWork = FuzzyWork()) -> (candidates: [Candidate], confidence: Double) {
         guard !query.isEmpty, query.count <= Gazetteer.maximumQueryLength else { return ([], 0) }
-        let parts = query.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\n" })
+        let parts = query.split(whereSeparator: Gazetteer.separatesParts)
             .map { Normalizer.key(String($0)) }
             .filter { !$0.isEmpty }
             .map { $0.split(separator: " ") }
@@ -90,7 +106,9 @@ extension Gazetteer {
             for skip in 1..<min(words.count, 5) {
                 let rest = Array(words[skip...])
                 found = readName(rest, withCodes, typos: typos, work: work).map {
-                    Candidate(entry: $0.entry, score: $0.score + Weight.streetSkipped)
+                    var skipped = $0
+                    skipped.score += Weight.streetSkipped
+                    return skipped
                 }
                 if !found.isEmpty { return (found, min(confidence, 0.5)) }
             }
@@ -126,28 +144,37 @@ extension Gazetteer {
         name: String, _ q: Qualification, baseScore: Double, typos: Bool,
         work: FuzzyWork
     ) -> [Candidate] {
-        var keys: [FuzzyKey]
+        // (entries, edits, bytes of the name matched) for each spelling read.
+        var matches: [(postings: [(entry: Int, alternate: Bool)], distance: Int, length: Int)]
         if !typos {
-            guard let k = keyRange(name, prefix: false).first else { return [] }
-            keys = [FuzzyKey(key: k, distance: 0)]
+            let exact = postings(forKey: name)
+            guard !exact.isEmpty else { return [] }
+            matches = [(exact, 0, name.utf8.count)]
         } else {
-            guard keyRange(name, prefix: false).isEmpty else { return [] }
+            guard postings(forKey: name).isEmpty else { return [] }
             // Two edits are trusted only for well-known places (below): only their keys are walked.
-            keys = fuzzyKeys(name, maxDistance: Gazetteer.typoBudget(name.utf8.count), majorPastOneEdit: true, work: work)
+            matches = fuzzyKeys(name, maxDistance: Gazetteer.typoBudget(name.utf8.count), majorPastOneEdit: true, work: work)
+                // A misspelling of a code ("asdf" for "sdf", an airport) is no reading: codes are
+                // typed exactly or not at all.
+                .filter { Int(keyLength[$0.key]) >= Gazetteer.shortestCorrectableName }
+                .map { (postingsOf(keyIndex: $0.key), $0.distance, Int(keyLength[$0.key])) }
         }
         var out: [Candidate] = []
-        for fuzzy in keys {
-            for (entry, alternate) in postingsOf(keyIndex: fuzzy.key) {
+        for match in matches {
+            for (entry, alternate) in match.postings {
                 // Two edits are trusted only for well-known places.
-                if fuzzy.distance >= 2 && entry < placeCount && placePopulation[entry] < Gazetteer.majorPopulation { continue }
+                if match.distance >= 2 && entry < placeCount && placePopulation[entry] < Gazetteer.majorPopulation { continue }
                 var score =
                     baseScore + importance(entry) + (alternate ? Weight.alternateName : 0)
-                    + Double(fuzzy.distance) * Weight.typo
+                    + Double(match.distance) * Weight.typo
                 guard let bonus = qualification(entry, q) else { continue }
                 score += bonus
                 // Named with its postcode: the postcode's point is the more precise one.
                 let row = nearestPostcode(entry, q.postcodeRows)
-                out.append(Candidate(entry: row.map(postcodeEntry) ?? entry, score: score))
+                out.append(
+                    Candidate(
+                        entry: row.map(postcodeEntry) ?? entry, score: score, alternate: alternate,
+                        edits: match.distance, nameLength: match.length, qualified: !q.refs.isEmpty || row != nil))
             }
         }
         return out

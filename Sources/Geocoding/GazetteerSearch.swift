@@ -28,7 +28,21 @@ extension Gazetteer {
     struct Candidate {
         var entry: Int
         var score: Double
+        /// Found by one of its other names (another language's, a former name, a code).
+        var alternate = false
+        /// Spelling corrections needed to read it.
+        var edits = 0
+        /// Bytes of the normalized name it was found by.
+        var nameLength = 0
+        /// Read with a region, country or postcode that holds ("Home, WA").
+        var qualified = false
     }
+
+    /// Names shorter than this (codes: "SDF", "NYC") are never reached by a correction.
+    static let shortestCorrectableName = 4
+    /// Confidence of a reading that is only a guess: an everyday word that happens to be a
+    /// town's name ("home", "school"), a short code of a small place.
+    static let guessConfidence = 0.5
 
     enum Entry {
         case place(Int)
@@ -143,11 +157,19 @@ extension Gazetteer {
         }
     }
 
-    /// Postings of one exact key as (entry, isAlternate).
+    /// Postings of one exact key as (entry, isAlternate): the gazetteer's names, then the
+    /// names in other languages (`placeNames`, alternate names of countries and cities).
     func postings(forKey key: String) -> [(entry: Int, alternate: Bool)] {
         let range = keyRange(key, prefix: false)
-        guard let k = range.first else { return [] }
-        return postingsOf(keyIndex: k)
+        var out = range.first.map { postingsOf(keyIndex: $0) } ?? []
+        // Another language's name of a country never outranks a town that is called so in
+        // its own right ("Brasilia" is Brazil in Romanian, and a capital).
+        let ownName = out.contains { !$0.alternate && ($0.entry >= placeCount || placePopulation[$0.entry] >= Gazetteer.majorPopulation) }
+        guard !ownName else { return out }
+        for entry in placeNames.entriesByKey[key] ?? [] where !out.contains(where: { $0.entry == entry }) {
+            out.append((entry, true))
+        }
+        return out
     }
 
     func postingsOf(keyIndex k: Int) -> [(entry: Int, alternate: Bool)] {
@@ -170,27 +192,85 @@ extension Gazetteer {
     /// Best `limit` distinct entries, best first.
     func top(_ candidates: [Candidate], limit: Int) -> [Candidate] {
         var best = TopK(capacity: limit)
-        for c in candidates { best.insert(c.entry, c.score) }
+        for c in candidates { best.insert(c) }
         return best.items
     }
 
-    /// Synchronous forward geocoding; best first, `[]` when nothing matches.
-    public func lookup(_ query: String, limit: Int = 5) -> [GeocodeResult] {
-        lookup(query, limit: limit, work: FuzzyWork())
+    /// The best reading and the alternatives worth offering beside it: the same name
+    /// elsewhere ("Paris, Texas" beside Paris), and regions and countries of that name;
+    /// never a town found by another of its names that is not what the best one is called
+    /// (Newton, an old name of which is Cambridge, beside Cambridge).
+    func alternativesWorthOffering(_ candidates: [Candidate], limit: Int) -> [Candidate] {
+        let ranked = top(candidates, limit: limit * 3)
+        guard let best = ranked.first else { return [] }
+        let bestName = ownNameKey(best.entry)
+        var kept = [best]
+        for c in ranked.dropFirst() where kept.count < limit {
+            switch entry(c.entry) {
+            case .region, .country:
+                kept.append(c)
+            case .place, .postcode:
+                // A name read as typed stands beside the best one; one read by another name or
+                // through a correction only when it is called what the best one is called.
+                if (!c.alternate && c.edits == 0) || ownNameKey(c.entry) == bestName { kept.append(c) }
+            }
+        }
+        return kept
     }
 
-    func lookup(_ query: String, limit: Int, work: FuzzyWork) -> [GeocodeResult] {
+    /// The normalized name an entry goes by in the gazetteer.
+    func ownNameKey(_ id: Int) -> String {
+        switch entry(id) {
+        case .place(let p): return Normalizer.key(placeName(p))
+        case .region(let r): return Normalizer.key(regions[r].name)
+        case .country(let c): return Normalizer.key(countries[c].name)
+        case .postcode(let i): return ownNameKey(Int(postcodes.place[i]))
+        }
+    }
+
+    /// How sure the answer is: the reading's confidence, lowered to a guess when the best
+    /// match is an everyday word that happens to name a town ("home" is Home, Washington),
+    /// or a small place's short code, typed without anything that says a place is meant.
+    func confidence(of best: Candidate?, query: String, reading: Double) -> Double {
+        guard let best else { return 0 }
+        guard !best.qualified, case .place(let p) = entry(best.entry) else { return reading }
+        if EverydayWords.contains(Normalizer.key(query))
+            && (best.alternate || best.edits > 0 || placePopulation[p] < Gazetteer.everydayWordPopulation)
+        {
+            return min(reading, Gazetteer.guessConfidence)
+        }
+        if best.alternate && best.nameLength < Gazetteer.shortestCorrectableName && placePopulation[p] < 1_000_000 {
+            return min(reading, Gazetteer.guessConfidence)
+        }
+        return reading
+    }
+
+    /// A town with an everyday word for a name is meant only if it is at least this big
+    /// (Nice is a city, Home, Washington is not what "home" means).
+    static let everydayWordPopulation: Int32 = 250_000
+
+    /// Synchronous forward geocoding; best first, `[]` when nothing matches. Names are in
+    /// `language` (a BCP 47 tag) where the data has them, else in the gazetteer's spelling.
+    public func lookup(_ query: String, limit: Int = 5, language: String? = nil) -> [GeocodeResult] {
+        lookup(query, limit: limit, language: language, work: FuzzyWork())
+    }
+
+    func lookup(_ query: String, limit: Int, language: String? = nil, work: FuzzyWork) -> [GeocodeResult] {
         let limit = min(max(limit, 1), 50)
-        let (candidates, confidence) = rankedCandidates(query, work: work)
-        return top(candidates, limit: limit).map { result(entry: $0.entry, confidence: confidence) }
+        let reading = rankedCandidates(query, work: work)
+        let ranked = alternativesWorthOffering(reading.candidates, limit: limit)
+        let confidence = confidence(of: ranked.first, query: query, reading: reading.confidence)
+        return ranked.map { result(entry: $0.entry, confidence: confidence, language: language) }
     }
 
     // MARK: - Reverse
 
     /// Nearest populated place within `maximumDistanceKm`, or nil.
-    public func nearest(latitude: Double, longitude: Double, maximumDistanceKm: Double = 500) -> GeocodeResult? {
+    public func nearest(
+        latitude: Double, longitude: Double, maximumDistanceKm: Double = 500, language: String? = nil
+    ) -> GeocodeResult? {
         nearestPlace(latitude: latitude, longitude: longitude, maximumDistanceKm: maximumDistanceKm).map {
-            result(entry: $0, confidence: 1)
+            result(entry: $0, confidence: 1, language: language)
         }
     }
 
@@ -267,43 +347,60 @@ extension Gazetteer {
         return String(decoding: bytes[s..<(s + Int(placeNameLength[p]))], as: UTF8.self)
     }
 
-    func result(entry id: Int, confidence: Double) -> GeocodeResult {
+    /// The answer for an entry, named in `language` where the data has its names: a city's
+    /// and its country's name in that language, the region's only where the language is
+    /// written in Latin letters (a transliteration would be no help to its reader).
+    func result(entry id: Int, confidence: Double, language: String? = nil) -> GeocodeResult {
+        let display = language.flatMap { $0.hasPrefix("en") ? nil : DisplayLanguage(tag: $0) }
+        let separator = display?.separator ?? ", "
+        func countryName(_ c: Int) -> String {
+            placeNames.label(placeLatitude.count + regions.count + c, language: display?.tag) ?? countries[c].name
+        }
         switch entry(id) {
         case .place(let p):
             let region = regions[Int(placeRegion[p])]
             let country = countries[Int(region.country)]
-            let name = placeName(p)
-            var display = [name]
-            if !region.name.isEmpty && Normalizer.key(region.name) != Normalizer.key(name) {
-                display.append(region.name)
+            let ownName = placeName(p)
+            let label = placeNames.label(p, language: display?.tag)
+            let name = label ?? ownName
+            // A town without a name in a non-Latin language keeps its region: three "Cairo"s
+            // in the United States are told apart by their states.
+            let showsRegion = !region.name.isEmpty && ((display?.isLatin ?? true) || label == nil)
+            var parts = [name]
+            if showsRegion && Normalizer.key(region.name) != Normalizer.key(ownName) && Normalizer.key(region.name) != Normalizer.key(name)
+            {
+                parts.append(region.name)
             }
-            display.append(country.name)
+            let countryLabel = countryName(Int(region.country))
+            parts.append(countryLabel)
             let lat = Double(placeLatitude[p])
             let population = Double(max(placePopulation[p], 1000))
             let delta = min(max(0.1 + 0.05 * log10(population / 1000), 0.1), 0.35)
             let lonDelta = min(delta / max(cos(lat * .pi / 180), 0.2), 2)
             return GeocodeResult(
-                name: display.joined(separator: ", "), latitude: lat, longitude: Double(placeLongitude[p]),
-                kind: .city, country: country.name, countryCode: country.code,
-                region: region.name.isEmpty ? nil : region.name,
+                name: parts.joined(separator: separator), latitude: lat, longitude: Double(placeLongitude[p]),
+                kind: .city, country: countryLabel, countryCode: country.code,
+                region: showsRegion ? region.name : nil,
                 span: MapSpan(latitudeDelta: delta, longitudeDelta: lonDelta), confidence: confidence)
         case .region(let r):
             let region = regions[r]
             let country = countries[Int(region.country)]
+            let countryLabel = countryName(Int(region.country))
             return GeocodeResult(
-                name: "\(region.name), \(country.name)", latitude: region.latitude, longitude: region.longitude,
-                kind: .region, country: country.name, countryCode: country.code, region: region.name,
+                name: region.name + separator + countryLabel, latitude: region.latitude, longitude: region.longitude,
+                kind: .region, country: countryLabel, countryCode: country.code, region: region.name,
                 span: region.span, confidence: confidence)
         case .country(let c):
             let country = countries[c]
+            let countryLabel = countryName(c)
             return GeocodeResult(
-                name: country.name, latitude: country.latitude, longitude: country.longitude,
-                kind: .country, country: country.name, countryCode: country.code, region: nil,
+                name: countryLabel, latitude: country.latitude, longitude: country.longitude,
+                kind: .country, country: countryLabel, countryCode: country.code, region: nil,
                 span: country.span, confidence: confidence)
         case .postcode(let i):
             // "02139, Cambridge, Massachusetts, United States" at the postcode's own point.
-            var town = result(entry: Int(postcodes.place[i]), confidence: confidence)
-            town.name = postcodes.code(i, in: bytes) + ", " + town.name
+            var town = result(entry: Int(postcodes.place[i]), confidence: confidence, language: language)
+            town.name = postcodes.code(i, in: bytes) + separator + town.name
             town.latitude = Double(postcodes.latitude[i])
             town.longitude = Double(postcodes.longitude[i])
             town.span = MapSpan(latitudeDelta: 0.05, longitudeDelta: min(0.05 / max(cos(town.latitude * .pi / 180), 0.2), 1))
@@ -323,6 +420,12 @@ struct TopK {
     }
 
     mutating func insert(_ entry: Int, _ score: Double) {
+        insert(Gazetteer.Candidate(entry: entry, score: score))
+    }
+
+    mutating func insert(_ candidate: Gazetteer.Candidate) {
+        let entry = candidate.entry
+        let score = candidate.score
         if items.count == capacity, let last = items.last, score <= last.score { return }
         if let i = items.firstIndex(where: { $0.entry == entry }) {
             if items[i].score >= score { return }
@@ -330,7 +433,7 @@ struct TopK {
         }
         var at = items.count
         while at > 0 && (items[at - 1].score < score || (items[at - 1].score == score && items[at - 1].entry > entry)) { at -= 1 }
-        items.insert(Gazetteer.Candidate(entry: entry, score: score), at: at)
+        items.insert(candidate, at: at)
         if items.count > capacity { items.removeLast() }
     }
 }

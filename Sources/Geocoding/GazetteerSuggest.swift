@@ -7,35 +7,38 @@ extension Gazetteer {
     static let typoPrefixKeys = 5_000
 
     /// Synchronous type-ahead: entries with a name starting with `prefix`, best first.
-    public func suggestions(prefix: String, limit: Int = 5) -> [GeocodeResult] {
-        suggestions(prefix: prefix, limit: limit, lookedUp: false, work: FuzzyWork(budget: FuzzyWork.suggestBudget))
+    public func suggestions(prefix: String, limit: Int = 5, language: String? = nil) -> [GeocodeResult] {
+        suggestions(
+            prefix: prefix, limit: limit, language: language, lookedUp: false, work: FuzzyWork(budget: FuzzyWork.suggestBudget))
     }
 
     /// `lookedUp`: a lookup of `prefix` has already found nothing (it is not repeated).
     /// `work`: the typo search of the whole call (shared by the lookup and the completion).
-    func suggestions(prefix: String, limit: Int, lookedUp: Bool, work: FuzzyWork) -> [GeocodeResult] {
+    func suggestions(prefix: String, limit: Int, language: String? = nil, lookedUp: Bool, work: FuzzyWork) -> [GeocodeResult] {
         let limit = min(max(limit, 1), 50)
         guard !prefix.isEmpty, prefix.count <= Gazetteer.maximumQueryLength else { return [] }
-        if prefix.contains(",") {
-            let exact = work.holdingBack(FuzzyWork.completionReserve) { lookup(prefix, limit: limit, work: work) }
+        if prefix.contains(where: Gazetteer.separatesParts) {
+            let exact = work.holdingBack(FuzzyWork.completionReserve) { lookup(prefix, limit: limit, language: language, work: work) }
             if !exact.isEmpty { return exact }
             // "Unter den Linden 77, ": nothing after the comma yet, so the name part alone
             // reads the same and was just looked up.
-            let rest = prefix.drop(while: { $0 != "," })
+            let rest = prefix.drop(while: { !Gazetteer.separatesParts($0) })
             return suggestions(
-                prefix: String(prefix.prefix(while: { $0 != "," })), limit: limit,
-                lookedUp: rest.allSatisfy { $0 == "," || $0.isWhitespace }, work: work)
+                prefix: String(prefix.prefix(while: { !Gazetteer.separatesParts($0) })), limit: limit, language: language,
+                lookedUp: rest.allSatisfy { Gazetteer.separatesParts($0) || $0.isWhitespace }, work: work)
         }
         let key = Normalizer.key(prefix)
         guard !key.isEmpty else { return [] }
         let range = keyRange(key, prefix: true)
         if range.isEmpty {
             if key.contains(where: \.isNumber) && !key.contains(" ") {
-                return postcodeSuggestions(key, limit: limit)
+                return postcodeSuggestions(key, limit: limit, language: language)
             }
-            let whole = lookedUp ? [] : work.holdingBack(FuzzyWork.completionReserve) { lookup(prefix, limit: limit, work: work) }
+            let whole =
+                lookedUp
+                ? [] : work.holdingBack(FuzzyWork.completionReserve) { lookup(prefix, limit: limit, language: language, work: work) }
             if !whole.isEmpty { return whole }
-            return typoSuggestions(key, limit: limit, work: work)
+            return typoSuggestions(key, limit: limit, language: language, work: work)
         }
         let keyBytes = key.utf8.count
         var best = TopK(capacity: limit)
@@ -57,7 +60,7 @@ extension Gazetteer {
             }
             scan(range.lowerBound, exact: Int(keyLength[range.lowerBound]) == keyBytes, into: &best)  // the exact key, if typed in full
         }
-        return best.items.map { result(entry: $0.entry, confidence: 1) }
+        return best.items.map { result(entry: $0.entry, confidence: 1, language: language) }
     }
 
     /// Scores the entries of key `k` into `best`.
@@ -76,7 +79,7 @@ extension Gazetteer {
     }
 
     /// "Minneap" typed as "Mineap": names starting with a close spelling.
-    private func typoSuggestions(_ key: String, limit: Int, work: FuzzyWork) -> [GeocodeResult] {
+    private func typoSuggestions(_ key: String, limit: Int, language: String?, work: FuzzyWork) -> [GeocodeResult] {
         var best = TopK(capacity: limit)
         let keys = fuzzyKeys(
             key, maxDistance: Gazetteer.typoBudget(key.utf8.count), prefix: true,
@@ -84,17 +87,17 @@ extension Gazetteer {
         for fuzzy in keys.prefix(Gazetteer.typoPrefixKeys) {
             scan(fuzzy.key, exact: false, penalty: Double(fuzzy.distance) * Weight.typo, into: &best)
         }
-        return best.items.map { result(entry: $0.entry, confidence: Gazetteer.typoConfidence) }
+        return best.items.map { result(entry: $0.entry, confidence: Gazetteer.typoConfidence, language: language) }
     }
 
     /// "0213": postcodes starting with the digits typed.
-    private func postcodeSuggestions(_ key: String, limit: Int) -> [GeocodeResult] {
+    private func postcodeSuggestions(_ key: String, limit: Int, language: String?) -> [GeocodeResult] {
         guard key.count >= 3 else { return [] }
         var best = TopK(capacity: limit)
         for row in postcodes.rows(key, prefix: true, in: bytes).prefix(Gazetteer.typoPrefixKeys) {
             let entry = postcodeEntry(row)
             best.insert(entry, importance(entry))
         }
-        return best.items.map { result(entry: $0.entry, confidence: 1) }
+        return best.items.map { result(entry: $0.entry, confidence: 1, language: language) }
     }
 }

@@ -53,14 +53,29 @@ public struct GeocodeResult: Codable, Sendable, Equatable {
     }
 }
 
-/// Turns place names into coordinates and back.
+/// Turns place names into coordinates and back. `language` (a BCP 47 tag such as "ar" or
+/// "pt-BR") asks for names in that language where the geocoder has them; nil keeps its own.
 public protocol Geocoder: Sendable {
     /// Best first; `[]` when nothing sensible matches.
-    func geocode(_ query: String, limit: Int) async throws -> [GeocodeResult]
+    func geocode(_ query: String, limit: Int, language: String?) async throws -> [GeocodeResult]
     /// Type-ahead: places whose name starts with `prefix`, best first.
-    func suggest(prefix: String, limit: Int) async throws -> [GeocodeResult]
+    func suggest(prefix: String, limit: Int, language: String?) async throws -> [GeocodeResult]
     /// The nearest populated place, or nil when none is near.
-    func reverse(latitude: Double, longitude: Double) async throws -> GeocodeResult?
+    func reverse(latitude: Double, longitude: Double, language: String?) async throws -> GeocodeResult?
+}
+
+extension Geocoder {
+    public func geocode(_ query: String, limit: Int) async throws -> [GeocodeResult] {
+        try await geocode(query, limit: limit, language: nil)
+    }
+
+    public func suggest(prefix: String, limit: Int) async throws -> [GeocodeResult] {
+        try await suggest(prefix: prefix, limit: limit, language: nil)
+    }
+
+    public func reverse(latitude: Double, longitude: Double) async throws -> GeocodeResult? {
+        try await reverse(latitude: latitude, longitude: longitude, language: nil)
+    }
 }
 
 /// Errors of the geocoders in this module.

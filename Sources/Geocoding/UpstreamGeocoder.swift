@@ -29,7 +29,7 @@ public struct UpstreamGeocoder: Geocoder {
         self.client = OutboundClient(userAgent: userAgent, timeout: timeout, maximumConnectionsPerHost: 4, exchange: transport)
     }
 
-    public func geocode(_ query: String, limit: Int) async throws -> [GeocodeResult] {
+    public func geocode(_ query: String, limit: Int, language: String?) async throws -> [GeocodeResult] {
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return [] }
         let limit = min(max(limit, 1), 50)
@@ -40,7 +40,7 @@ public struct UpstreamGeocoder: Geocoder {
                 URLQueryItem(name: "format", value: "jsonv2"),
                 URLQueryItem(name: "addressdetails", value: "1"),
                 URLQueryItem(name: "limit", value: String(limit)),
-            ])
+            ] + Self.languageItems(language))
         let places: [NominatimPlace]
         do {
             places = try JSONDecoder().decode([NominatimPlace].self, from: data)
@@ -51,11 +51,17 @@ public struct UpstreamGeocoder: Geocoder {
     }
 
     /// Nominatim has no prefix search; this is a plain search.
-    public func suggest(prefix: String, limit: Int) async throws -> [GeocodeResult] {
-        try await geocode(prefix, limit: limit)
+    public func suggest(prefix: String, limit: Int, language: String?) async throws -> [GeocodeResult] {
+        try await geocode(prefix, limit: limit, language: language)
     }
 
-    public func reverse(latitude: Double, longitude: Double) async throws -> GeocodeResult? {
+    /// Nominatim names places in the language its `accept-language` parameter asks for.
+    static func languageItems(_ language: String?) -> [URLQueryItem] {
+        guard let language, !language.isEmpty else { return [] }
+        return [URLQueryItem(name: "accept-language", value: language)]
+    }
+
+    public func reverse(latitude: Double, longitude: Double, language: String?) async throws -> GeocodeResult? {
         let data = try await get(
             "reverse",
             [
@@ -63,7 +69,7 @@ public struct UpstreamGeocoder: Geocoder {
                 URLQueryItem(name: "lon", value: String(longitude)),
                 URLQueryItem(name: "format", value: "jsonv2"),
                 URLQueryItem(name: "addressdetails", value: "1"),
-            ])
+            ] + Self.languageItems(language))
         // An error object ({"error": "Unable to geocode"}) means nothing there.
         return (try? JSONDecoder().decode(NominatimPlace.self, from: data))?.result()
     }

@@ -25,13 +25,14 @@ struct GeocodeController: Sendable {
     @Sendable func geocode(_ request: Request, context: AppRequestContext) async throws -> Response {
         try await limiter.admit(context.clientAddress)
         let (query, limit) = try Self.queryAndLimit(request)
-        return try JSONResponse.make(Results(results: try await geocoder.geocode(query, limit: limit)))
+        return try JSONResponse.make(Results(results: try await geocoder.geocode(query, limit: limit, language: request.language.tag)))
     }
 
     @Sendable func suggest(_ request: Request, context: AppRequestContext) async throws -> Response {
         try await limiter.admit(context.clientAddress)
         let (query, limit) = try Self.queryAndLimit(request)
-        return try JSONResponse.make(Results(results: try await geocoder.suggest(prefix: query, limit: limit)))
+        return try JSONResponse.make(
+            Results(results: try await geocoder.suggest(prefix: query, limit: limit, language: request.language.tag)))
     }
 
     @Sendable func reverse(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -42,7 +43,7 @@ struct GeocodeController: Sendable {
         else {
             throw APIError(.badRequest, "invalid_coordinates", "Give lat between -90 and 90 and lon between -180 and 180.")
         }
-        let place = try await geocoder.reverse(latitude: latitude, longitude: longitude)
+        let place = try await geocoder.reverse(latitude: latitude, longitude: longitude, language: request.language.tag)
         return try JSONResponse.make(Results(results: place.map { [$0] } ?? []))
     }
 
