@@ -6,7 +6,8 @@
 // the sheet says so first, and once saved the confirmation says the post is waiting rather
 // than showing it on the map (approval.js keeps saying so until a moderator decides). An
 // archived class's map is read-only: the pin button says so instead of opening the sheet.
-import { geocode, placement, createLocation, updateLocation, fetchOwnLocation } from './api.js';
+import { geocode, suggestPlaces, placement, createLocation, updateLocation, fetchOwnLocation } from './api.js';
+import { PlaceSuggestions } from './placeSuggestions.js';
 import { el, safeURL, setBusy, showAlert, confirmAction, describeFailure } from './ui.js';
 import { addBaseLayers, mapOptions, translateLeaflet, pinIcon } from './map.js';
 import { state, loadWorld } from './state.js';
@@ -49,6 +50,14 @@ function extraParts(result, name) {
 function placeName(result, typed = '') {
   const name = result.name || typed;
   return [name, ...extraParts(result, name)].filter(Boolean).join(', ');
+}
+
+/** What each suggestion says: the place's name, and its kind where two say the same. */
+function suggestionLabels(results) {
+  const names = results.map((result) => placeName(result));
+  return names.map((name, index) => (results[index].kind && names.some((other, at) => at !== index && other === name)
+    ? t('add.alternative.withKind', { name, kind: kindName(results[index].kind) })
+    : name));
 }
 
 /** The sheet's question from its message: a new line where the message has one, and the
@@ -143,6 +152,18 @@ class AddLocationSheet {
     this.abort = null;
     this.resolve = null;
 
+    // Type-ahead: a picked suggestion is what Find previews, while the field still says it.
+    this.picked = null;
+    this.suggestions = new PlaceSuggestions({
+      input: this.place,
+      listbox: $('add-place-suggestions'),
+      status: $('add-place-status'),
+      ask: (query, signal) => suggestPlaces(query, { signal }),
+      labels: suggestionLabels,
+      nameOf: (result) => placeName(result),
+      onPick: (result, text) => { this.picked = { text, result }; },
+    });
+
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
       this.find();
@@ -164,6 +185,8 @@ class AddLocationSheet {
     this.result = null;
     this.placed = null;
     this.place.value = existing ? existing.mapString || '' : '';
+    this.picked = null;
+    this.suggestions.reset();
     this.link.value = existing ? existing.mediaURL || '' : '';
     this.setWorking(false);
     this.retranslate();
@@ -198,6 +221,7 @@ class AddLocationSheet {
   }
 
   close(value) {
+    this.suggestions.close();
     if (this.abort) this.abort.abort();
     this.abort = null;
     this.setWorking(false);
@@ -236,6 +260,7 @@ class AddLocationSheet {
   }
 
   async find() {
+    this.suggestions.close();
     const placeText = this.place.value.trim();
     const linkText = this.link.value.trim();
     if (!placeText) {
@@ -256,8 +281,10 @@ class AddLocationSheet {
     const abort = new AbortController();
     this.abort = abort;
     let results;
+    // A suggestion picked and not changed since: that place, as picked.
+    const picked = this.picked && this.picked.text.trim() === placeText ? this.picked.result : null;
     try {
-      results = await geocode(placeText, { signal: abort.signal });
+      results = picked ? [picked] : await geocode(placeText, { signal: abort.signal });
     } catch (error) {
       if (abort.signal.aborted) return;
       this.setWorking(false);

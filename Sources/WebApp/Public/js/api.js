@@ -304,6 +304,13 @@ export async function geocode(query, { signal } = {}) {
   return body && Array.isArray(body.results) ? body.results : [];
 }
 
+/** Places whose names start with what was typed, for the type-ahead (best first). */
+export async function suggestPlaces(query, { signal, limit = 6 } = {}) {
+  const params = new URLSearchParams({ q: query, limit: String(limit) });
+  const body = await request(`/api/geocode/suggest?${params}`, { signal });
+  return body && Array.isArray(body.results) ? body.results : [];
+}
+
 /** The bundled country outlines for the basemaps, or null when they cannot be had. */
 export async function fetchWorld() {
   try {
