@@ -4,7 +4,8 @@ import NIOCore
 import Storage
 
 /// The request context every route sees: who is asking (`caller`, set by `CallerMiddleware`),
-/// from which address, and over which scheme.
+/// from which address, and over which scheme. The routes of a class's map read their class
+/// from a `ClassRequestContext` built from this one.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The client's IP address, for rate limits, throttling and logs: the peer's, or behind
@@ -32,15 +33,12 @@ public struct AppRequestContext: RequestContext {
     public var classSlug: String?
     /// What the client put before the path the routes see: "" or `/c/<slug>`.
     public var pathPrefix = ""
-    /// The class the request is for, as `ClassMiddleware` resolved it.
-    public var mapClass: MapClass {
-        get {
-            assert(resolvedClass != nil, "a route read the class before ClassMiddleware ran")
-            return resolvedClass ?? MapClass(id: "", slug: "", name: "", createdAt: .distantPast)
-        }
-        set { resolvedClass = newValue }
-    }
-    private var resolvedClass: MapClass?
+    /// The class the request is for, as `ClassMiddleware` resolved it (nil before it ran).
+    /// Routes never read it here: a class-scoped route runs in a `ClassRequestContext`, which
+    /// cannot exist without it.
+    public internal(set) var requestClass: MapClass?
+    /// The caller, once `CallerMiddleware` resolved it (nil on a group without it).
+    var resolvedCallerIfAny: Caller? { callerResolved ? resolvedCaller : nil }
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

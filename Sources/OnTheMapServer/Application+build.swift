@@ -160,14 +160,17 @@ func buildRouter(
                     middleware: ParseCredentialsMiddleware(
                         applicationID: configuration.parseApplicationID, restAPIKey: configuration.parseRESTAPIKey)
                 )
-                .add(middleware: caller))
+                .add(middleware: caller)
+                .group(context: ClassRequestContext.self))
     StudentLocationController(store: store, configuration: configuration, allowsUniqueKeyShortcut: true, cache: listCache, writes: writes)
-        .addRoutes(to: router.group("v1/StudentLocation").add(middleware: caller))
+        .addRoutes(to: router.group("v1/StudentLocation").add(middleware: caller).group(context: ClassRequestContext.self))
 
+    // The class's map: its routes run in the class's own context (`ClassRequestContext`).
+    let locations = router.group("api/locations").add(middleware: caller).group(context: ClassRequestContext.self)
     if let live {
-        LiveMapController(live: live, store: store).addRoutes(to: router.group("api/locations").add(middleware: caller))
+        LiveMapController(live: live, store: store).addRoutes(to: locations)
     }
-    PlacementController().addRoutes(to: router.group("api/locations").add(middleware: caller))
+    PlacementController().addRoutes(to: locations)
     GeocodeController(
         geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst)
     )

@@ -21,8 +21,10 @@ struct ModerationController: Sendable {
     static let maximumReasonLength = 500
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.get("account", use: account)
-        group.post("locations/:objectId/report", use: report)
+        // The student's routes read the request's class.
+        let inClass = group.group(context: ClassRequestContext.self)
+        inClass.get("account", use: account)
+        inClass.post("locations/:objectId/report", use: report)
         // Every route below runs for a signed-in administrator only.
         let admin = group.group("admin", context: AdministratorContext.self)
         admin.get("users", use: users)
@@ -31,7 +33,7 @@ struct ModerationController: Sendable {
         admin.post("users/:key/promote", use: promote)
         admin.post("users/:key/reset-link", use: resetLink)
         // Every route below runs for a moderator of the request's class only.
-        let moderation = group.group("admin", context: ModeratorContext.self)
+        let moderation = inClass.group("admin", context: ModeratorContext.self)
         moderation.get("moderation", use: moderationList)
         moderation.post("locations/:objectId/hide") { try await self.setHidden(true, $0, $1) }
         moderation.post("locations/:objectId/unhide") { try await self.setHidden(false, $0, $1) }
@@ -43,7 +45,7 @@ struct ModerationController: Sendable {
     // MARK: Every student
 
     /// `GET /api/account`: who I am, whether I moderate, and what moderators did to my posts.
-    @Sendable func account(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func account(_ request: Request, context: ClassRequestContext) async throws -> Response {
         let me = try context.requireSignedIn(.api("Log in to see your account.")).account
         let notices = try await store.moderationNotices(accountKey: me.key, limit: 20)
         let access = context.classAccess
@@ -59,7 +61,7 @@ struct ModerationController: Sendable {
     }
 
     /// `POST /api/locations/:objectId/report` `{"reason"}`: once per post and student.
-    @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func report(_ request: Request, context: ClassRequestContext) async throws -> Response {
         let me = try context.requireSignedIn(.api("Log in to report a post.")).account
         try context.classAccess.requireReader(.api)
         let reason = try await self.reason(request)

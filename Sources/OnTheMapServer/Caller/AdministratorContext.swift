@@ -28,6 +28,7 @@ struct AdministratorContext: ChildRequestContext {
 
 /// The context of a class's moderation routes: a route in a group of this context runs only
 /// for a moderator or teacher of the request's class, or an administrator (`ClassAccess`).
+/// Built from the class's own context, so it cannot exist without the class.
 struct ModeratorContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
     let moderator: SignedIn
@@ -35,7 +36,7 @@ struct ModeratorContext: ChildRequestContext {
     let clientAddress: String
     let isHTTPS: Bool
 
-    init(context: AppRequestContext) throws {
+    init(context: ClassRequestContext) throws {
         moderator = try context.classAccess.requireModerator(.api)
         mapClass = context.mapClass
         coreContext = context.coreContext

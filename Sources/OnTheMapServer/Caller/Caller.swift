@@ -51,7 +51,13 @@ struct SignInRequired: Sendable {
     }
 }
 
-extension AppRequestContext {
+/// A request context that knows its caller (`AppRequestContext` once `CallerMiddleware` ran,
+/// `ClassRequestContext`).
+protocol CallerContext {
+    var caller: Caller { get }
+}
+
+extension CallerContext {
     /// The signed-in caller, or `refusal`'s error.
     func requireSignedIn(_ refusal: SignInRequired) throws -> SignedIn {
         switch caller {
@@ -61,3 +67,5 @@ extension AppRequestContext {
         }
     }
 }
+
+extension AppRequestContext: CallerContext {}

@@ -4,8 +4,8 @@ import Storage
 
 /// Resolves the request's credential (see `SessionCredential`) into `context.caller`, once,
 /// with one query for the session, its account and the account's role in the request's
-/// class (`context.mapClass`, resolved before routing by `ClassMiddleware`). Mounted on the API routes; static files
-/// never need a caller.
+/// class (`context.requestClass`, resolved before routing by `ClassMiddleware`). Mounted on
+/// the API routes; static files never need a caller.
 struct CallerMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let sessions: any SessionRepository
@@ -14,12 +14,16 @@ struct CallerMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws
         -> Response
     {
+        guard let mapClass = context.requestClass else {
+            context.logger.error("CallerMiddleware ran before ClassMiddleware resolved the class")
+            throw ClassContextMissing(what: "class")
+        }
         var context = context
         switch SessionCredential.presented(in: request) {
         case .none: context.caller = .anonymous
         case .malformed: context.caller = .invalidSession
         case .token(let token):
-            if let found = try await sessions.signedIn(token: token, now: clock.now(), classId: context.mapClass.id) {
+            if let found = try await sessions.signedIn(token: token, now: clock.now(), classId: mapClass.id) {
                 context.caller = .signedIn(
                     SignedIn(
                         session: found.session, account: found.account, role: found.role,

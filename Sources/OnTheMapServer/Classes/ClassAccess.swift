@@ -128,8 +128,3 @@ struct ClassRefusal: Sendable {
         notMember: parse.notMember, forbidden: parse.forbidden
     )
 }
-
-extension AppRequestContext {
-    /// The rules of the request's class for its caller.
-    var classAccess: ClassAccess { ClassAccess(mapClass: mapClass, caller: caller) }
-}

@@ -88,11 +88,11 @@ struct NoPlaceNearby: Error {
 /// this point, so an app can say so before posting ("You will appear at Springfield,
 /// Illinois"). For its readers; nothing is stored.
 struct PlacementController: Sendable {
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    func addRoutes(to group: RouterGroup<ClassRequestContext>) {
         group.get("placement", use: placement)
     }
 
-    @Sendable func placement(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func placement(_ request: Request, context: ClassRequestContext) async throws -> Response {
         try context.classAccess.requireReader(.api)
         let query = request.uri.queryParameters
         guard let latitude = query["latitude"].flatMap({ Double(String($0)) }), (-90...90).contains(latitude),

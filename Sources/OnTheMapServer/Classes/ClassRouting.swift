@@ -40,8 +40,8 @@ struct ClassPrefixResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped
     }
 }
 
-/// Resolves the request's class into `context.mapClass`: the one `/c/<slug>` named, or the
-/// default class. A slug no class has is a 404 in the path's protocol format.
+/// Resolves the request's class into `context.requestClass`, which a `ClassRequestContext`
+/// is built from: the one `/c/<slug>` named, or the default class. A slug no class has is a 404 in the path's protocol format.
 struct ClassMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let directory: ClassDirectory
@@ -51,18 +51,20 @@ struct ClassMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws
         -> Response
     {
-        var context = context
+        let mapClass: MapClass
         if let slug = context.classSlug {
             guard ClassSlug.isWellFormed(slug), let found = try await directory.mapClass(slug: slug) else {
                 throw Self.unknownClass(slug, path: request.uri.path)
             }
-            context.mapClass = found
+            mapClass = found
         } else {
-            context.mapClass = try await directory.defaultClass()
+            mapClass = try await directory.defaultClass()
         }
+        var context = context
+        context.requestClass = mapClass
         let response = try await next(request, context)
         if let metrics, response.status.code < 400, RouteFamily.of(request.uri.path).countedPerClass {
-            metrics.recordClassRequest(slug: context.mapClass.slug, visibility: context.mapClass.visibility)
+            metrics.recordClassRequest(slug: mapClass.slug, visibility: mapClass.visibility)
         }
         return response
     }

@@ -20,22 +20,22 @@ struct LiveMapController: Sendable {
     static let maximumStreamLifetime = 300
     static let retryMilliseconds = 2000
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    func addRoutes(to group: RouterGroup<ClassRequestContext>) {
         group.get("snapshot", use: snapshot)
         group.get("snapshot/map", use: mapSnapshot)
         group.get("changes", use: changes)
     }
 
-    @Sendable func snapshot(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func snapshot(_ request: Request, context: ClassRequestContext) async throws -> Response {
         try await answer(request, context: context, layout: .records)
     }
 
     /// The same snapshot as columns of what the web map draws (its own ETag).
-    @Sendable func mapSnapshot(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func mapSnapshot(_ request: Request, context: ClassRequestContext) async throws -> Response {
         try await answer(request, context: context, layout: .mapColumns)
     }
 
-    private func answer(_ request: Request, context: AppRequestContext, layout: SnapshotLayout) async throws -> Response {
+    private func answer(_ request: Request, context: ClassRequestContext, layout: SnapshotLayout) async throws -> Response {
         try context.classAccess.requireReader(.api)
         let snapshot: EncodedSnapshot
         do {
@@ -60,7 +60,7 @@ struct LiveMapController: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: snapshot.plain))
     }
 
-    @Sendable func changes(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func changes(_ request: Request, context: ClassRequestContext) async throws -> Response {
         try context.classAccess.requireReader(.api)
         let since = try Self.startVersion(request)
         let lifetime = try Self.lifetime(request)

@@ -20,7 +20,7 @@ struct StudentLocationController: Sendable {
     /// Every write goes through it (it drops the cache and tells the live map).
     let writes: LocationWrites
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    func addRoutes(to group: RouterGroup<ClassRequestContext>) {
         group.get(use: list)
         group.post(use: create)
         group.get(":objectId", use: get)
@@ -28,7 +28,7 @@ struct StudentLocationController: Sendable {
         group.delete(":objectId", use: delete)
     }
 
-    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func list(_ request: Request, context: ClassRequestContext) async throws -> Response {
         try context.classAccess.requireReader(.parse)
         let classId = context.mapClass.id
         // A student with a post waiting for approval sees it in their own lists: answers for
@@ -60,7 +60,7 @@ struct StudentLocationController: Sendable {
         Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
-    @Sendable func get(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func get(_ request: Request, context: ClassRequestContext) async throws -> Response {
         try context.classAccess.requireReader(.parse)
         let keys = try ParseQuery.getKeys(try ParseQuery.parameters(rawQuery: request.uri.query))
         let viewer = context.caller.signedIn?.accountKey
@@ -72,7 +72,7 @@ struct StudentLocationController: Sendable {
             try JSONSerialization.data(withJSONObject: Self.project(stored.record, keys: keys), options: [.withoutEscapingSlashes]))
     }
 
-    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func create(_ request: Request, context: ClassRequestContext) async throws -> Response {
         let owner = try writer(context)
         let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
         var patch = try LocationBody.patch(from: body, creating: true)
@@ -101,7 +101,7 @@ struct StudentLocationController: Sendable {
         return try JSONResponse.make(CreatedResponse(createdAt: now, objectId: record.objectId), status: .created, headers: headers)
     }
 
-    @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func update(_ request: Request, context: ClassRequestContext) async throws -> Response {
         let owner = try writer(context)
         let id = try objectId(context)
         let body = try await request.collectBody(limit: configuration.maxBodySize) { ParseError.tooLarge }
@@ -119,7 +119,7 @@ struct StudentLocationController: Sendable {
         return try JSONResponse.make(UpdatedResponse(updatedAt: updated.updatedAt))
     }
 
-    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
+    @Sendable func delete(_ request: Request, context: ClassRequestContext) async throws -> Response {
         let owner = try writer(context)
         let id = try objectId(context)
         try await authorize(owner, toChange: id, context: context)
@@ -129,7 +129,7 @@ struct StudentLocationController: Sendable {
 
     // MARK: Helpers
 
-    private func objectId(_ context: AppRequestContext) throws -> String {
+    private func objectId(_ context: ClassRequestContext) throws -> String {
         let id = context.parameters.get("objectId") ?? ""
         guard !id.isEmpty, id.count <= 64 else { throw ParseError.objectNotFound }
         return id
@@ -139,7 +139,8 @@ struct StudentLocationController: Sendable {
     /// The class is the database's, not the request's copy (kept a few seconds), so a post
     /// right after the class was coarsened is not stored exact, nor one right after approval
     /// was turned on let through; returns it for the rest of the write.
-    private func placed(_ patch: inout LocationPatch, current: StudentInformation?, _ context: AppRequestContext) async throws -> MapClass {
+    private func placed(_ patch: inout LocationPatch, current: StudentInformation?, _ context: ClassRequestContext) async throws -> MapClass
+    {
         let settings = try await store.mapClass(id: context.mapClass.id) ?? context.mapClass
         do {
             try ClassPlacement.apply(to: &patch, current: current, precision: settings.precision)
@@ -151,7 +152,8 @@ struct StudentLocationController: Sendable {
 
     /// Whether the write waits for a moderator's approval (`MapClass.Approval`); nil leaves an
     /// existing post's wait as it is. Moderators, teachers and administrators never wait.
-    private func waits(_ owner: String?, creating: Bool, approval: MapClass.Approval, _ context: AppRequestContext) async throws -> Bool? {
+    private func waits(_ owner: String?, creating: Bool, approval: MapClass.Approval, _ context: ClassRequestContext) async throws -> Bool?
+    {
         let access = context.classAccess
         switch approval {
         case .off: return creating ? false : nil
@@ -167,12 +169,12 @@ struct StudentLocationController: Sendable {
     }
 
     /// Legacy open writes apply only where anyone may read: a public class.
-    private func openWrites(_ context: AppRequestContext) -> Bool {
+    private func openWrites(_ context: ClassRequestContext) -> Bool {
         configuration.legacyOpenWrites && context.mapClass.visibility == .public
     }
 
     /// The member writing, or nil under legacy open writes without a session.
-    private func writer(_ context: AppRequestContext) throws -> String? {
+    private func writer(_ context: ClassRequestContext) throws -> String? {
         if openWrites(context) {
             try context.classAccess.requireNotArchived(.parseWrite)
             return context.caller.signedIn?.accountKey
@@ -181,7 +183,7 @@ struct StudentLocationController: Sendable {
     }
 
     @discardableResult
-    private func authorize(_ account: String?, toChange objectId: String, context: AppRequestContext) async throws -> StoredLocation {
+    private func authorize(_ account: String?, toChange objectId: String, context: ClassRequestContext) async throws -> StoredLocation {
         guard let stored = try await store.location(objectId: objectId, in: context.mapClass.id, author: account) else {
             throw ParseError.objectNotFound
         }
