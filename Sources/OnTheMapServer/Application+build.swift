@@ -135,12 +135,12 @@ func buildRouter(
     for prefix in ["api", "v1"] {
         sessions.addRoutes(to: router.group(RouterPath(prefix)).add(middleware: caller))
     }
-    AccountController(accounts: accounts).addRoutes(to: api)
-    PasswordResetController(accounts: accounts).addRoutes(to: api)
+    AccountController(accounts: accounts, store: store).addRoutes(to: api)
+    PasswordResetController(accounts: accounts, store: store).addRoutes(to: api)
     let writes = LocationWrites(store: store, cache: listCache, live: live)
-    ModerationController(accounts: accounts, writes: writes).addRoutes(to: api)
-    ClassController(accounts: accounts, directory: directory, writes: writes).addRoutes(to: api)
-    PersonalDataController(accounts: accounts, writes: writes).addRoutes(to: api)
+    ModerationController(accounts: accounts, store: store, writes: writes).addRoutes(to: api)
+    ClassController(accounts: accounts, store: store, directory: directory, writes: writes).addRoutes(to: api)
+    PersonalDataController(accounts: accounts, store: store, writes: writes).addRoutes(to: api)
 
     let ltiHTTP = URLSessionSignInClient()
     let ltiPlatforms = LTIPlatforms(store: store, http: ltiHTTP, clock: configuration.clock)

@@ -8,7 +8,8 @@ import Storage
 /// password change: `POST /api/account/password` with `{"current_password","new_password"}`.
 struct AccountController: Sendable {
     let accounts: AccountsService
-    var store: any OnTheMapStore { accounts.store }
+    /// Accounts, and the sign-up throttle's counters.
+    let store: any AccountRepository & LoginThrottleRepository
     var configuration: Configuration { accounts.configuration }
 
     static let minimumPasswordLength = 8

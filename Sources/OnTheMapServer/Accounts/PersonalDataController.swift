@@ -10,10 +10,15 @@ import Storage
 /// in the last ten minutes).
 struct PersonalDataController: Sendable {
     let accounts: AccountsService
+    /// What the download gathers (every feature's records of the account) and the sign-up throttle.
+    let store: any PersonalDataController.Store
     /// Deleting removes the account's locations from every class's map: through it.
     let writes: LocationWrites
-    var store: any OnTheMapStore { accounts.store }
     var configuration: Configuration { accounts.configuration }
+
+    /// A student's data lives in every feature's tables: the download reads each.
+    typealias Store = PersonalDataRepository & AccountRepository & ModerationRepository & ClassRepository & SignInRepository
+        & TravelRepository & LoginThrottleRepository
 
     /// How recent a sign-in must be to delete an account that has no password.
     static let freshSignIn: TimeInterval = 600

@@ -10,9 +10,10 @@ import Storage
 /// of its posts, and every student reads what moderators did to theirs (`GET /api/account`).
 struct ModerationController: Sendable {
     let accounts: AccountsService
+    /// Accounts (the administrators' list, a student's own) and moderation; map writes go through `writes`.
+    let store: any AccountRepository & ModerationRepository
     /// Hiding, showing and deleting posts and disabling accounts change the map: through it.
     let writes: LocationWrites
-    var store: any OnTheMapStore { accounts.store }
     var configuration: Configuration { accounts.configuration }
 
     /// Reports one account may make in `reportWindow`, so reporting cannot flood the list.

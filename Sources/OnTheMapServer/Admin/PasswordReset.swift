@@ -26,7 +26,8 @@ public enum PasswordResetLinks {
 /// and ends every session of the account (whoever had the old password is logged out).
 struct PasswordResetController: Sendable {
     let accounts: AccountsService
-    var store: any OnTheMapStore { accounts.store }
+    /// Reset links (its only storage).
+    let store: any ModerationRepository
     var configuration: Configuration { accounts.configuration }
 
     static let invalidLink = APIError(

@@ -23,7 +23,7 @@ struct ClassAccess: Sendable {
 
     /// The class a route names by slug, with the caller's role in it (an unknown slug is
     /// `ClassController.unknown`).
-    static func named(_ slug: String, for caller: Caller, directory: ClassDirectory, store: any OnTheMapStore) async throws -> (
+    static func named(_ slug: String, for caller: Caller, directory: ClassDirectory, store: any ClassRepository) async throws -> (
         MapClass, ClassAccess
     ) {
         guard ClassSlug.isWellFormed(slug), let found = try await directory.mapClass(slug: slug) else { throw ClassController.unknown }

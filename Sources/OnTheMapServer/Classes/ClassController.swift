@@ -9,10 +9,11 @@ import Storage
 /// do what is `ClassAccess`'s to say.
 struct ClassController: Sendable {
     let accounts: AccountsService
+    /// Rosters, invitations and roles (an invited address's account is looked up).
+    let store: any ClassRepository & AccountRepository
     let directory: ClassDirectory
     /// Leaving or removing a member deletes their locations there: through it.
     let writes: LocationWrites
-    var store: any OnTheMapStore { accounts.store }
     var configuration: Configuration { accounts.configuration }
 
     static let maximumNameLength = 80
