@@ -7,7 +7,9 @@ import Storage
 /// - Reading: a `public` class, anyone; a `server` class, anyone signed in; a `members`
 ///   class, its members and the server's administrators.
 /// - Membership: the roster's role, or, in an `open` class, student for every account.
-/// - Posting one's own location: members and administrators.
+/// - Posting one's own location: members and administrators (anyone, under legacy open
+///   writes, in a public class); a post in an open class puts its author on the roster.
+/// - Approval: who waits before their post shows.
 /// - Moderating: moderators, teachers and administrators.
 /// - Settings, invite link, roster and roles: teachers and administrators.
 struct ClassAccess: Sendable {
@@ -50,6 +52,33 @@ struct ClassAccess: Sendable {
     var canPost: Bool { mapClass.archivedAt == nil && (isAdministrator || isMember) }
     var canModerate: Bool { isAdministrator || (role.map { $0 >= .moderator } ?? false) }
     var canManage: Bool { isAdministrator || role == .teacher }
+
+    /// Legacy open writes (`Configuration.legacyOpenWrites`: posting without a session, and
+    /// changing any post) apply only where anyone may read: a public class.
+    func allowsOpenWrites(legacy: Bool) -> Bool {
+        legacy && mapClass.visibility == .public
+    }
+
+    /// A post by a member the roster does not name (anyone, in an open class) puts them on it.
+    var joinsByPosting: Bool { caller.signedIn?.role == nil && isMember }
+
+    /// Whether a post waits for a moderator's approval under `approval` (the class's setting
+    /// as the database has it now); nil leaves an existing post's wait as it is. Moderators,
+    /// teachers and administrators never wait; under `newMembers` an author's first post waits,
+    /// and none once one of theirs was approved (`approvedPosts` counts them).
+    func waitsForApproval(
+        _ approval: MapClass.Approval, creating: Bool, author: String?, approvedPosts: (String) async throws -> Int
+    ) async throws -> Bool? {
+        switch approval {
+        case .off: return creating ? false : nil
+        case _ where canModerate: return false
+        case .all: return true
+        case .newMembers:
+            guard creating else { return nil }
+            guard let author else { return true }
+            return try await approvedPosts(author) == 0
+        }
+    }
 
     /// Refuses, in the route family's format, a caller who may not read the class.
     func requireReader(_ refusal: ClassRefusal) throws {

@@ -91,7 +91,7 @@ struct StudentLocationController: Sendable {
         let waiting = try await waits(owner, creating: true, approval: settings.approval, context) ?? false
         try await writes.insert(StoredLocation(record: record, ownerKey: owner, classId: context.mapClass.id, waiting: waiting))
         try await writes.placeAgainIfCoarsened(objectId: record.objectId, in: context.mapClass.id, placedAt: settings.precision)
-        if let owner, context.caller.signedIn?.role == nil, context.classAccess.isMember {
+        if let owner, context.classAccess.joinsByPosting {
             // A post in an open class puts the student on its roster ("my classes").
             try await store.join(classId: context.mapClass.id, accountKey: owner, now: configuration.clock.now())
         }
@@ -150,27 +150,18 @@ struct StudentLocationController: Sendable {
         return settings
     }
 
-    /// Whether the write waits for a moderator's approval (`MapClass.Approval`); nil leaves an
-    /// existing post's wait as it is. Moderators, teachers and administrators never wait.
+    /// Whether the write waits for a moderator's approval (`ClassAccess.waitsForApproval`).
     private func waits(_ owner: String?, creating: Bool, approval: MapClass.Approval, _ context: ClassRequestContext) async throws -> Bool?
     {
-        let access = context.classAccess
-        switch approval {
-        case .off: return creating ? false : nil
-        case _ where access.canModerate: return false
-        case .all: return true
-        case .newMembers:
-            guard creating else { return nil }
-            // A member's first post waits; once one of theirs was approved, no more.
-            guard let owner else { return true }
-            let approved = try await store.countLocations(.compare(.uniqueKey, .equal, .text(owner)), in: context.mapClass.id, author: nil)
-            return approved == 0
+        let classId = context.mapClass.id
+        return try await context.classAccess.waitsForApproval(approval, creating: creating, author: owner) { author in
+            try await store.countLocations(.compare(.uniqueKey, .equal, .text(author)), in: classId, author: nil)
         }
     }
 
-    /// Legacy open writes apply only where anyone may read: a public class.
+    /// Legacy open writes, where the class allows them (`ClassAccess.allowsOpenWrites`).
     private func openWrites(_ context: ClassRequestContext) -> Bool {
-        configuration.legacyOpenWrites && context.mapClass.visibility == .public
+        context.classAccess.allowsOpenWrites(legacy: configuration.legacyOpenWrites)
     }
 
     /// The member writing, or nil under legacy open writes without a session.
