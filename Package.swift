@@ -47,6 +47,8 @@ let package = Package(
             dependencies: [
                 "OnTheMapModels",
                 "ObjectStorage",
+                // Its `Normalizer` folds the words a post is searched by.
+                "Geocoding",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),

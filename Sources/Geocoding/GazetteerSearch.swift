@@ -437,3 +437,26 @@ struct TopK {
         if items.count > capacity { items.removeLast() }
     }
 }
+
+extension Gazetteer {
+    /// What else the place a search names is called: when `query` is exactly the name of a
+    /// country, a region or a town of at least 15,000 people (in any language or script the
+    /// gazetteer knows), that place's own name and its names in other languages, normalized
+    /// ("برلين" gives "berlin", "柏林", "berlin"...). Empty when the query names no such place.
+    /// A search for classmates uses them to find posts that name the place another way.
+    public func namesOfPlace(_ query: String, limit: Int = 3) -> [String] {
+        let key = Normalizer.key(query)
+        guard !key.isEmpty, key.utf8.count <= Gazetteer.maximumQueryLength, !EverydayWords.contains(key) else { return [] }
+        let places = postings(forKey: key).map(\.entry)
+            .filter { $0 >= placeCount || placePopulation[$0] >= Gazetteer.majorPopulation }
+            .sorted { importance($0) > importance($1) }
+            .prefix(limit)
+        var names: [String] = []
+        var seen: Set<String> = [key]
+        for entry in places {
+            let forms = [ownNameKey(entry)] + (placeNames.labels[entry]?.values.map(Normalizer.key) ?? []).sorted()
+            for form in forms where !form.isEmpty && seen.insert(form).inserted { names.append(form) }
+        }
+        return names
+    }
+}

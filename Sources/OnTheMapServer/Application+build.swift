@@ -173,6 +173,7 @@ func buildRouter(
     PlacementController().addRoutes(to: locations)
     GeocodeController(
         geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst)
+    StudentSearchController(store: store, places: try? BundledGazetteer.shared.get()).addRoutes(to: locations)
     )
     .addRoutes(to: router.group("api/geocode"))
     TravelController(

@@ -1,5 +1,6 @@
 import Foundation
 import OnTheMapModels
+import SQLKit
 import TestDatabases
 import Testing
 
@@ -35,6 +36,21 @@ struct MigrationUpgradeTests {
         }
     }
 
+    static func insertAsVersion17(_ location: StoredLocation, on store: SQLStore) async throws {
+        let r = location.record
+        try await store.withDatabase { db in
+            try await db.raw(
+                """
+                INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string,
+                                               media_url, latitude, longitude, created_at, updated_at, class_id, waiting)
+                VALUES (\(bind: r.objectId), \(bind: location.ownerKey), \(bind: r.uniqueKey), \(bind: r.firstName),
+                        \(bind: r.lastName), \(bind: r.mapString), \(bind: r.mediaURL), \(bind: r.latitude),
+                        \(bind: r.longitude), \(bind: r.createdAt), \(bind: r.updatedAt), \(bind: MapClass.migratedDefaultID), 0)
+                """
+            ).run()
+        }
+    }
+
     @Test(
         "a database of version 17 migrates to a new database's schema, its data kept and its change log compacted",
         arguments: Backend.available)
@@ -43,11 +59,14 @@ struct MigrationUpgradeTests {
             try await ClassStoreTests.account("1000000001", on: store)
             var posted = record("upgrade001", key: "1000000001", mapString: "Flat 4B, 5 Avenue Anatole France")
             posted.ownerKey = "1000000001"
-            try await store.insertLocation(posted)
-            _ = try await store.updateLocation(
-                objectId: "upgrade001", in: MapClass.migratedDefaultID,
-                patch: LocationPatch(mapString: "Paris, France"), updatedAt: Date())
-            try await store.insertLocation(record("upgrade002", mapString: "Doxxed: 12 Via Roma"))
+            // Written as version 17 wrote posts (today's store also writes their search words).
+            try await Self.insertAsVersion17(posted, on: store)
+            try await store.withDatabase { db in
+                try await db.raw(
+                    "UPDATE student_locations SET map_string = 'Paris, France', updated_at = '2024-02-01T00:00:00.000Z' WHERE object_id = 'upgrade001'"
+                ).run()
+            }
+            try await Self.insertAsVersion17(record("upgrade002", mapString: "Doxxed: 12 Via Roma"), on: store)
             #expect(
                 try await store.setHidden(
                     objectId: "upgrade002", in: MapClass.migratedDefaultID, true, reason: "doxxing",

@@ -50,6 +50,8 @@ struct RouteFamily: Sendable, Equatable {
     static let liveMap = RouteFamily(
         name: "live_map", mounts: ["api/locations/snapshot", "api/locations/changes", "api/locations/placement"],
         errors: .api, countedPerClass: true)
+    /// Searching a class's students by name or place.
+    static let search = RouteFamily(name: "search", mounts: ["api/locations/search"], errors: .api, countedPerClass: true)
     static let geocode = RouteFamily(name: "geocode", mounts: ["api/geocode"], errors: .api)
     static let travel = RouteFamily(name: "travel", mounts: ["api/pins", "api/photos"], errors: .api)
     /// Course platforms' launches, registration and keys (pages and JSON for the platform).
@@ -63,7 +65,7 @@ struct RouteFamily: Sendable, Equatable {
     static let web = RouteFamily(name: "web", mounts: [], errors: .other, servedPerClass: false)
 
     static let all: [RouteFamily] = [
-        studentLocations, sessions, udacityUsers, accounts, signIn, signInPages, classes, moderation, liveMap, geocode, travel,
+        studentLocations, sessions, udacityUsers, accounts, signIn, signInPages, classes, moderation, liveMap, search, geocode, travel,
         lti, health, metrics, docs, otherAPI, web,
     ]
 

@@ -318,7 +318,7 @@ extension SQLStore {
                 guard let rewrite = place(record),
                     rewrite.latitude != record.latitude || rewrite.longitude != record.longitude || rewrite.mapString != record.mapString
                 else { continue }
-                try await withDatabase { db in
+                try await withTransaction { db in
                     try await db.raw(
                         """
                         UPDATE student_locations SET latitude = \(bind: rewrite.latitude), longitude = \(bind: rewrite.longitude),
@@ -326,6 +326,9 @@ extension SQLStore {
                         WHERE object_id = \(bind: record.objectId) AND class_id = \(bind: classId)
                         """
                     ).run()
+                    var moved = record
+                    moved.mapString = rewrite.mapString
+                    try await Self.writeSearchTerms(of: moved, classId: classId, on: db)
                 }
                 changed += 1
             }

@@ -124,6 +124,8 @@ public enum DatabaseCopy {
                 ("roles", .text), ("in_course", .int), ("account_key", .optionalText),
             ]
         ),
+        // The words each post is searched by (after the posts they point at).
+        ("location_search_terms", "class_id,term,object_id", [("class_id", .text), ("term", .text), ("object_id", .text)]),
     ]
 
     /// Tables deliberately not copied, and why. Every table of the source must be copied or

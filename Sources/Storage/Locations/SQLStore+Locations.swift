@@ -60,7 +60,7 @@ extension SQLStore {
 
     public func insertLocation(_ location: StoredLocation) async throws {
         let r = location.record
-        try await withDatabase { db in
+        try await withTransaction { db in
             try await db.raw(
                 """
                 INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string,
@@ -71,6 +71,7 @@ extension SQLStore {
                         \(bind: location.waiting ? 1 : 0))
                 """
             ).run()
+            try await Self.writeSearchTerms(of: r, classId: location.classId, on: db)
         }
     }
 
@@ -93,8 +94,11 @@ extension SQLStore {
         let statement: SQLQueryString =
             "UPDATE student_locations SET " + assignments.joined(separator: ", ")
             + " WHERE object_id = \(bind: objectId) AND class_id = \(bind: classId) AND \(unsafeRaw: VisiblePost.present) RETURNING *"
-        return try await withDatabase { db in
-            try await db.raw(statement).first().map(Self.location(from:))
+        let renamesOrMoves = patch.firstName != nil || patch.lastName != nil || patch.mapString != nil
+        return try await withTransaction { db in
+            guard let updated = try await db.raw(statement).first().map(Self.location(from:)) else { return nil }
+            if renamesOrMoves { try await Self.writeSearchTerms(of: updated, classId: classId, on: db) }
+            return updated
         }
     }
 

@@ -9,6 +9,8 @@ import OnTheMapModels
 public protocol StudentLocationRepository: Sendable {
     func locations(_ query: LocationQuery, in classId: String, author: String?) async throws -> [StudentInformation]
     func countLocations(_ filter: LocationFilter, in classId: String, author: String?) async throws -> Int
+    /// The posts a search finds (`SearchTerms`), newest first.
+    func searchLocations(_ search: LocationSearch, in classId: String, author: String?) async throws -> [StudentInformation]
     func location(objectId: String, in classId: String, author: String?) async throws -> StoredLocation?
     func insertLocation(_ location: StoredLocation) async throws
     /// Applies `patch` and stamps `updatedAt` (a waiting post too); returns the updated record,
