@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT / "Sources" / "WebApp" / "Public"
 LOCALES = PUBLIC / "locales"
 SERVER_CATALOGUES = ROOT / "Sources" / "Localization" / "Catalogues"
-LANGUAGES = ["en", "es", "fr", "pt-BR", "de", "zh-Hans", "hi", "ar"]
+# The app's languages, English first: languages.json, the one list of them.
+LANGUAGES = [language["tag"] for language in json.loads((PUBLIC / "languages.json").read_text(encoding="utf-8"))]
 KEY = re.compile(r"[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)+")
 
 

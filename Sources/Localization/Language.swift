@@ -1,6 +1,7 @@
 import Foundation
 
-/// A language OnTheMap speaks: the web app's eight (js/i18n.js's LANGUAGES), by the same tags.
+/// A language OnTheMap speaks: those of the web app's `languages.json` (the one list of them),
+/// by the same tags, in its order (LanguageListTests keeps them in step).
 public enum Language: String, CaseIterable, Sendable, Codable {
     case english = "en"
     case spanish = "es"

@@ -6,7 +6,16 @@ from pathlib import Path
 
 from conftest import Page
 
-LOCALES = Path(__file__).resolve().parents[2] / "Sources" / "WebApp" / "Public" / "locales"
+PUBLIC = Path(__file__).resolve().parents[2] / "Sources" / "WebApp" / "Public"
+LOCALES = PUBLIC / "locales"
+# The app's languages, its one list of them (languages.json): [{"tag", "name", "dir", "plurals"}].
+with open(PUBLIC / "languages.json", encoding="utf-8") as _handle:
+    LANGUAGES = json.load(_handle)
+TAGS = [language["tag"] for language in LANGUAGES]
+# Every language but English, the fallback.
+OTHER_TAGS = [tag for tag in TAGS if tag != "en"]
+# CLDR's plural categories of each language ({"ar": {"zero", …}}), as Intl.PluralRules has them.
+PLURAL_CATEGORIES = {language["tag"]: set(language["plurals"]) for language in LANGUAGES}
 
 
 def catalogue(tag):

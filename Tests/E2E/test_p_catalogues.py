@@ -8,18 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from languages import PLURAL_CATEGORIES, TAGS
+
 LOCALES = Path(__file__).resolve().parents[2] / "Sources" / "WebApp" / "Public" / "locales"
 # The server's and command line's catalogues: the same format, the same checks.
 SERVER = Path(__file__).resolve().parents[2] / "Sources" / "Localization" / "Catalogues"
 SETS = {"web": LOCALES, "server": SERVER}
-LANGUAGES = ["en", "es", "fr", "pt-BR", "de", "zh-Hans", "hi", "ar"]
-# CLDR's plural categories for each language (Intl.PluralRules; fr, es and pt have "many" for
-# a million and more).
-PLURAL_CATEGORIES = {
-    "en": {"one", "other"}, "es": {"one", "many", "other"}, "fr": {"one", "many", "other"},
-    "pt-BR": {"one", "many", "other"}, "de": {"one", "other"}, "zh-Hans": {"other"},
-    "hi": {"one", "other"}, "ar": {"zero", "one", "two", "few", "many", "other"},
-}
+# The app's languages and each one's CLDR plural categories (Intl.PluralRules; fr, es and pt
+# have "many" for a million and more): languages.json, the one list of them.
+LANGUAGES = TAGS
 
 
 def parse(message):

@@ -7,7 +7,7 @@ import json
 
 
 from test_n_classes import administrator, as_teacher, post_in_class, unique_slug
-from languages import catalogue, fresh
+from languages import OTHER_TAGS, TAGS, catalogue, fresh
 
 # Two places of the same name and no region or country: the preview names the kind of place
 # and the other one's chip says which kind it is (both in the page's language).
@@ -242,7 +242,7 @@ def test_every_add_and_approval_message_is_translated():
     english = catalogue("en")
     keys = [key for key in english if key.startswith(("add.", "approval."))]
     assert len(keys) >= 60
-    for tag in ("es", "fr", "pt-BR", "de", "zh-Hans", "hi", "ar"):
+    for tag in OTHER_TAGS:
         messages = catalogue(tag)
         same = [key for key in keys if messages[key] == english[key] and key not in ("add.note.both", "add.alternative.withKind")]
         assert not same, f"{tag}: {same}"
@@ -250,6 +250,6 @@ def test_every_add_and_approval_message_is_translated():
 
 def test_the_question_keeps_its_bold_word_and_line_break_in_every_language():
     """No browser: the sheet's question has one line break and one word in bold everywhere."""
-    for tag in ("en", "es", "fr", "pt-BR", "de", "zh-Hans", "hi", "ar"):
+    for tag in TAGS:
         text = catalogue(tag)["add.question"]
         assert text.count("*") == 2 and text.count("\n") == 1, tag

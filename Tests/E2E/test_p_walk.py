@@ -31,19 +31,19 @@ import pytest
 from a11y import axe_violations, blocking, describe
 from conftest import DESKTOP, PHONE, SCREENSHOTS, make_driver
 from helpers import User, add_member
-from languages import catalogue, fresh
+from languages import OTHER_TAGS, catalogue, fresh
 from test_m_moderation import sign_out
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")),
                                 reason="the album screen needs the server started here, pointed at the photo stub")
 
-LANGUAGES = [tag for tag in os.environ.get("ONTHEMAP_WALK_LANGUAGES", "es,fr,pt-BR,de,zh-Hans,hi,ar").split(",") if tag]
+LANGUAGES = [tag for tag in os.environ.get("ONTHEMAP_WALK_LANGUAGES", ",".join(OTHER_TAGS)).split(",") if tag]
 # The browser's languages for each: the language first, English after it (as most browsers).
 BROWSER_LANGUAGE = {"es": "es,en", "fr": "fr,en", "pt-BR": "pt-BR,en", "de": "de,en", "zh-Hans": "zh-CN,en",
                     "hi": "hi,en", "ar": "ar,en", "en": "en-US"}
 NON_LATIN = {"zh-Hans", "hi", "ar"}
 # German and Hindi first of all (long words, tall script), but a phone's room is short in all.
-CUT_CHECKED = {"es", "fr", "pt-BR", "de", "zh-Hans", "hi", "ar"}
+CUT_CHECKED = set(OTHER_TAGS)
 ADMIN_EMAIL, ADMIN_PASSWORD = "demo@onthemap.local", "onthemap-demo"
 
 # Names that are the same in every language (products, formats, the app's own name).

@@ -11,11 +11,17 @@ const SHELL = 'onthemap-shell-v1';
 const DATA = 'onthemap-data-v1';
 /** Files the page does not name in index.html but needs offline. */
 const EXTRA_SHELL = ['/', '/config.json', '/world.geojson', '/places.json', '/manifest.webmanifest',
-  '/img/icon.svg', '/img/icon-192.png', '/img/icon-512.png',
-  // Every language's catalogue (js/i18n.js): a student may choose another one offline; and
-  // the web app manifest in each (main.js names the page's).
-  ...['en', 'es', 'fr', 'pt-BR', 'de', 'zh-Hans', 'hi', 'ar'].map((tag) => `/locales/${tag}.json`),
-  ...['es', 'fr', 'pt-BR', 'de', 'zh-Hans', 'hi', 'ar'].map((tag) => `/manifest.${tag}.webmanifest`)];
+  '/img/icon.svg', '/img/icon-192.png', '/img/icon-512.png', '/languages.json'];
+
+/** Every language's catalogue (js/i18n.js): a student may choose another one offline; and
+ *  the web app manifest in each but English (main.js names the page's). The languages are
+ *  languages.json's, the app's one list of them. */
+async function languageFiles() {
+  const response = await fetch('/languages.json', { cache: 'no-store' });
+  if (!response.ok) throw new Error(`languages.json: HTTP ${response.status}`);
+  const languages = await response.json();
+  return languages.flatMap(({ tag }) => [`/locales/${tag}.json`, ...(tag === 'en' ? [] : [`/manifest.${tag}.webmanifest`])]);
+}
 /** Marks an answer that came from this cache (its value: when it was kept), so the page can
  *  say it is offline and as of when. */
 const FROM_CACHE = 'X-OnTheMap-Offline';
@@ -42,7 +48,7 @@ self.addEventListener('install', (event) => {
     const html = await page.clone().text();
     const named = Array.from(html.matchAll(/(?:href|src)="(\/[^"#?]*)"/g), (match) => match[1]);
     await cache.put('/', page);
-    await cache.addAll(Array.from(new Set([...EXTRA_SHELL.slice(1), ...named])));
+    await cache.addAll(Array.from(new Set([...EXTRA_SHELL.slice(1), ...await languageFiles(), ...named])));
     await self.skipWaiting();
   })());
 });

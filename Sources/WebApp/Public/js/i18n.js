@@ -4,43 +4,48 @@ import { formatMessage, formatNumberIn } from './messageFormat.js';
 // keys to ICU-style messages), t(key, params) and the page's data-i18n attributes.
 // docs/architecture/decisions/0035-languages.md says why it is this small and our own.
 
-/** Every language the app offers, each named in itself (the login screen's choice). */
-export const LANGUAGES = [
-  { tag: 'en', name: 'English' },
-  { tag: 'es', name: 'Español' },
-  { tag: 'fr', name: 'Français' },
-  { tag: 'pt-BR', name: 'Português (Brasil)' },
-  { tag: 'de', name: 'Deutsch' },
-  { tag: 'zh-Hans', name: '简体中文' },
-  { tag: 'hi', name: 'हिन्दी' },
-  { tag: 'ar', name: 'العربية' },
-];
+/** Every language the app offers, each named in itself (the login screen's choice), with its
+ *  direction and plural categories: languages.json, the app's one list of them (the service
+ *  worker, the server's and the tests' follow it). English alone until it has loaded, which
+ *  `ready` and setLanguage wait for. */
+export let LANGUAGES = [{ tag: 'en', name: 'English', dir: 'ltr', plurals: ['one', 'other'] }];
 export const DEFAULT_LANGUAGE = 'en';
 /** Where a student's own choice is kept (localStorage). */
 export const STORAGE_KEY = 'onthemap.language';
-const RTL = new Set(['ar']);
-/** A browser's primary subtag to the catalogue that serves it. */
-const BY_PRIMARY = { en: 'en', es: 'es', fr: 'fr', pt: 'pt-BR', de: 'de', zh: 'zh-Hans', hi: 'hi', ar: 'ar' };
 /** However slow the catalogue, the page shows (in English) after this long. */
 const REVEAL_AFTER_MS = 2500;
 
-const byLowerTag = new Map(LANGUAGES.map((language) => [language.tag.toLowerCase(), language.tag]));
+/** Settles once LANGUAGES is languages.json's (never rejects: without it, English only). */
+const languagesLoaded = fetch('/languages.json')
+  .then((response) => {
+    if (!response.ok) throw new Error(`languages.json: HTTP ${response.status}`);
+    return response.json();
+  })
+  .then((list) => { LANGUAGES = list; })
+  .catch((error) => console.warn(`i18n: ${error.message}; English only`));
+
+const primary = (tag) => String(tag).toLowerCase().split('-')[0];
+/** A tag of LANGUAGES, any case, to its own spelling. */
+const byLowerTag = (lower) => LANGUAGES.find(({ tag }) => tag.toLowerCase() === lower);
+/** A browser's primary subtag to the first language of LANGUAGES that has it (pt → pt-BR). */
+const byPrimary = (lower) => LANGUAGES.find(({ tag }) => primary(tag) === primary(lower));
 
 /** The catalogue for a saved choice, else the first of the browser's languages we have
  *  (its full tag, then its primary subtag), else English. */
 export function pickLanguage(saved, preferred) {
-  if (saved && byLowerTag.has(String(saved).toLowerCase())) return byLowerTag.get(String(saved).toLowerCase());
+  if (saved && byLowerTag(String(saved).toLowerCase())) return byLowerTag(String(saved).toLowerCase()).tag;
   for (const tag of preferred || []) {
     const lower = String(tag).toLowerCase();
-    if (byLowerTag.has(lower)) return byLowerTag.get(lower);
-    const primary = BY_PRIMARY[lower.split('-')[0]];
-    if (primary) return primary;
+    const found = byLowerTag(lower) || byPrimary(lower);
+    if (found) return found.tag;
   }
   return DEFAULT_LANGUAGE;
 }
 
+/** Whether the language of `tag` (or of its primary subtag) is written right to left. */
 export function isRTL(tag) {
-  return RTL.has(String(tag).split('-')[0]);
+  const found = byPrimary(String(tag).toLowerCase());
+  return Boolean(found && found.dir === 'rtl');
 }
 
 // ---- messages: the ICU subset of js/messageFormat.js ----------------------------------------
@@ -145,13 +150,17 @@ export function formatRelativeTime(value, now = Date.now()) {
  *  showing the page's language and following every change of it; `choose(tag)` runs when
  *  the student picks one. */
 export function fillLanguageChoice(select, choose) {
-  select.replaceChildren(...LANGUAGES.map(({ tag, name }) => {
-    const option = new Option(name, tag);
-    option.lang = tag;
-    if (isRTL(tag)) option.dir = 'rtl';
-    return option;
-  }));
-  select.value = current;
+  const fill = () => {
+    select.replaceChildren(...LANGUAGES.map(({ tag, name }) => {
+      const option = new Option(name, tag);
+      option.lang = tag;
+      if (isRTL(tag)) option.dir = 'rtl';
+      return option;
+    }));
+    select.value = current;
+  };
+  fill();
+  languagesLoaded.then(() => { if (select.options.length !== LANGUAGES.length) fill(); });
   select.addEventListener('change', () => choose(select.value));
   onLanguageChange((tag) => { select.value = tag; });
 }
@@ -228,6 +237,7 @@ async function apply(tag) {
 
 /** A student's choice: kept on this device, and the page re-translated at once. */
 export async function setLanguage(tag) {
+  await languagesLoaded;
   const chosen = pickLanguage(tag, []);
   try { localStorage.setItem(STORAGE_KEY, chosen); } catch { /* private mode: this visit only */ }
   await apply(chosen);
@@ -236,12 +246,15 @@ export async function setLanguage(tag) {
 /** Settles once the page is in its language, or in English after an error or REVEAL_AFTER_MS
  *  (never rejects: a catalogue that failed to load never keeps the app from starting). */
 export const ready = (() => {
-  const tag = pickLanguage(savedChoice(), navigator.languages || [navigator.language]);
   const timeout = new Promise((resolve) => setTimeout(resolve, REVEAL_AFTER_MS));
-  const applying = apply(tag).catch((error) => {
-    console.warn(`i18n: ${error.message}; the page stays in English`);
-    if (tag !== DEFAULT_LANGUAGE) return apply(DEFAULT_LANGUAGE).catch(() => {});
-    return undefined;
+  catalogue(DEFAULT_LANGUAGE).catch(() => {}); // every language's fallback, beside languages.json
+  const applying = languagesLoaded.then(() => {
+    const tag = pickLanguage(savedChoice(), navigator.languages || [navigator.language]);
+    return apply(tag).catch((error) => {
+      console.warn(`i18n: ${error.message}; the page stays in English`);
+      if (tag !== DEFAULT_LANGUAGE) return apply(DEFAULT_LANGUAGE).catch(() => {});
+      return undefined;
+    });
   });
   return Promise.race([applying, timeout]).finally(reveal);
 })();
