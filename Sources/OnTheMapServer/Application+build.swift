@@ -139,14 +139,16 @@ func buildRouter(
     PasswordResetController(accounts: accounts, store: store).addRoutes(to: api)
     let writes = LocationWrites(store: store, cache: listCache, live: live)
     ModerationController(accounts: accounts, store: store, writes: writes).addRoutes(to: api)
-    ClassController(accounts: accounts, store: store, directory: directory, writes: writes).addRoutes(to: api)
+    let classWrites = ClassWrites(store: store, directory: directory, locations: writes)
+    ClassController(accounts: accounts, store: store, directory: directory, classes: classWrites, writes: writes).addRoutes(to: api)
     PersonalDataController(accounts: accounts, store: store, writes: writes).addRoutes(to: api)
 
     let ltiHTTP = URLSessionSignInClient()
     let ltiPlatforms = LTIPlatforms(store: store, http: ltiHTTP, clock: configuration.clock)
     let ltiKeys = LTIToolKeys(store: store, clock: configuration.clock)
     let lti = LTIController(
-        accounts: accounts, platforms: ltiPlatforms, keys: ltiKeys, provisioning: LTIProvisioning(accounts: accounts, directory: directory),
+        accounts: accounts, platforms: ltiPlatforms, keys: ltiKeys,
+        provisioning: LTIProvisioning(accounts: accounts, directory: directory, classes: classWrites),
         roster: LTIRosterSync(store: store, keys: ltiKeys, http: ltiHTTP, writes: writes, clock: configuration.clock))
     lti.addRoutes(root: root)
     lti.addRoutes(api: api)
@@ -171,9 +173,9 @@ func buildRouter(
         LiveMapController(live: live, store: store).addRoutes(to: locations)
     }
     PlacementController().addRoutes(to: locations)
+    StudentSearchController(store: store, places: try? BundledGazetteer.shared.get()).addRoutes(to: locations)
     GeocodeController(
         geocoder: geocoder, limiter: RateLimiter(perSecond: configuration.geocodeRatePerSecond, burst: configuration.geocodeBurst)
-    StudentSearchController(store: store, places: try? BundledGazetteer.shared.get()).addRoutes(to: locations)
     )
     .addRoutes(to: router.group("api/geocode"))
     TravelController(

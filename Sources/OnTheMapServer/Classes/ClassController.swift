@@ -12,6 +12,8 @@ struct ClassController: Sendable {
     /// Rosters, invitations and roles (an invited address's account is looked up).
     let store: any ClassRepository & AccountRepository
     let directory: ClassDirectory
+    /// Creating, changing and deleting a class: through it (it keeps `directory` current).
+    let classes: ClassWrites
     /// Leaving or removing a member deletes their locations there: through it.
     let writes: LocationWrites
     var configuration: Configuration { accounts.configuration }
@@ -79,11 +81,10 @@ struct ClassController: Sendable {
             inviteCode: Tokens.randomHex(bytes: 12), createdAt: configuration.clock.now()
         )
         do {
-            try await store.createClass(made, teacherKey: me.accountKey, now: configuration.clock.now())
+            try await classes.create(made, teacherKey: me.accountKey, now: configuration.clock.now())
         } catch StorageError.slugTaken {
             throw APIError(.conflict, "slug_taken", "A class with the slug '\(slug)' exists; choose another.")
         }
-        directory.remember(made)
         context.logger.notice("class created", metadata: ["class": "\(slug)", "by": "\(me.accountKey)"])
         return try JSONResponse.make(try detail(made, role: .teacher, access: nil, request: request, context: context), status: .created)
     }
@@ -130,8 +131,7 @@ struct ClassController: Sendable {
             // Turning invitations on with no link yet (a migrated default class): make one.
             if join == .invite { changes.inviteCodeIfNone = Tokens.randomHex(bytes: 12) }
         }
-        guard let changed = try await writes.changeClass(found.id, changes) else { throw Self.unknown }
-        directory.remember(changed)
+        guard let changed = try await classes.change(found.id, changes) else { throw Self.unknown }
         return try JSONResponse.make(try detail(changed, role: access.role, access: access, request: request, context: context))
     }
 
@@ -150,8 +150,7 @@ struct ClassController: Sendable {
         try access.requireTeacher(.api)
         var changes = ClassChanges(now: configuration.clock.now())
         changes.inviteCode = .some(code)
-        guard let changed = try await store.changeClass(id: found.id, changes) else { throw Self.unknown }
-        directory.remember(changed)
+        guard let changed = try await classes.change(found.id, changes) else { throw Self.unknown }
         return try JSONResponse.make(try detail(changed, role: access.role, access: access, request: request, context: context))
     }
 
@@ -299,8 +298,7 @@ struct ClassController: Sendable {
         guard found.slug != directory.defaultSlug else {
             throw APIError(.conflict, "default_class", "The server's default class cannot be deleted; archive it instead.")
         }
-        guard try await writes.deleteClass(found) else { throw Self.unknown }
-        directory.forget(slug: found.slug)
+        guard try await classes.delete(found) else { throw Self.unknown }
         context.logger.notice("class deleted", metadata: ["class": "\(found.slug)"])
         return try JSONResponse.make(["deleted": true])
     }

@@ -4,7 +4,8 @@ import Synchronization
 
 /// The server's classes by slug, read from the database and kept for a few seconds, so
 /// resolving a request's class costs no query on a busy route. This server's own changes
-/// replace their entry at once; another server's are seen within `freshness`.
+/// (all through `ClassWrites`, the only caller of `remember` and `forget`) replace their entry
+/// at once; another server's, and the host's commands', are seen within `freshness`.
 final class ClassDirectory: Sendable {
     private struct Entry {
         let mapClass: MapClass?
@@ -52,13 +53,13 @@ final class ClassDirectory: Sendable {
         return found
     }
 
-    /// Records a class this server just created or changed.
-    func remember(_ mapClass: MapClass) {
+    /// Records a class this server just created or changed (`ClassWrites`).
+    fileprivate func remember(_ mapClass: MapClass) {
         entries.withLock { $0[mapClass.slug] = Entry(mapClass: mapClass, readAt: clock.now()) }
     }
 
-    /// Records that a class is gone.
-    func forget(slug: String) {
+    /// Records that a class is gone (`ClassWrites`).
+    fileprivate func forget(slug: String) {
         entries.withLock { $0[slug] = Entry(mapClass: nil, readAt: clock.now()) }
     }
 
@@ -77,6 +78,41 @@ final class ClassDirectory: Sendable {
         guard let found = try await store.mapClass(slug: defaultSlug) else { throw DefaultClassMissing(slug: defaultSlug) }
         remember(found)
         return found
+    }
+}
+
+/// Every write of a class itself (creating it, changing its settings or invite link, deleting
+/// it) goes through here: the store is written, then `ClassDirectory` learns the class as it
+/// now is, so no route reads this server's old copy and none updates the directory itself.
+/// What a class write does to its map (a coarser precision moves its posts; deleting it
+/// empties it) goes through `LocationWrites`. Memberships do not change the class: they are
+/// written through the store (leaving and removals, which take posts, through `LocationWrites`).
+/// (`ensureDefaultClass`, at start, is the directory's own write.)
+struct ClassWrites: Sendable {
+    let store: any ClassRepository
+    let directory: ClassDirectory
+    let locations: LocationWrites
+
+    /// Creates the class, with `teacherKey` (if any) as its first teacher; throws
+    /// `StorageError.slugTaken` when the slug is in use.
+    func create(_ mapClass: MapClass, teacherKey: String?, now: Date) async throws {
+        try await store.createClass(mapClass, teacherKey: teacherKey, now: now)
+        directory.remember(mapClass)
+    }
+
+    /// Changes the settings `changes` names (`LocationWrites.changeClass`); the class as it now
+    /// is, or nil when it is gone.
+    func change(_ classId: String, _ changes: ClassChanges) async throws -> MapClass? {
+        guard let changed = try await locations.changeClass(classId, changes) else { return nil }
+        directory.remember(changed)
+        return changed
+    }
+
+    /// Deletes the class with its map, roster and invite link; false when it was gone.
+    func delete(_ mapClass: MapClass) async throws -> Bool {
+        let deleted = try await locations.deleteClass(mapClass)
+        if deleted { directory.forget(slug: mapClass.slug) }
+        return deleted
     }
 }
 

@@ -10,6 +10,8 @@ import Storage
 struct LTIProvisioning: Sendable {
     let accounts: AccountsService
     let directory: ClassDirectory
+    /// The course's class is made (and a duplicate deleted) through it.
+    let classes: ClassWrites
     var store: any OnTheMapStore { accounts.store }
 
     /// The identity-link provider name of a registration.
@@ -53,7 +55,7 @@ struct LTIProvisioning: Sendable {
             platformID: platform.id, deploymentID: deploymentID, contextID: contextID, classID: made.id, courseClass: true)
         if try await store.addCourseLink(link) { return made }
         // Another launch made the course's class first: use it, drop ours.
-        _ = try await store.deleteClass(id: made.id)
+        _ = try await classes.delete(made)
         let links = try await store.courseLinks(platformID: link.platformID, deploymentID: link.deploymentID, contextID: link.contextID)
         guard let own = links.first(where: \.courseClass), let found = try await directory.mapClass(id: own.classID) else {
             throw LTIProblem(.conflict, "launchesMet", tryAgain: true)
@@ -72,8 +74,7 @@ struct LTIProvisioning: Sendable {
                 id: Identifiers.objectId(), slug: slug, name: name, visibility: .members, joinRule: .closed,
                 inviteCode: nil, createdAt: now)
             do {
-                try await store.createClass(made, teacherKey: teacherKey, now: now)
-                directory.remember(made)
+                try await classes.create(made, teacherKey: teacherKey, now: now)
                 return made
             } catch StorageError.slugTaken {
                 continue

@@ -55,7 +55,8 @@ struct LocationWrites: Sendable {
         try await store.reject(objectId: objectId, in: classId, reason: reason, moderatorKey: moderatorKey, now: now)
     }
 
-    /// A class deleted at the end of term: its map goes for every viewer.
+    /// A class deleted at the end of term: its map goes for every viewer. (`ClassWrites.delete`
+    /// calls it, and updates the class directory.)
     func deleteClass(_ mapClass: MapClass) async throws -> Bool {
         let deleted = try await store.deleteClass(id: mapClass.id)
         if deleted { await changed([mapClass.id]) }
@@ -71,6 +72,7 @@ struct LocationWrites: Sendable {
 
     /// A change of a class's settings (only those named); a coarser precision coarsens the
     /// class's posts at once. The class as it now is, or nil when it is gone.
+    /// (`ClassWrites.change` calls it, and updates the class directory.)
     func changeClass(_ classId: String, _ changes: ClassChanges) async throws -> MapClass? {
         let (changedClass, moved) = try await ClassPlacement.change(classId, changes, store: store)
         if moved > 0 { await changed([classId]) }
