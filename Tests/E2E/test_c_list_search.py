@@ -89,6 +89,20 @@ def test_search_escapes_regex_characters(page, api):
     assert page.find_all("#search-results > li") == []
 
 
+def test_search_folds_accents_and_finds_a_place_in_any_script(page, api):
+    tag = uuid.uuid4().hex[:6]
+    user = api.create_user("Jonas", f"Müller{tag}")
+    user.post_location("Berlin, Germany", latitude=52.52, longitude=13.40)
+    page.log_in(user)
+    page.tab("search")
+    name = f"Jonas Müller{tag}"
+    page.type_into("#search-input", f"muller{tag}")  # no umlaut typed
+    page.until(lambda d: [r.text for r in page.find_all("#search-results .row-name")] == [name], 10)
+    for berlin in ("برلين", "柏林"):  # the place in Arabic and Chinese
+        page.type_into("#search-input", f"{berlin}")
+        page.until(lambda d: name in [r.text for r in page.find_all("#search-results .row-name")], 10, f"{berlin} did not find Berlin")
+
+
 def test_search_is_debounced(page, api):
     user = api.create_user("Debounce", "Check")
     page.log_in(user)
@@ -97,7 +111,7 @@ def test_search_is_debounced(page, api):
         window.__searches = 0;
         window.__realFetch = window.__realFetch || window.fetch;
         window.fetch = (url, init) => {
-            if (String(url).includes('where=')) window.__searches += 1;
+            if (String(url).includes('/api/locations/search')) window.__searches += 1;
             return window.__realFetch(url, init);
         };
     """)

@@ -157,6 +157,16 @@ export async function fetchLocations({ limit = 100, skip = 0, where = null, coun
   return { results: body.results, count: typeof body.count === 'number' ? body.count : null };
 }
 
+/** One page of the class's students whose name or place matches `text` (the server folds
+ *  case, accents and width, and finds a place written in any language), newest first. */
+export async function searchLocations(text, { limit = 100, skip = 0, signal } = {}) {
+  const params = new URLSearchParams({ q: text, limit: String(limit) });
+  if (skip) params.set('skip', String(skip));
+  const body = await request(`${classPath('/api/locations/search')}?${params}`, { signal });
+  if (!body || !Array.isArray(body.results)) throw new ApiError('server', t('api.error.unexpectedLocations'));
+  return { results: body.results, count: null };
+}
+
 /** The signed-in student's own location, or null. */
 export async function fetchOwnLocation(accountKey) {
   const { results } = await fetchLocations({ limit: 1, where: { uniqueKey: accountKey } });

@@ -52,7 +52,9 @@ export class LocationList {
    * @param {HTMLElement} scroller      the element that scrolls
    */
   /** `emptyText`: what the footer says with no rows (a function, so that it follows the language). */
-  constructor(listElement, footer, scroller, { emptyText = () => t('list.empty') } = {}) {
+  constructor(listElement, footer, scroller, { emptyText = () => t('list.empty'), fetchPage = fetchLocations } = {}) {
+    /** Reads one page: `({ limit, skip, where })` to `{ results }` (the class's list by default). */
+    this.fetchPage = fetchPage;
     this.listElement = listElement;
     this.footer = footer;
     this.scroller = scroller;
@@ -90,7 +92,7 @@ export class LocationList {
     this.lastError = null;
     if (this.rowCount === 0) this.setFooter(() => t('list.loading'), 'loading');
     try {
-      const { results } = await fetchLocations({ limit: PAGE_SIZE, skip: 0, where });
+      const { results } = await this.fetchPage({ limit: PAGE_SIZE, skip: 0, where });
       if (generation !== this.generation) return false;
       this.where = where;
       this.seen = new Set();
@@ -142,7 +144,7 @@ export class LocationList {
     this.setFooter(() => t('list.loadingMore'), 'loading');
     this.loading = (async () => {
       try {
-        const { results } = await fetchLocations({ limit: PAGE_SIZE, skip: this.loaded, where: this.where });
+        const { results } = await this.fetchPage({ limit: PAGE_SIZE, skip: this.loaded, where: this.where });
         if (generation !== this.generation) return;
         this.loaded += results.length;
         this.done = results.length < PAGE_SIZE;

@@ -1,38 +1,25 @@
-// The search tab: filters by name or place as you type, on the server, with a Parse
-// `where` of case-insensitive `$regex` clauses joined by `$or`.
+// The search tab: filters by name or place as you type, on the server's search
+// (`/api/locations/search`: case, accents and width folded, a place found in any language).
+import { searchLocations } from './api.js';
 import { LocationList } from './list.js';
 import { debounce } from './ui.js';
 import { t } from './i18n.js';
 
 const SEARCH_DELAY_MS = 300;
 
-/** The user's text as a literal inside a regular expression. */
-export function escapeRegex(text) {
-  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-}
-
-/** `{"$or":[{"firstName":{"$regex":…,"$options":"i"}}, …]}` for the typed text. */
+/** What the search asks the server for the typed text, or null for nothing typed. */
 export function searchWhere(text) {
   const query = text.trim().replace(/\s+/g, ' ');
-  if (!query) return null;
-  const contains = (value) => ({ $regex: escapeRegex(value), $options: 'i' });
-  const clauses = [
-    { firstName: contains(query) },
-    { lastName: contains(query) },
-    { mapString: contains(query) },
-  ];
-  const space = query.indexOf(' ');
-  if (space > 0) {
-    // "Ada Love" matches first name "Ada…" with last name "Love…".
-    clauses.push({ firstName: contains(query.slice(0, space)), lastName: contains(query.slice(space + 1)) });
-  }
-  return { $or: clauses };
+  return query ? { text: query } : null;
 }
 
 export class SearchTab {
   constructor({ input, list, footer, scroller }) {
     this.input = input;
-    this.results = new LocationList(list, footer, scroller, { emptyText: () => t('search.empty') });
+    this.results = new LocationList(list, footer, scroller, {
+      emptyText: () => t('search.empty'),
+      fetchPage: ({ limit, skip, where }) => searchLocations(where.text, { limit, skip }),
+    });
     this.lastQuery = null;
     this.showHint();
     const run = debounce(() => this.run(), SEARCH_DELAY_MS);
