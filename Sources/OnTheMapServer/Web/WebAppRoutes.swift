@@ -189,7 +189,9 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         headers[.xContentTypeOptions] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "strict-origin-when-cross-origin"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-        headers[HTTPField.Name("Permissions-Policy")!] = "camera=(), microphone=(), geolocation=()"
+        // Geolocation for the page itself only ("Use my location" posts the town it is in, never
+        // the point); no frame, no other origin.
+        headers[HTTPField.Name("Permissions-Policy")!] = "camera=(), microphone=(), geolocation=(self)"
         self.headers = headers
         self.contentSecurityPolicy = contentSecurityPolicy
         self.framing = framing

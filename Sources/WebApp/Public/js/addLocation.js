@@ -6,7 +6,7 @@
 // the sheet says so first, and once saved the confirmation says the post is waiting rather
 // than showing it on the map (approval.js keeps saying so until a moderator decides). An
 // archived class's map is read-only: the pin button says so instead of opening the sheet.
-import { geocode, suggestPlaces, placement, createLocation, updateLocation, fetchOwnLocation } from './api.js';
+import { geocode, suggestPlaces, reverseGeocode, placement, createLocation, updateLocation, fetchOwnLocation } from './api.js';
 import { PlaceSuggestions } from './placeSuggestions.js';
 import { el, safeURL, setBusy, showAlert, confirmAction, describeFailure } from './ui.js';
 import { addBaseLayers, mapOptions, translateLeaflet, pinIcon } from './map.js';
@@ -26,6 +26,13 @@ const PLACED_SPAN = {
   region: { latitudeDelta: 4, longitudeDelta: 5 },
   country: { latitudeDelta: 12, longitudeDelta: 16 },
 };
+
+/** Below this confidence the geocoder's best answer is a guess: the sheet asks "Did you mean
+ *  …?" instead of previewing it. */
+const CONFIDENT = 0.8;
+/** How finely the device's position is asked about (degrees, about a kilometre): only the
+ *  town found is ever posted, and only a rounded point leaves the device to find it. */
+const LOCATE_ROUNDING = 100;
 
 let sheet = null;
 /** A geocoder result's kind (city, region, country) as the page's language names it. */
@@ -174,7 +181,12 @@ class AddLocationSheet {
       this.close(null);
     });
     $('add-open-link').addEventListener('click', () => this.openLink());
-    $('add-back').addEventListener('click', () => this.showStep('form'));
+    $('add-back').addEventListener('click', () => this.backToForm());
+    $('preview-doubt-none').addEventListener('click', () => this.backToForm());
+    // "Use my location": only where the browser can say where it is.
+    this.locateButton = $('add-locate');
+    this.locateButton.hidden = !navigator.geolocation;
+    this.locateButton.addEventListener('click', () => this.locate());
     this.finishButton.addEventListener('click', () => this.finish());
   }
 
@@ -183,6 +195,7 @@ class AddLocationSheet {
     this.account = account;
     this.existing = existing || null;
     this.result = null;
+    this.results = null;
     this.placed = null;
     this.place.value = existing ? existing.mapString || '' : '';
     this.picked = null;
@@ -217,6 +230,8 @@ class AddLocationSheet {
     if (!this.preview.hidden && this.result) {
       this.sayPlacement(this.placed ? t('add.placement', { place: this.placed.name }) : '');
       this.describePreview();
+    } else if (!this.preview.hidden && this.results) {
+      this.describeDoubt();
     }
   }
 
@@ -244,6 +259,7 @@ class AddLocationSheet {
     this.busy.hidden = !working;
     this.place.disabled = working;
     this.link.disabled = working;
+    this.locateButton.disabled = working;
     $('add-open-link').disabled = working;
     setBusy(this.findButton, working, t('add.finding'));
   }
@@ -259,23 +275,33 @@ class AddLocationSheet {
     window.open(href, '_blank', 'noopener,noreferrer');
   }
 
+  /** The link to post: '' when none is typed (it is optional: most school students have
+   *  none); null, once the student was told, when what is typed is not a web address. */
+  async checkedLink() {
+    const linkText = this.link.value.trim();
+    const href = linkText ? safeURL(linkText) : '';
+    if (href === null) {
+      await showAlert(t('add.invalidLink.title'), t('add.invalidLink.message', { link: linkText }));
+      this.link.focus();
+    }
+    return href;
+  }
+
+  backToForm() {
+    this.showStep('form');
+    this.place.focus();
+  }
+
   async find() {
     this.suggestions.close();
     const placeText = this.place.value.trim();
-    const linkText = this.link.value.trim();
     if (!placeText) {
       await showAlert(t('add.placeNeeded.title'), t('add.placeNeeded.message'));
       this.place.focus();
       return;
     }
-    // The link is optional (most school students have none): posted as "" then. One that is
-    // typed must be a web address.
-    const href = linkText ? safeURL(linkText) : '';
-    if (href === null) {
-      await showAlert(t('add.invalidLink.title'), t('add.invalidLink.message', { link: linkText }));
-      this.link.focus();
-      return;
-    }
+    const href = await this.checkedLink();
+    if (href === null) return;
 
     this.setWorking(true);
     const abort = new AbortController();
@@ -306,26 +332,90 @@ class AddLocationSheet {
       this.place.focus();
       return;
     }
-    // Where the class shows the place (its town, region or country), before any preview.
-    this.placements = new Map();
-    let placed;
-    try {
-      placed = await this.placementOf(results[0], abort.signal);
-    } catch (error) {
-      if (abort.signal.aborted) return;
+    // A doubtful best answer ("asdf" read as Louisville) is not chosen for the student; a
+    // picked suggestion is the student's own choice.
+    const { confidence } = results[0];
+    const doubtful = !picked && typeof confidence === 'number' && confidence < CONFIDENT;
+    await this.previewFound(results, { typed: placeText, href, abort, doubtful, focus: this.place });
+  }
+
+  /** "Use my location": the device's position, rounded, is asked for the town it is in; that
+   *  town is previewed (and placed as the class shows students) like a place found. The
+   *  device's own point is never posted. */
+  async locate() {
+    this.suggestions.close();
+    if (!navigator.geolocation) return;
+    const href = await this.checkedLink();
+    if (href === null) return;
+    this.setWorking(true);
+    const abort = new AbortController();
+    this.abort = abort;
+    const stop = async (title, message) => {
       this.abort = null;
       this.setWorking(false);
-      await this.placementFailed(error);
-      this.place.focus();
+      await showAlert(title, message);
+      this.locateButton.focus();
+    };
+    let position;
+    try {
+      position = await new Promise((resolve, reject) => {
+        navigator.geolocation.getCurrentPosition(resolve, reject, { enableHighAccuracy: false, timeout: 20000, maximumAge: 300000 });
+      });
+    } catch (error) {
+      if (abort.signal.aborted) return;
+      if (error && error.code === 1) await stop(t('add.locate.denied.title'), t('add.locate.denied.message'));
+      else await stop(t('add.locate.unavailable.title'), t('add.locate.unavailable.message'));
       return;
+    }
+    if (abort.signal.aborted) return;
+    const round = (value) => Math.round(value * LOCATE_ROUNDING) / LOCATE_ROUNDING;
+    let results;
+    try {
+      results = await reverseGeocode(round(position.coords.latitude), round(position.coords.longitude), { signal: abort.signal });
+    } catch (error) {
+      if (abort.signal.aborted) return;
+      if (error.kind === 'notFound') {
+        await stop(t('add.geocodingUnavailable.title'), t('add.geocodingUnavailable.message'));
+      } else {
+        const { title, message } = describeFailure(error, t('add.failure.locating'));
+        await stop(title, message);
+      }
+      return;
+    }
+    if (abort.signal.aborted) return;
+    results = results.filter((r) => Number.isFinite(Number(r.latitude)) && Number.isFinite(Number(r.longitude)));
+    if (results.length === 0) {
+      await stop(t('add.locate.noTown.title'), t('add.locate.noTown.message'));
+      return;
+    }
+    await this.previewFound(results, { typed: '', href, abort, doubtful: false, focus: this.locateButton });
+  }
+
+  /** Shows the preview of `results`: the first placed where the class shows it, or, when
+   *  `doubtful`, none of them chosen ("Did you mean …?"). */
+  async previewFound(results, { typed, href, abort, doubtful, focus }) {
+    // Where the class shows the place (its town, region or country), before any preview.
+    this.placements = new Map();
+    let placed = null;
+    if (!doubtful) {
+      try {
+        placed = await this.placementOf(results[0], abort.signal);
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        this.abort = null;
+        this.setWorking(false);
+        await this.placementFailed(error);
+        focus.focus();
+        return;
+      }
     }
     if (abort.signal.aborted) return;
     this.abort = null;
     this.setWorking(false);
-    this.mapString = placeText;
+    this.mapString = typed;
     this.mediaURL = href;
     this.results = results;
-    this.result = results[0];
+    this.result = doubtful ? null : results[0];
     this.placed = placed;
     this.showStep('preview');
   }
@@ -382,6 +472,8 @@ class AddLocationSheet {
     } finally {
       this.choosing = false;
       setBusy(this.finishButton, false);
+      // Nothing to finish with until a place is chosen.
+      this.finishButton.disabled = !this.result;
     }
     if (!this.dialog.open) return;
     this.result = result;
@@ -391,11 +483,26 @@ class AddLocationSheet {
 
   showPreview() {
     const result = this.result;
-    if (!result) return;
-    const name = result.name || this.mapString;
-    $('preview-name').textContent = name;
+    const doubt = $('preview-doubt');
+    $('preview-map').hidden = !result;
+    this.preview.querySelector('.preview-place').hidden = !result;
+    doubt.hidden = Boolean(result);
     $('preview-link').textContent = this.mediaURL;
     $('preview-link').hidden = !this.mediaURL;
+    if (!result) {
+      // "Did you mean …?": the places found as choices, none chosen; Finish waits for one.
+      this.finishButton.disabled = true;
+      this.sayPlacement('');
+      $('preview-alternatives').replaceChildren();
+      $('preview-alternatives').hidden = true;
+      this.describeDoubt();
+      const first = $('preview-doubt-choices').querySelector('button');
+      (first || $('preview-doubt-none')).focus();
+      return;
+    }
+    this.finishButton.disabled = false;
+    const name = result.name || this.mapString;
+    $('preview-name').textContent = name;
     // Before the map is sized: the sentence takes its room in the card.
     const placed = this.placed;
     this.sayPlacement(placed ? t('add.placement', { place: placed.name }) : '');
@@ -459,6 +566,19 @@ class AddLocationSheet {
     }
   }
 
+  /** The choices of a doubtful answer, in the page's language (twins say their kind). */
+  describeDoubt() {
+    const choices = $('preview-doubt-choices');
+    const hadFocus = choices.contains(document.activeElement) ? [...choices.children].indexOf(document.activeElement) : -1;
+    const labels = suggestionLabels(this.results);
+    choices.replaceChildren(...this.results.map((result, index) => {
+      const button = el('button', { class: 'chip', type: 'button', dir: 'auto', text: labels[index] });
+      button.addEventListener('click', () => this.choose(result));
+      return button;
+    }));
+    if (hadFocus >= 0 && choices.children[hadFocus]) choices.children[hadFocus].focus();
+  }
+
   /** The preview's live region says where the student will appear. The sentence is there
    *  at once (the map is laid out around it), and put in again a moment later, once the
    *  step shows: a live region hidden until now says nothing about what it already held. */
@@ -471,6 +591,7 @@ class AddLocationSheet {
 
   async finish() {
     const result = this.result;
+    if (!result) return;
     const account = this.account;
     const body = {
       uniqueKey: account.key,

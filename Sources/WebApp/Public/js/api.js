@@ -321,6 +321,13 @@ export async function suggestPlaces(query, { signal, limit = 6 } = {}) {
   return body && Array.isArray(body.results) ? body.results : [];
 }
 
+/** The town (or place) nearest a point, as a one-result list; empty where none is near. */
+export async function reverseGeocode(latitude, longitude, { signal } = {}) {
+  const params = new URLSearchParams({ lat: String(latitude), lon: String(longitude) });
+  const body = await request(`/api/geocode/reverse?${params}`, { signal });
+  return body && Array.isArray(body.results) ? body.results : [];
+}
+
 /** The bundled country outlines for the basemaps, or null when they cannot be had. */
 export async function fetchWorld() {
   try {
