@@ -10,6 +10,7 @@ import { showingSignedIn } from './connection.js';
 import { setBusy, formFailureMessage, showFormMessage } from './ui.js';
 import { $ } from './dom.js';
 import { t, onLanguageChange } from './i18n.js';
+import { NEW_CLASS } from './classOptions.js';
 
 const VIEWS = ['join-view', 'settings-view', 'create-view'];
 
@@ -256,8 +257,8 @@ function setUpCreate() {
     const form = {
       name: name.value.trim(), slug: slug.value.trim(),
       visibility: $('create-visibility').value, join: $('create-join').value,
-      precision: $('create-form').elements.precision.value || 'city',
-      approval: $('create-form').elements.approval.value || 'off',
+      precision: $('create-form').elements.precision.value || NEW_CLASS.precision,
+      approval: $('create-form').elements.approval.value || NEW_CLASS.approval,
     };
     if (!form.name || !form.slug) {
       showCreateFailure(() => t('create.error.missing'));
@@ -274,8 +275,8 @@ function setUpCreate() {
       name.value = '';
       slug.value = '';
       slugTyped = false;
-      $('create-form').elements.precision.value = 'city';
-      $('create-form').elements.approval.value = 'off';
+      $('create-form').elements.precision.value = NEW_CLASS.precision;
+      $('create-form').elements.approval.value = NEW_CLASS.approval;
       preview();
       go(`c/${view.slug}/settings`);
     } catch (error) {

@@ -14,6 +14,7 @@ import { moderationClassChanged } from './moderation.js';
 import { el, setBusy, showAlert, formFailureMessage, showFormMessage } from './ui.js';
 import { $ } from './dom.js';
 import { t, onLanguageChange } from './i18n.js';
+import { APPROVALS, PRECISIONS } from './classOptions.js';
 
 /** Each role's name in the page's language (read when used: the getters follow the language). */
 export const ROLE_NAMES = {
@@ -22,16 +23,15 @@ export const ROLE_NAMES = {
   get student() { return t('classOptions.role.student'); },
 };
 
-/** Whether posts in a class wait for a moderator's approval: never, a member's first, every one. */
-export const APPROVALS = ['off', 'new-members', 'all'];
+/** Whether posts in a class wait for a moderator's approval, and its location precision,
+ *  finest first (js/classOptions.js, the one list of a class's options). */
+export { APPROVALS, PRECISIONS };
 /** Each as a short label (the Classes sheet); `off` says nothing. */
 export const APPROVAL_LABELS = {
   get 'new-members'() { return t('classOptions.approval.newMembers.short'); },
   get all() { return t('classOptions.approval.all.short'); },
 };
 
-/** A class's location precision, finest first: where its students appear on its map. */
-export const PRECISIONS = ['exact', 'city', 'region', 'country'];
 /** Each level as a short label (the Classes sheet, the settings' introduction). */
 export const PRECISION_LABELS = {
   get exact() { return t('classOptions.precision.exact.short'); },
