@@ -203,4 +203,22 @@ for (category, r) in byCategory.sorted(by: { $0.key < $1.key }) {
     print("  \(category.padding(toLength: 12, withPad: " ", startingAt: 0)) \(r.ok)/\(r.all)")
 }
 for f in failures { print("  FAIL \(f)") }
+// Confidence: real places answered surely enough to pre-select; no-place queries never.
+let real = cases.filter { $0.latitude != nil }
+let sure = real.filter { c in
+    let results = gazetteer.lookup(c.query, limit: 5)
+    return c.isAnswered(by: results) && (results.first?.confidence ?? 0) >= AccuracySuite.confident
+}
+print(
+    String(
+        format: "confident and right   %d/%d = %.1f%% of real places (top result right, confidence >= %.1f: pre-selected)",
+        sure.count, real.count, 100 * Double(sure.count) / Double(max(real.count, 1)), AccuracySuite.confident))
+let noPlace = try AccuracySuite.noPlace()
+let fooled = noPlace.filter { (gazetteer.lookup($0.query, limit: 5).first?.confidence ?? 0) >= AccuracySuite.confident }
+let silent = noPlace.filter { gazetteer.lookup($0.query, limit: 5).isEmpty }
+print(
+    String(
+        format: "no-place set          %d queries: %d confident (must be 0), %d with no result, %d offered as a guess",
+        noPlace.count, fooled.count, silent.count, noPlace.count - fooled.count - silent.count))
+for f in fooled { print("  CONFIDENT \(f.query) -> \(gazetteer.lookup(f.query, limit: 1).first?.name ?? "")") }
 print(String(format: "VmRSS at end        %.1f MB", Double(residentKB()) / 1024))

@@ -228,26 +228,22 @@ extension Gazetteer {
         }
     }
 
-    /// How sure the answer is: the reading's confidence, lowered to a guess when the best
-    /// match is an everyday word that happens to name a town ("home" is Home, Washington),
-    /// or a small place's short code, typed without anything that says a place is meant.
+    /// How sure the answer is: the reading's confidence, lowered to a guess when the query is
+    /// an everyday word that happens to name a town ("home" is Home, Washington; "nada" a town
+    /// in Hainan), or the best match a small place's short code, typed without anything that
+    /// says a place is meant ("Home, WA" is one).
     func confidence(of best: Candidate?, query: String, reading: Double) -> Double {
         guard let best else { return 0 }
+        // A number alone is a postcode in many countries ("1234"): which one is a guess.
+        let key = Normalizer.key(query)
+        if !key.isEmpty && !key.contains(where: \.isLetter) { return min(reading, Gazetteer.guessConfidence) }
         guard !best.qualified, case .place(let p) = entry(best.entry) else { return reading }
-        if EverydayWords.contains(Normalizer.key(query))
-            && (best.alternate || best.edits > 0 || placePopulation[p] < Gazetteer.everydayWordPopulation)
-        {
-            return min(reading, Gazetteer.guessConfidence)
-        }
+        if EverydayWords.contains(key) { return min(reading, Gazetteer.guessConfidence) }
         if best.alternate && best.nameLength < Gazetteer.shortestCorrectableName && placePopulation[p] < 1_000_000 {
             return min(reading, Gazetteer.guessConfidence)
         }
         return reading
     }
-
-    /// A town with an everyday word for a name is meant only if it is at least this big
-    /// (Nice is a city, Home, Washington is not what "home" means).
-    static let everydayWordPopulation: Int32 = 250_000
 
     /// Synchronous forward geocoding; best first, `[]` when nothing matches. Names are in
     /// `language` (a BCP 47 tag) where the data has them, else in the gazetteer's spelling.

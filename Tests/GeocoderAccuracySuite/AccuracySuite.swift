@@ -39,6 +39,25 @@ public enum AccuracySuite {
         return try parse(String(contentsOf: url, encoding: .utf8))
     }
 
+    /// Queries that name no place (Resources/no-place-suite.tsv) as (category, query): none
+    /// may get a confident answer.
+    public static func noPlace() throws -> [(category: String, query: String)] {
+        guard
+            let url = Bundle.module.url(forResource: "no-place-suite", withExtension: "tsv", subdirectory: "Resources")
+                ?? Bundle.module.url(forResource: "no-place-suite", withExtension: "tsv")
+        else {
+            throw GeocodingError.invalidData("no-place-suite.tsv not found in Bundle.module")
+        }
+        return try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
+            let f = line.split(separator: "\t", maxSplits: 1).map(String.init)
+            guard f.count == 2 else { throw GeocodingError.invalidData("bad no-place line: \(line)") }
+            return (f[0], f[1])
+        }
+    }
+
+    /// An answer the app may pre-select: the geocoder is at least this sure.
+    public static let confident = 0.8
+
     /// Parses "category<TAB>query<TAB>lat<TAB>lon<TAB>radius_km" lines; "#" starts a comment.
     public static func parse(_ text: String) throws -> [AccuracyCase] {
         var cases: [AccuracyCase] = []

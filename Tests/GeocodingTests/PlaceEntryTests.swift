@@ -1,3 +1,4 @@
+import GeocoderAccuracySuite
 import Testing
 
 @testable import Geocoding
@@ -61,6 +62,20 @@ struct PlaceEntryTests {
     func noConfidentAnswer(query: String) {
         let top = Fixture.gazetteer.lookup(query, limit: 5).first
         #expect((top?.confidence ?? 0) < 0.8, "\(query) -> \(top?.name ?? "") at \(top?.confidence ?? 0)")
+    }
+
+    static let noPlace: [String] = ((try? AccuracySuite.noPlace()) ?? []).map(\.query)
+
+    @Test func theNoPlaceSetIsBigAndCoversEveryLanguage() throws {
+        let all = try AccuracySuite.noPlace()
+        #expect(all.count >= 100)
+        #expect(Set(all.map(\.category)).isSuperset(of: ["keyboard", "everyday", "de", "es", "fr", "pt", "ar", "hi", "zh"]))
+    }
+
+    @Test("no query of the no-place set gets a confident answer", arguments: noPlace)
+    func noPlaceSet(query: String) {
+        let top = Fixture.gazetteer.lookup(query, limit: 5).first
+        #expect((top?.confidence ?? 0) < AccuracySuite.confident, "\(query) -> \(top?.name ?? "") at \(top?.confidence ?? 0)")
     }
 
     @Test func sayingMoreMakesAnEverydayWordAPlace() throws {
