@@ -15,6 +15,9 @@ extension LTIController {
             let name: String
             let roles: [String]
             let role: ClassRole?
+            /// What the course's roles make them (`LTIRoles`, as a launch would): the web app's
+            /// answer for someone not in the class.
+            let course_role: ClassRole
             let member: Bool
             let on_map: Bool
         }
@@ -43,7 +46,9 @@ extension LTIController {
             RosterView(
                 synced_at: roster.syncedAt.map { ParseDate.string(from: $0) },
                 members: roster.lines.map {
-                    .init(name: $0.entry.name, roles: $0.entry.roles, role: $0.role, member: $0.role != nil, on_map: $0.onMap)
+                    .init(
+                        name: $0.entry.name, roles: $0.entry.roles, role: $0.role,
+                        course_role: LTIRoles.classRole($0.entry.roles), member: $0.role != nil, on_map: $0.onMap)
                 }))
     }
 }

@@ -27,16 +27,6 @@ const ROLE_SAVE_DELAY_MS = 500;
 const MESSAGES = ['settings-error', 'class-form-error', 'class-form-done', 'invite-error', 'invite-done',
   'members-error', 'members-done', 'leave-error', 'archive-error', 'archive-done', 'delete-class-error'];
 
-/** The class role a course's roles give (as the server reads them: Instructor and
- *  Administrator teach, a TeachingAssistant moderates, anyone else is a student). Full role
- *  IRIs and short names alike; the highest counts. */
-function courseRole(roles) {
-  const names = roles.map((role) => role.split(/[#/]/).pop());
-  if (names.includes('TeachingAssistant')) return names.some((name) => name === 'Instructor' || name === 'Administrator') ? 'teacher' : 'moderator';
-  if (names.some((name) => name === 'Instructor' || name === 'Administrator')) return 'teacher';
-  return 'student';
-}
-
 /** "24 November 2026 at 06:38", in the page's language. */
 function fullDate(time) {
   return formatDate(time, { dateStyle: 'long', timeStyle: 'short' });
@@ -605,7 +595,8 @@ class SettingsPage {
   }
 
   courseRosterRow(member) {
-    const role = member.role || courseRole(member.roles);
+    // Their role in the class, else what the course's roles make them (the server's answer).
+    const role = member.role || member.course_role;
     const status = member.on_map ? t('settings.roster.onMap') : member.member ? t('settings.roster.noLocation') : t('settings.roster.notInClass');
     return el('li', { class: 'member-row course-roster-row' }, [
       el('span', { class: 'member-who' }, [
