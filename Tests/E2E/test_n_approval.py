@@ -170,7 +170,7 @@ def test_a_post_waits_for_approval_then_shows(page, api, server):
         other.until(lambda d: [r.get_attribute("data-object-id") for r in other.list_rows()] == [post], 10)
         title, message = author.alert(15)
         assert title == "From the Moderators"
-        assert message == "A moderator approved your post at Lagos: classmates see it on the map now."
+        assert message == "A moderator approved your post at Lagos, Nigeria: classmates see it on the map now."
         author.dismiss_alert()
         author.until(lambda d: banner_text(author) == "", 10, "the banner stays after the approval")
         assert author.find("#add-location-button").get_attribute("aria-label") == "Add your location"
@@ -197,7 +197,7 @@ def test_a_post_waits_for_approval_then_shows(page, api, server):
         page.find("#moderation-close").click()
         title, message = author.alert(15)
         assert title == "From the Moderators"
-        assert message == ("A moderator rejected your post at Accra: Please post where you study. "
+        assert message == ("A moderator rejected your post at Accra, Greater Accra, Ghana: Please post where you study. "
                            "It was removed; you can post your location again.")
         author.dismiss_alert()
         author.until(lambda d: banner_text(author) == "", 10)
