@@ -11,14 +11,9 @@ import { setBusy, formFailureMessage, showFormMessage } from './ui.js';
 import { $ } from './dom.js';
 import { t, onLanguageChange } from './i18n.js';
 import { NEW_CLASS } from './classOptions.js';
+import { isolated } from './bidi.js';
 
 const VIEWS = ['join-view', 'settings-view', 'create-view'];
-
-/** A name a student typed, set apart inside a sentence (Unicode isolates), so that a name in
- *  another script keeps its own direction in an Arabic sentence and the reverse. */
-export function isolated(text) {
-  return `\u2068${text}\u2069`;
-}
 
 /** The shown page's back label and title, each a function of the page's language. */
 let sceneWords = null;

@@ -20,6 +20,7 @@ import { showClassScene } from './classPages.js';
 import { el, setBusy, confirmAction, showAlert, debounce, formFailureMessage, showFormMessage, timeAgo } from './ui.js';
 import { $ } from './dom.js';
 import { t, language, isRTL, formatDate, onLanguageChange } from './i18n.js';
+import { isolatedBeside, withParts } from './bidi.js';
 
 /** How long a role select waits after a change before saving it: arrowing through the
  *  choices from the keyboard saves only the one the student stops on. */
@@ -40,24 +41,17 @@ function roleName(role) {
   return ROLE_NAMES[role] || role;
 }
 
-const RTL_TEXT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
-
 /** Text someone typed (a name, an address, an email) inside a sentence of the page's
- *  language, set apart (Unicode's first-strong isolate) where the two may run in opposite
- *  directions: an Arabic page, or a right-to-left name. */
+ *  language, set apart where the two may run in opposite directions: an Arabic page, or a
+ *  right-to-left name (bidi.js). */
 function isolated(text) {
-  const value = String(text);
-  return isRTL(language()) || RTL_TEXT.test(value) ? `\u2068${value}\u2069` : value;
+  return isolatedBeside(text, isRTL(language()));
 }
 
 /** The message for `key` with elements in it: each of `elements` ({name: element}) where its
  *  placeholder is, as a list of texts and elements for replaceChildren. */
 function withElements(key, params, elements) {
-  const names = Object.keys(elements);
-  const marks = Object.fromEntries(names.map((name, index) => [name, `\u0000${index}\u0000`]));
-  return t(key, { ...params, ...marks }).split(/\u0000(\d+)\u0000/)
-    .map((part, index) => (index % 2 ? elements[names[Number(part)]] : part))
-    .filter((part) => part !== '');
+  return withParts((marked) => t(key, marked), params, elements);
 }
 
 class SettingsPage {

@@ -5,6 +5,7 @@ import { placeLabels } from './placeLabels.js';
 import { ClusterLayer } from './clusterLayer.js';
 import { mercatorX, mercatorY } from './clusterIndex.js';
 import { t, language, onLanguageChange } from './i18n.js';
+import { ownDirectionHTML } from './bidi.js';
 
 const L = window.L;
 
@@ -27,8 +28,10 @@ export function pinIcon(extraClass = '') {
 export function addBaseLayers(map, config, world) {
   if (config.tileURL) {
     L.tileLayer(config.tileURL, { maxZoom: TILES_MAX_ZOOM }).addTo(map);
-    // The host's own words (HTML) as they are; ours in the page's language.
-    attribute(map, () => config.tileAttribution || ownWords(t('map.attribution.tiles')));
+    // The host's own words (HTML) as they are; ours in the page's language, in their own
+    // direction (the map's corner is left to right; Arabic's words around the sources' Latin
+    // names read right to left).
+    attribute(map, () => config.tileAttribution || ownDirectionHTML(t('map.attribution.tiles')));
   } else if (world) {
     L.geoJSON(world, {
       renderer: L.canvas({ padding: 0.5 }),
@@ -36,15 +39,8 @@ export function addBaseLayers(map, config, world) {
       style: { color: '#b9c7b0', weight: 0.8, fillColor: '#eef2e6', fillOpacity: 1 },
     }).addTo(map);
     placeLabels().addTo(map);
-    attribute(map, () => ownWords(t('map.attribution.basemap', { naturalEarth: 'Natural Earth', geoNames: 'GeoNames' })));
+    attribute(map, () => ownDirectionHTML(t('map.attribution.basemap', { naturalEarth: 'Natural Earth', geoNames: 'GeoNames' })));
   }
-}
-
-/** Our words as attribution HTML: escaped, and in their own direction (the map's corner is
- *  left to right; Arabic's words around the sources' Latin names read right to left). */
-function ownWords(text) {
-  const escaped = text.replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char]);
-  return `<span dir="auto">${escaped}</span>`;
 }
 
 /** An attribution (HTML) in the map's corner, said again whenever the language changes. */

@@ -12,6 +12,7 @@ import { followAccountLanguage } from './accountLanguage.js';
 import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure, formatCount } from './ui.js';
 import { t, onLanguageChange } from './i18n.js';
 import { $ } from './dom.js';
+import { withParts } from './bidi.js';
 
 /** The lists, each with its tab's label in the page's language. */
 const VIEWS = {
@@ -44,10 +45,8 @@ const FLAG = 'M5 2h2v1.2c1.6-.8 3.3-1 5-.2 1.9.9 3.8.8 6.3-.3L20 2v11.4l-.6.3c-2
  *  (names, places, reasons): each comes back in its own <bdi>, so a right-to-left name reads
  *  right in a left-to-right sentence and the other way round. Returns the nodes to append. */
 function isolated(message, params, userFields) {
-  const marked = { ...params };
-  userFields.forEach((name, index) => { marked[name] = `\uE000${index}\uE001`; });
-  return message(marked).split(/\uE000(\d+)\uE001/).map((part, index) =>
-    (index % 2 ? el('bdi', { text: String(params[userFields[Number(part)]] ?? '') }) : part)).filter((part) => part !== '');
+  return withParts(message, params,
+    Object.fromEntries(userFields.map((name) => [name, el('bdi', { text: String(params[name] ?? '') })])));
 }
 
 /** Asks for a reason in a small dialog (`title`, `placeholder`: already translated); resolves
@@ -296,8 +295,8 @@ class ModerationDialog {
       // The reasons are the reporters' own words, each isolated.
       const reasons = el('span', {}, (item.report_reasons || []).flatMap((reason, index) =>
         [index ? '; ' : null, el('bdi', { text: reason })]).filter(Boolean));
-      const [before, after] = t('moderation.badge.reports', { count: item.report_count, reasons: '\uE000' }).split('\uE000');
-      badges.push(el('span', { class: 'badge report-badge' }, [before, reasons, after].filter((part) => part)));
+      badges.push(el('span', { class: 'badge report-badge' },
+        withParts((params) => t('moderation.badge.reports', params), { count: item.report_count }, { reasons })));
     }
     // Each button is described by the row's first line (whose post, where).
     const button = (label, action, extra = '') =>

@@ -9,6 +9,7 @@ import { $ } from './dom.js';
 import { t, onLanguageChange } from './i18n.js';
 import { showTranslatedMessage } from './formMessages.js';
 import { followAccountLanguage } from './accountLanguage.js';
+import { isolated } from './bidi.js';
 
 /** Where a provider sends the browser back: the app then asks who signed in. */
 export const RETURN_PATH = '/#/signed-in';
@@ -104,8 +105,8 @@ export class LinkedAccounts {
   row(identity) {
     const provider = identity.name;
     const label = identity.linked
-      // The email is isolated (FSI … PDI): its letters never reorder the sentence around it.
-      ? (identity.email ? t('providers.linkedAs', { provider, email: `\u2068${identity.email}\u2069` }) : t('providers.linked', { provider }))
+      // The email is isolated (bidi.js): its letters never reorder the sentence around it.
+      ? (identity.email ? t('providers.linkedAs', { provider, email: isolated(identity.email) }) : t('providers.linked', { provider }))
       : t('providers.notLinked', { provider });
     const button = el('button', {
       class: `button ${identity.linked ? 'secondary' : 'primary'}`,
