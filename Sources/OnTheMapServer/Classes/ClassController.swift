@@ -76,8 +76,8 @@ struct ClassController: Sendable {
         if let problem = ClassSlug.problem(slug) { throw APIError(.badRequest, "invalid_slug", problem) }
         let made = MapClass(
             id: Identifiers.objectId(), slug: slug, name: try Self.name(form.name ?? slug),
-            visibility: form.visibility ?? .members, joinRule: form.join ?? .invite, precision: form.precision ?? .city,
-            approval: form.approval ?? .off,
+            visibility: form.visibility ?? MapClass.NewClass.visibility, joinRule: form.join ?? MapClass.NewClass.joinRule,
+            precision: form.precision ?? MapClass.NewClass.precision, approval: form.approval ?? MapClass.NewClass.approval,
             inviteCode: Tokens.randomHex(bytes: 12), createdAt: configuration.clock.now()
         )
         do {

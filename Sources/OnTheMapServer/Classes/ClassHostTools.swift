@@ -12,7 +12,8 @@ public enum ClassHostTools {
     /// Makes a class with a fresh invite link.
     public static func create(
         slug: String, name: String?, visibility: MapClass.Visibility, join: MapClass.JoinRule,
-        precision: MapClass.Precision = .city, approval: MapClass.Approval = .off, store: any OnTheMapStore,
+        precision: MapClass.Precision = MapClass.NewClass.precision, approval: MapClass.Approval = MapClass.NewClass.approval,
+        store: any OnTheMapStore,
         now: Date = Date()
     ) async throws -> MapClass {
         if let problem = ClassSlug.problem(slug) { throw Refused(description: problem) }

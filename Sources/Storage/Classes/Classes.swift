@@ -69,8 +69,9 @@ public struct MapClass: Sendable, Equatable {
     public var createdAt: Date
 
     public init(
-        id: String, slug: String, name: String, visibility: Visibility = .members, joinRule: JoinRule = .invite,
-        precision: Precision = .city, approval: Approval = .off, inviteCode: String? = nil, createdAt: Date
+        id: String, slug: String, name: String, visibility: Visibility = NewClass.visibility,
+        joinRule: JoinRule = NewClass.joinRule, precision: Precision = NewClass.precision,
+        approval: Approval = NewClass.approval, inviteCode: String? = nil, createdAt: Date
     ) {
         self.id = id
         self.slug = slug

@@ -46,12 +46,12 @@ struct ClassCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a class; its map is at /c/SLUG.")
         @Argument(help: "2 to 40 of a-z, 0-9 and -.") var slug: String
         @Option(help: "The name people see (default: the slug).") var name: String?
-        @Option(help: "members, server or public.") var visibility: MapClass.Visibility = .members
-        @Option(help: "invite, open or closed.") var join: MapClass.JoinRule = .invite
+        @Option(help: "members, server or public.") var visibility: MapClass.Visibility = MapClass.NewClass.visibility
+        @Option(help: "invite, open or closed.") var join: MapClass.JoinRule = MapClass.NewClass.joinRule
         @Option(help: "exact, city, region or country: where students appear (the exact point is never kept below exact).")
-        var precision: MapClass.Precision = .city
+        var precision: MapClass.Precision = MapClass.NewClass.precision
         @Option(help: "off, new-members or all: which posts wait for a moderator's approval.")
-        var approval: MapClass.Approval = .off
+        var approval: MapClass.Approval = MapClass.NewClass.approval
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {

@@ -1,9 +1,10 @@
 // A class's options, the one list of them in the web app: who sees its map, who may join,
 // where its students appear and which posts wait for approval, each choice with its message
-// keys (English beside them until the catalogue is in), and what a new class starts with (as
-// the server's POST /api/classes does without them, Sources/OnTheMapServer/Classes). The
-// form that sets them is written once, here, and drawn into both the new class's page and a
-// class's settings (index.html's `data-class-options` places).
+// keys (English beside them until the catalogue is in), and what a new class starts with (the
+// server's MapClass.NewClass, what POST /api/classes makes without them; ClassOptionsTests
+// holds the choices and the defaults here to the server's). The form that sets them is
+// written once, here, and drawn into both the new class's page and a class's settings
+// (index.html's `data-class-options` places).
 import { ready, translateDocument } from './i18n.js';
 
 /** Each option: its form field's name, its choices (values in order, each with its message
