@@ -21,7 +21,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PYTHON=${PYTHON:-python3}
-if ! $PYTHON -c "import selenium, pytest, xdist, prometheus_client, axe_playwright_python, oidc_provider_mock, jwt, cryptography" 2>/dev/null || \
+if ! $PYTHON -c "import selenium, pytest, xdist, prometheus_client, axe_playwright_python, oidc_provider_mock, jwt, cryptography, aiosmtpd" 2>/dev/null || \
    [ "$($PYTHON -c 'import selenium; print(selenium.__version__)')" != "$(sed -n 's/^selenium==//p' Tests/E2E/requirements.txt)" ]; then
     $PYTHON -m pip install -q --disable-pip-version-check -r Tests/E2E/requirements.txt
 fi

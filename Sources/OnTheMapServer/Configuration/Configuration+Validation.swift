@@ -34,6 +34,7 @@ extension Configuration {
         if let publicURL {
             try check(publicOrigin != nil, "Public URL '\(publicURL.prefix(80))' must be an http(s) URL like https://map.example.org.")
         }
+        if let problem = mailProblem() { throw ConfigurationError(problem) }
         try check(sessionLifetime > 0, "The session lifetime must be a positive number of days.")
         if let folder = leafletDirectory, let problem = WebAppRoutes.leafletProblem(in: folder) { throw ConfigurationError(problem) }
         for (url, what) in [

@@ -34,6 +34,13 @@ public struct Configuration: Sendable {
     /// The address students use, e.g. `https://map.example.org`: its origin may write, its
     /// scheme makes cookies `Secure`, and absolute URLs are built from it.
     public var publicURL: String?
+    /// The SMTP relay emails go through (`SMTPSettings`); nil: email is not set up, and every
+    /// feature that would send one says so.
+    public var smtpURL: String?
+    /// `ONTHEMAP_SMTP_PASSWORD`, which wins over a password in `smtpURL`. Never logged.
+    public var smtpPassword: String?
+    /// `On the Map <map@school.example>`; nil: `onthemap@` the public URL's host.
+    public var mailFrom: String?
     /// Login and sign-up throttling (see `LoginThrottle`).
     var loginThrottle = LoginThrottle.Settings()
     /// bcrypt work factor; tests lower it to stay fast.

@@ -135,6 +135,18 @@ public enum Settings {
         ) {
             $0.publicURL = $1
         },
+        .value(
+            "smtp-url", env: ["ONTHEMAP_SMTP_URL"], "url", default: "none: email is not set up",
+            "The SMTP relay emails (forgotten passwords, invitations) go through: smtp://user@host:587 (STARTTLS when offered; ?tls=required insists), or smtps://user@host:465 (TLS); ?ca-file=PATH trusts a private CA. Needs --public-url."
+        ) { $0.smtpURL = $1 },
+        .value(
+            nil, env: ["ONTHEMAP_SMTP_PASSWORD"], "password", default: "none, or the one in --smtp-url",
+            "The SMTP relay's password (environment only, never logged)."
+        ) { $0.smtpPassword = $1 },
+        .value(
+            "mail-from", env: ["ONTHEMAP_MAIL_FROM"], "address", default: "On the Map <onthemap@the public URL's host>",
+            "Who emails come from, e.g. \"On the Map <map@school.example>\" (an address the relay lets this server send as)."
+        ) { $0.mailFrom = $1 },
         Setting(
             "trusted-proxy", env: ["ONTHEMAP_TRUSTED_PROXIES"], .list("address", separator: ","),
             default: "none: Forwarded / X-Forwarded-* headers are ignored",

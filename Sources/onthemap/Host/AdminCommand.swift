@@ -12,6 +12,7 @@ struct AdminCommand: AsyncParsableCommand {
         abstract: "Moderate the community: list, disable, enable or promote accounts, make reset links, delete posts, run classes.",
         subcommands: [
             Users.self, Disable.self, Enable.self, Promote.self, ResetLink.self, DeleteLocation.self, ClassCommand.self, LTICommand.self,
+            MailCommand.self,
         ]
     )
 
