@@ -144,3 +144,19 @@ public enum ParseCredentials {
     public static let applicationID = "QrX47CA9cyuGewLdsL7o5Eb8iug6Em8ye0dnAbIr"
     public static let restAPIKey = "QuWThTdiRmTux3YaDseUSEpUKo7aBYM737yKd4gY"
 }
+
+/// `PUT /api/account/name`: the signed-in account's new first and last name, which every post
+/// of theirs in every class takes at once. The answer is the same shape, with the names as kept
+/// (trimmed).
+public struct NameChangeRequest: Codable, Sendable, Equatable {
+    public var firstName: String
+    public var lastName: String
+    enum CodingKeys: String, CodingKey {
+        case firstName = "first_name"
+        case lastName = "last_name"
+    }
+    public init(firstName: String, lastName: String) {
+        self.firstName = firstName
+        self.lastName = lastName
+    }
+}

@@ -142,6 +142,7 @@ func buildRouter(
     let classWrites = ClassWrites(store: store, directory: directory, locations: writes)
     ClassController(accounts: accounts, store: store, directory: directory, classes: classWrites, writes: writes).addRoutes(to: api)
     PersonalDataController(accounts: accounts, store: store, writes: writes).addRoutes(to: api)
+    AccountNameController(configuration: configuration, writes: writes).addRoutes(to: api)
 
     let ltiHTTP = URLSessionSignInClient()
     let ltiPlatforms = LTIPlatforms(store: store, http: ltiHTTP, clock: configuration.clock)

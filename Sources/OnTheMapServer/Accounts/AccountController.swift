@@ -42,15 +42,7 @@ struct AccountController: Sendable {
             throw APIError(.badRequest, "invalid_email", "Enter a valid email address, like name@example.com.")
         }
         try Self.checkNewPassword(form.password)
-        let firstName = form.firstName.trimmingCharacters(in: .whitespacesAndNewlines)
-        let lastName = form.lastName.trimmingCharacters(in: .whitespacesAndNewlines)
-        for (field, value) in [("first_name", firstName), ("last_name", lastName)] {
-            guard !value.isEmpty, value.count <= Self.maximumNameLength, TextRules.isDisplaySafe(value) else {
-                throw APIError(
-                    .badRequest, "invalid_name",
-                    "\(field) must be 1 to \(Self.maximumNameLength) characters on one line, without control or text-direction characters.")
-            }
-        }
+        let (firstName, lastName) = try Self.checkNames(first: form.firstName, last: form.lastName)
         if try await store.account(email: email) != nil {
             throw APIError(.conflict, "email_taken", "An account with this email already exists. Log in instead.")
         }
@@ -104,6 +96,21 @@ struct AccountController: Sendable {
         let ended = try await accounts.setPassword(accountKey: account.key, hash: hash, keeping: caller.session.id)
         context.logger.info("password changed", metadata: ["account": "\(account.key)", "sessions_ended": "\(ended)"])
         return try JSONResponse.make(PasswordChangeResponse(endedSessions: ended))
+    }
+
+    /// A person's names as sign-up and a change of name take them: trimmed, each 1 to
+    /// `maximumNameLength` characters on one line, without control or text-direction characters.
+    static func checkNames(first: String, last: String) throws -> (first: String, last: String) {
+        let firstName = first.trimmingCharacters(in: .whitespacesAndNewlines)
+        let lastName = last.trimmingCharacters(in: .whitespacesAndNewlines)
+        for (field, value) in [("first_name", firstName), ("last_name", lastName)] {
+            guard !value.isEmpty, value.count <= Self.maximumNameLength, TextRules.isDisplaySafe(value) else {
+                throw APIError(
+                    .badRequest, "invalid_name",
+                    "\(field) must be 1 to \(Self.maximumNameLength) characters on one line, without control or text-direction characters.")
+            }
+        }
+        return (firstName, lastName)
     }
 
     /// Length rules for a password being set. Pass phrases count in full (see `Passwords`).

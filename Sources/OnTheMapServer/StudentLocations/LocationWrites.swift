@@ -97,6 +97,14 @@ struct LocationWrites: Sendable {
         return deletion
     }
 
+    /// An account's new names, on every post of theirs in every class at once; nil when there
+    /// is no such account.
+    func renameAccount(key: String, firstName: String, lastName: String) async throws -> Set<String>? {
+        let classes = try await store.renameAccount(accountKey: key, firstName: firstName, lastName: lastName)
+        if let classes, !classes.isEmpty { await changed(classes) }
+        return classes
+    }
+
     /// Disabling hides the account's posts for everyone; enabling shows them again.
     func setDisabled(accountKey: String, _ disabled: Bool, now: Date) async throws -> AccountChange {
         let outcome = try await store.setDisabled(accountKey: accountKey, disabled, now: now)

@@ -21,4 +21,8 @@ public protocol AccountRepository: Sendable {
     func accountLanguage(accountKey: String) async throws -> String?
     /// Keeps (or, with nil, forgets) the account's language; returns whether the account exists.
     @discardableResult func setAccountLanguage(_ language: String?, accountKey: String) async throws -> Bool
+    /// Gives the account new names and every post of theirs in every class the same, with its
+    /// search words, in one transaction (the change log tells every live map). The ids of the
+    /// classes whose posts changed, or nil when there is no such account.
+    func renameAccount(accountKey: String, firstName: String, lastName: String) async throws -> Set<String>?
 }

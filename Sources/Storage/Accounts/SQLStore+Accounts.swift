@@ -66,6 +66,33 @@ extension SQLStore {
         }
     }
 
+    public func renameAccount(accountKey: String, firstName: String, lastName: String) async throws -> Set<String>? {
+        try await withTransaction { db in
+            guard
+                try await !db.raw(
+                    """
+                    UPDATE accounts SET first_name = \(bind: firstName), last_name = \(bind: lastName)
+                    WHERE key = \(bind: accountKey) RETURNING key
+                    """
+                ).all().isEmpty
+            else { return nil }
+            // Hidden and waiting posts too: whoever sees them later sees the new name.
+            let renamed = try await db.raw(
+                """
+                UPDATE student_locations SET first_name = \(bind: firstName), last_name = \(bind: lastName)
+                WHERE owner_key = \(bind: accountKey) RETURNING *
+                """
+            ).all()
+            var classes: Set<String> = []
+            for row in renamed {
+                let classId = try row.decode(column: "class_id", as: String.self)
+                try await Self.writeSearchTerms(of: try Self.location(from: row), classId: classId, on: db)
+                classes.insert(classId)
+            }
+            return classes
+        }
+    }
+
     public func markEmailVerified(accountKey: String) async throws {
         try await withDatabase { db in
             try await db.raw("UPDATE accounts SET email_verified = 1 WHERE key = \(bind: accountKey)").run()
