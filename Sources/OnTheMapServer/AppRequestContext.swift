@@ -14,19 +14,20 @@ public struct AppRequestContext: RequestContext {
     /// Whether the client reached us over HTTPS (through a trusted proxy, or by the public
     /// URL's scheme): cookies are then `Secure`.
     public var isHTTPS = false
-    /// Who is asking, as `CallerMiddleware` resolved the request's credential.
+    /// Who is asking, as `CallerMiddleware` resolved the request's credential. A route that
+    /// reads it on a group mounted without `CallerMiddleware` is a wiring mistake: the read is
+    /// logged and throws (`ContextMissing`, answered 500), never an anonymous stand-in.
     public var caller: Caller {
-        get {
-            assert(callerResolved, "a route read the caller on a group without CallerMiddleware")
-            return resolvedCaller
-        }
-        set {
-            resolvedCaller = newValue
-            callerResolved = true
+        get throws {
+            guard let resolved = resolvedCallerIfAny else {
+                logger.error("a route read the caller on a group without CallerMiddleware")
+                throw ContextMissing(what: "caller")
+            }
+            return resolved
         }
     }
-    private var resolvedCaller = Caller.anonymous
-    private var callerResolved = false
+    /// The caller, once `CallerMiddleware` resolved it (nil on a group without it).
+    private(set) var resolvedCallerIfAny: Caller?
 
     /// The slug a `/c/<slug>/…` request named (set by `ClassPrefixResponder`); nil for the
     /// unprefixed routes, which serve the default class.
@@ -37,9 +38,6 @@ public struct AppRequestContext: RequestContext {
     /// Routes never read it here: a class-scoped route runs in a `ClassRequestContext`, which
     /// cannot exist without it.
     public internal(set) var requestClass: MapClass?
-    /// The caller, once `CallerMiddleware` resolved it (nil on a group without it).
-    var resolvedCallerIfAny: Caller? { callerResolved ? resolvedCaller : nil }
-
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.clientAddress = ClientAddress.of(source.channel)
@@ -48,4 +46,9 @@ public struct AppRequestContext: RequestContext {
     /// Bodies are collected with an explicit limit per route; this is the transport cap.
     public var maxUploadSize: Int { Self.transportBodyLimit }
     static let transportBodyLimit = 1024 * 1024
+
+    /// Sets who is asking: `CallerMiddleware`'s, once per request.
+    mutating func resolveCaller(_ caller: Caller) {
+        resolvedCallerIfAny = caller
+    }
 }

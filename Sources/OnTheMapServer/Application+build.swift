@@ -128,10 +128,10 @@ func buildRouter(
     let api = router.group("api").add(middleware: caller)
     let accounts = AccountsService(store: store, configuration: configuration, hashing: hashing)
     let signInProviders = SignInProviders(configuration: configuration)
-    SignInController(accounts: accounts, providers: signInProviders).addRoutes(root: root, api: api)
+    SignInController(accounts: accounts, providers: signInProviders, store: store).addRoutes(root: root, api: api)
     IdentityController(store: store, providers: signInProviders).addRoutes(to: api)
 
-    let sessions = SessionController(accounts: accounts, facebook: signInProviders.facebook)
+    let sessions = SessionController(accounts: accounts, store: store, facebook: signInProviders.facebook)
     for prefix in ["api", "v1"] {
         sessions.addRoutes(to: router.group(RouterPath(prefix)).add(middleware: caller))
     }
@@ -149,8 +149,8 @@ func buildRouter(
     let ltiKeys = LTIToolKeys(store: store, clock: configuration.clock)
     let lti = LTIController(
         accounts: accounts, platforms: ltiPlatforms, keys: ltiKeys,
-        provisioning: LTIProvisioning(accounts: accounts, directory: directory, classes: classWrites),
-        roster: LTIRosterSync(store: store, keys: ltiKeys, http: ltiHTTP, writes: writes, clock: configuration.clock))
+        provisioning: LTIProvisioning(accounts: accounts, directory: directory, classes: classWrites, store: store),
+        roster: LTIRosterSync(store: store, keys: ltiKeys, http: ltiHTTP, writes: writes, clock: configuration.clock), store: store)
     lti.addRoutes(root: root)
     lti.addRoutes(api: api)
     LTIRegistration(store: store, platforms: ltiPlatforms, publicOrigin: accounts.publicOrigin, clock: configuration.clock).addRoutes(

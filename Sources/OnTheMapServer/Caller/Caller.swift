@@ -54,13 +54,13 @@ struct SignInRequired: Sendable {
 /// A request context that knows its caller (`AppRequestContext` once `CallerMiddleware` ran,
 /// `ClassRequestContext`).
 protocol CallerContext {
-    var caller: Caller { get }
+    var caller: Caller { get throws }
 }
 
 extension CallerContext {
     /// The signed-in caller, or `refusal`'s error.
     func requireSignedIn(_ refusal: SignInRequired) throws -> SignedIn {
-        switch caller {
+        switch try caller {
         case .signedIn(let signedIn): return signedIn
         case .anonymous: throw refusal.missing
         case .invalidSession: throw refusal.invalid

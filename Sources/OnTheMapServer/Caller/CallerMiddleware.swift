@@ -16,20 +16,21 @@ struct CallerMiddleware: RouterMiddleware {
     {
         guard let mapClass = context.requestClass else {
             context.logger.error("CallerMiddleware ran before ClassMiddleware resolved the class")
-            throw ClassContextMissing(what: "class")
+            throw ContextMissing(what: "class")
         }
         var context = context
         switch SessionCredential.presented(in: request) {
-        case .none: context.caller = .anonymous
-        case .malformed: context.caller = .invalidSession
+        case .none: context.resolveCaller(.anonymous)
+        case .malformed: context.resolveCaller(.invalidSession)
         case .token(let token):
             if let found = try await sessions.signedIn(token: token, now: clock.now(), classId: mapClass.id) {
-                context.caller = .signedIn(
-                    SignedIn(
-                        session: found.session, account: found.account, role: found.role,
-                        hasWaitingPost: found.hasWaitingPost))
+                context.resolveCaller(
+                    .signedIn(
+                        SignedIn(
+                            session: found.session, account: found.account, role: found.role,
+                            hasWaitingPost: found.hasWaitingPost)))
             } else {
-                context.caller = .invalidSession
+                context.resolveCaller(.invalidSession)
             }
         }
         return try await next(request, context)

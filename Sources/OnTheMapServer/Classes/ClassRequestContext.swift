@@ -6,7 +6,7 @@ import Storage
 /// and moderation): a route in a group of this context runs only once the request's class
 /// (`ClassMiddleware`) and its caller (`CallerMiddleware`) are resolved, and reads them here,
 /// never a stand-in. A group mounted without either is a wiring mistake: every request to it
-/// is logged and answered 500 (`ClassContextMissing`), before the route runs.
+/// is logged and answered 500 (`ContextMissing`), before the route runs.
 struct ClassRequestContext: ChildRequestContext, CallerContext {
     var coreContext: CoreRequestContextStorage
     /// The class the request is for: the one `/c/<slug>` named, or the default class.
@@ -21,11 +21,11 @@ struct ClassRequestContext: ChildRequestContext, CallerContext {
     init(context: AppRequestContext) throws {
         guard let mapClass = context.requestClass else {
             context.logger.error("a class-scoped route was reached before ClassMiddleware resolved the class")
-            throw ClassContextMissing(what: "class")
+            throw ContextMissing(what: "class")
         }
         guard let caller = context.resolvedCallerIfAny else {
             context.logger.error("a class-scoped route was reached on a group without CallerMiddleware")
-            throw ClassContextMissing(what: "caller")
+            throw ContextMissing(what: "caller")
         }
         coreContext = context.coreContext
         self.mapClass = mapClass
@@ -41,9 +41,9 @@ struct ClassRequestContext: ChildRequestContext, CallerContext {
     var classAccess: ClassAccess { ClassAccess(mapClass: mapClass, caller: caller) }
 }
 
-/// A class-scoped route (or `CallerMiddleware`) reached without the class or the caller it
-/// needs: a server bug, answered as the route family's 500, never as some other class.
-struct ClassContextMissing: Error, CustomStringConvertible {
+/// A route (or `CallerMiddleware`) reached without the class or the caller it needs: a server
+/// bug, answered as the route family's 500, never as some other class or an anonymous caller.
+struct ContextMissing: Error, CustomStringConvertible {
     let what: String
-    var description: String { "The request's \(what) was not resolved before a class-scoped route." }
+    var description: String { "The request's \(what) was not resolved before a route that needs it." }
 }

@@ -28,7 +28,9 @@ struct LTIController: Sendable {
     let keys: LTIToolKeys
     let provisioning: LTIProvisioning
     let roster: LTIRosterSync
-    var store: any OnTheMapStore { accounts.store }
+    /// Logins, window tickets, launches, course links and the accounts and classes they open
+    /// (the course roster reads the class's roster).
+    let store: any LTIRepository & AccountRepository & ClassRepository
     var configuration: Configuration { accounts.configuration }
 
     func addRoutes(root: RouterGroup<AppRequestContext>) {

@@ -12,7 +12,8 @@ struct LTIProvisioning: Sendable {
     let directory: ClassDirectory
     /// The course's class is made (and a duplicate deleted) through it.
     let classes: ClassWrites
-    var store: any OnTheMapStore { accounts.store }
+    /// Course links and memberships; identity links and accounts (through `SignInPolicy`).
+    let store: any LTIRepository & ClassRepository & SignInRepository & AccountRepository
 
     /// The identity-link provider name of a registration.
     static func provider(_ platform: LTIPlatform) -> String { "lti-\(platform.id)" }
@@ -24,7 +25,7 @@ struct LTIProvisioning: Sendable {
             firstName: claims.firstName, lastName: claims.lastName
         )
         do {
-            return try await SignInPolicy(accounts: accounts).resolve(identity, linking: nil, session: nil).account
+            return try await SignInPolicy(accounts: accounts, store: store).resolve(identity, linking: nil, session: nil).account
         } catch let problem as SignInController.Problem {
             throw LTIProblem(problem.status, title: problem.title, message: problem.message, log: "account: \(problem.title)")
         }

@@ -9,7 +9,9 @@ import Storage
 /// The Udacity-compatible session API (`POST/DELETE /session`, `GET /users/:key`), mounted
 /// under `/api` and `/v1`. Every answer, errors included, starts with the 5-byte prefix.
 struct SessionController: Sendable {
-    let store: any OnTheMapStore
+    /// Accounts and their sessions, identity links (a Facebook token's account) and the login
+    /// throttle's counters.
+    let store: any AccountRepository & SessionRepository & SignInRepository & LoginThrottleRepository
     let configuration: Configuration
     let accounts: AccountsService
     /// A hash of a random password, verified when the email is unknown so that both
@@ -18,8 +20,12 @@ struct SessionController: Sendable {
     /// Checks old clients' `facebook_mobile` tokens; nil when Facebook is not configured.
     let facebook: FacebookClient?
 
-    init(accounts: AccountsService, facebook: FacebookClient? = nil) {
-        self.store = accounts.store
+    init(
+        accounts: AccountsService,
+        store: any AccountRepository & SessionRepository & SignInRepository & LoginThrottleRepository,
+        facebook: FacebookClient? = nil
+    ) {
+        self.store = store
         self.configuration = accounts.configuration
         self.accounts = accounts
         self.facebook = facebook
@@ -134,7 +140,7 @@ struct SessionController: Sendable {
     /// nothing was ended; the cookies are cleared in every case.
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
         let response: Response
-        switch context.caller {
+        switch try context.caller {
         case .signedIn(let caller):
             let session = caller.session
             let everywhere = ["1", "true", "yes"].contains(request.uri.queryParameters.get("all")?.lowercased() ?? "")
@@ -180,7 +186,7 @@ struct SessionController: Sendable {
         }
         // The email address is shown only to its owner; others get an empty string, since
         // strict clients require the field to be present.
-        let isOwner = context.caller.signedIn?.accountKey == account.key
+        let isOwner = try context.caller.signedIn?.accountKey == account.key
         let user = UdacityUserBody(
             key: account.key, firstName: account.firstName, lastName: account.lastName, email: isOwner ? account.email : "")
         return try JSONResponse.make(UdacityUserAnswer(user), prefix: udacityResponsePrefix)

@@ -21,9 +21,10 @@ import Storage
 struct SignInController: Sendable {
     let accounts: AccountsService
     let providers: SignInProviders
-    var store: any OnTheMapStore { accounts.store }
+    /// Pending sign-ins and hand-offs, identity links, sessions and their accounts.
+    let store: any SignInRepository & AccountRepository & SessionRepository
     var configuration: Configuration { accounts.configuration }
-    var policy: SignInPolicy { SignInPolicy(accounts: accounts) }
+    var policy: SignInPolicy { SignInPolicy(accounts: accounts, store: store) }
 
     /// The cookie binding a pending sign-in to the browser that started it: a fresh random
     /// value every time (never one the browser brought, which a sibling site or a plain-HTTP
@@ -257,7 +258,7 @@ struct SignInController: Sendable {
         } catch FacebookClient.Failure.invalidToken {
             throw Problem(.forbidden, "facebookRefused", then: startAgain)
         }
-        let session = context.caller.signedIn?.session
+        let session = try context.caller.signedIn?.session
         let resolution = try await policy.resolve(identity, linking: pending.linkAccountKey, session: session)
         let account = resolution.account
         var next = pending.returnPath
@@ -361,7 +362,7 @@ struct SignInController: Sendable {
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
         var result = LogoutResult(
             logged_out: false, provider: nil, provider_name: nil, provider_logout_url: nil, provider_token_revoked: nil)
-        if let session = context.caller.signedIn?.session {
+        if let session = try context.caller.signedIn?.session {
             let signIn = try await store.sessionSignIn(sessionID: session.id)
             try await store.deleteSession(id: session.id)
             context.logger.info("logout", metadata: ["account": "\(session.accountKey)"])

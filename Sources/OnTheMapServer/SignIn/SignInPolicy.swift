@@ -15,7 +15,8 @@ import Storage
 /// - Otherwise a new account, proven when the provider says the email is verified.
 struct SignInPolicy: Sendable {
     let accounts: AccountsService
-    var store: any OnTheMapStore { accounts.store }
+    /// Identity links and the accounts they sign in to.
+    let store: any SignInRepository & AccountRepository
 
     struct ExternalIdentity {
         var provider: String
