@@ -129,6 +129,8 @@ final class ServerProcess: @unchecked Sendable {
     let url: URL
     /// The database the server keeps its data in.
     let databaseURL: String
+    /// Its data folder.
+    let dataDirectory: URL
     private let process: ChildProcess
 
     init(sandbox: CLISandbox) async throws {
@@ -146,6 +148,7 @@ final class ServerProcess: @unchecked Sendable {
             do {
                 try await Self.waitForHealth(url, process: process)
                 self.url = url
+                self.dataDirectory = dataDirectory
                 self.databaseURL =
                     TestDatabases.databaseURL(forDataDirectory: dataDirectory)
                     ?? "sqlite://" + dataDirectory.appendingPathComponent("onthemap.sqlite").path

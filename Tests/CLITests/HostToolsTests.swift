@@ -152,6 +152,22 @@ struct HostToolsTests {
 
     /// The precision of a class holds everywhere the host takes data out: its export and a
     /// backup hold the town, never the street that was posted.
+    /// A host who runs the server on another port, without --public-url, gets a link to that
+    /// server, not to the default 127.0.0.1:8080.
+    @Test func inviteLinksNameWhereTheServerRuns() async throws {
+        let sandbox = try CLISandbox()
+        let server = try await ServerProcess(sandbox: sandbox)
+        defer { server.stop() }
+        let options = ["--data-dir", server.dataDirectory.path, "--database-url", server.databaseURL]
+        var result = try sandbox.run(["admin", "class", "invite-link", "main", "--new"] + options)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasPrefix(server.url.absoluteString + "/"), "\(result)")
+        #expect(!result.stdout.contains(":8080"), "\(result)")
+        // Said outright, --public-url wins.
+        result = try sandbox.run(["admin", "class", "invite-link", "main", "--public-url", "https://map.example.org"] + options)
+        #expect(result.stdout.hasPrefix("https://map.example.org/"), "\(result)")
+    }
+
     @Test func aCityClassExportsAndBacksUpTheTownOnly() async throws {
         let sandbox = try CLISandbox()
         let server = try await ServerProcess(sandbox: sandbox)
