@@ -35,7 +35,8 @@ def test_popup_shows_name_and_link_opening_in_new_tab(page, api):
     user.post_location("Tristan da Cunha", latitude=-37.07, longitude=-12.31,
                        media_url="https://example.com/ada")
     page.log_in(user)
-    pin = page.clickable('#map .student-pin[title="Ada Lovelace"]')
+    # The student's own pin: its name says so (test_g_my_pin.py).
+    pin = page.clickable('#map .student-pin[title="Ada Lovelace (you)"]')
     pin.click()
     card = page.visible(".leaflet-popup a.popup-card")
     assert card.find_element(By.CSS_SELECTOR, ".popup-name").text == "Ada Lovelace"
@@ -58,7 +59,7 @@ def test_user_text_is_text_and_only_http_links_are_clickable(page, api):
                        media_url="https://example.com/mallory", first='<b id="bold">Mal</b>', last="Hacker")
     page.log_in(user)
     name = '<b id="bold">Mal</b> Hacker'
-    page.clickable(f"#map .student-pin[title='{name}']").click()
+    page.clickable(f"#map .student-pin[title='{name} (you)']").click()
     card = page.visible(".leaflet-popup .popup-card")
     assert card.find_element(By.CSS_SELECTOR, ".popup-name").text == name
     assert page.find_all("#bold") == []
@@ -101,7 +102,7 @@ def test_bare_host_link_is_shown_as_https(page, api):
     user = api.create_user("Bare", "Host")
     user.post_location("Nuku'alofa", latitude=-21.1, longitude=-175.2 + 10, media_url="www.linkedin.com/in/bare-host")
     page.log_in(user)
-    page.clickable('#map .student-pin[title="Bare Host"]').click()
+    page.clickable('#map .student-pin[title="Bare Host (you)"]').click()
     card = page.visible(".leaflet-popup a.popup-card")
     assert card.get_attribute("href") == "https://www.linkedin.com/in/bare-host"
 

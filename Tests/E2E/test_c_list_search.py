@@ -40,12 +40,14 @@ def test_list_loads_100_more_rows_as_you_scroll(page, api):
     assert len(set(row_ids(page))) == len(row_ids(page)), "duplicate rows"
 
 
-def test_clicking_a_row_opens_the_link_in_a_new_tab(page, api):
+def test_a_rows_link_button_opens_the_link_in_a_new_tab(page, api):
+    """The row itself shows the student on the map (test_g_my_pin.py); their link is the
+    row's own link button."""
     user = api.create_user("Row", "Click")
     user.post_location("Quito, Ecuador", latitude=-0.18, longitude=-78.47, media_url="https://example.com/row-click")
     page.log_in(user)
     page.tab("list")
-    link = page.visible("#student-list > li:first-child a.row")
+    link = page.visible("#student-list > li:first-child a.row-link")
     assert link.get_attribute("href") == "https://example.com/row-click"
     assert link.get_attribute("target") == "_blank"
     assert "noopener" in link.get_attribute("rel").split()

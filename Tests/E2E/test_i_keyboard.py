@@ -68,9 +68,9 @@ def test_every_flow_works_from_the_keyboard(page, api, photo_stub):
     assert focus_is_visible(page)
     page.until(lambda d: len(page.list_rows()) > 0, 10, "the list never filled")
 
-    # Open a student's link: Tab into the list, Enter opens it in a new tab.
+    # Open a student's link: Tab into the list to a row's link button, Enter opens it in a new tab.
     windows = len(page.driver.window_handles)
-    row = tab_to(page, "#student-list a.row")
+    row = tab_to(page, "#student-list a.row-link")
     href = row.get_attribute("href")
     press(page, Keys.ENTER)
     page.until(lambda d: len(d.window_handles) == windows + 1, 5, "Enter on a row opened nothing")

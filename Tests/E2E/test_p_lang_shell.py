@@ -105,8 +105,13 @@ def test_spanish_shell_then_french(spanish_browser, server, api):
     time_text = row.find_element("css selector", ".row-time").text
     assert time_text == fill(spanish["list.updated"], time=spanish["time.justNow"]) or time_text.startswith("actualizado hace")
     assert row.find_element("css selector", ".row-host").text == spanish["list.noLink"]
-    assert row.find_element("css selector", ".report-button").text == spanish["list.report"]
-    assert row.find_element("css selector", ".report-button").get_attribute("title") == spanish["list.reportTitle"]
+    # One's own row says "You" and has Edit, never Report (test_g_my_pin.py); others' have Report.
+    assert row.find_element("css selector", ".you-badge").text == spanish["mine.you"]
+    assert row.find_element("css selector", ".edit-own").text == spanish["mine.edit"]
+    assert row.find_elements("css selector", ".report-button") == []
+    for report in page.find_all('#student-list > li:not([data-own]) .report-button')[:1]:
+        assert report.text == spanish["list.report"]
+        assert report.get_attribute("title") == spanish["list.reportTitle"]
 
     # Search: the hint, then nothing found.
     page.tab("search")
@@ -125,7 +130,8 @@ def test_spanish_shell_then_french(spanish_browser, server, api):
     row = page.find('#student-list > li[data-own="true"]')
     assert row.find_element("css selector", ".row-host").text == french["list.noLink"]
     assert row.find_element("css selector", ".row-time").text.startswith(french["list.updated"].split("{")[0])
-    assert row.find_element("css selector", ".report-button").text == french["list.report"]
+    assert row.find_element("css selector", ".you-badge").text == french["mine.you"]
+    assert row.find_element("css selector", ".remove-own").text == french["mine.removeMe"]
     footer = page.find("#list-footer").text
     assert footer == "" or footer == students(page, "fr", french, len(page.list_rows()))
     assert page.find("#search-footer").get_attribute("textContent") == french["search.empty"]

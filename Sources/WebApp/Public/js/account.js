@@ -3,7 +3,7 @@
 // a lost or stolen one, and the student's own data: a download of all of it, and deleting
 // the account (a second step of the dialog, confirmed with the password).
 import * as api from './api.js';
-import { state } from './state.js';
+import { state, saveAccount } from './state.js';
 import { leaveSession } from './session.js';
 import { LinkedAccounts } from './providers.js';
 import { el, initials, hueFor, setBusy, showAlert, confirmAction, formFailureMessage } from './ui.js';
@@ -11,6 +11,8 @@ import { $ } from './dom.js';
 import { t, language, setLanguage, onLanguageChange, translateDocument, fillLanguageChoice } from './i18n.js';
 import { showTranslatedMessage } from './formMessages.js';
 import { saveAccountLanguage } from './accountLanguage.js';
+import { MyPlaces } from './myPin.js';
+import { refreshAll } from './students.js';
 
 /** The file "Download My Data" saves (the server's Content-Disposition names it the same). */
 export const MY_DATA_FILE = 'onthemap-my-data.json';
@@ -41,6 +43,13 @@ export class AccountDialog {
     });
     this.everywhereButton.addEventListener('click', () => this.logOutEverywhere());
 
+    this.nameButton = $('name-button');
+    $('name-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.changeName();
+    });
+    this.places = new MyPlaces($('my-places-list'), $('my-places-status'));
+
     this.downloadButton = $('download-data');
     this.downloadButton.addEventListener('click', () => this.downloadData());
     this.body = this.dialog.querySelector('.account-body');
@@ -60,6 +69,28 @@ export class AccountDialog {
   }
 
   open() {
+    const { firstName = '', lastName = '', email = '' } = state.account;
+    this.showWho();
+    $('account-first-name').value = firstName;
+    $('account-last-name').value = lastName;
+    $('password-username').value = email;
+    this.current.value = '';
+    this.next.value = '';
+    $('delete-username').value = email;
+    for (const id of ['password-error', 'password-done', 'logout-everywhere-error', 'identities-done',
+      'download-data-error', 'download-data-done', 'account-language-error', 'name-error', 'name-done']) showTranslatedMessage(id, '');
+    $('account-language').value = language();
+    this.showDeleteStep(false, { focus: false });
+    this.showPasswordForm(true);
+    this.dialog.showModal();
+    this.places.load();
+    this.linked.load().then((answer) => {
+      if (answer) this.showPasswordForm(answer.has_password !== false);
+    });
+  }
+
+  /** Who is signed in, at the dialog's top. */
+  showWho() {
     const { firstName = '', lastName = '', email = '', key } = state.account;
     const name = `${firstName} ${lastName}`.trim();
     $('account-name').textContent = name || email;
@@ -67,19 +98,44 @@ export class AccountDialog {
     const avatar = $('account-avatar');
     avatar.textContent = initials({ firstName, lastName });
     avatar.style.setProperty('--hue', String(hueFor(key)));
-    $('password-username').value = email;
-    this.current.value = '';
-    this.next.value = '';
-    $('delete-username').value = email;
-    for (const id of ['password-error', 'password-done', 'logout-everywhere-error', 'identities-done',
-      'download-data-error', 'download-data-done', 'account-language-error']) showTranslatedMessage(id, '');
-    $('account-language').value = language();
-    this.showDeleteStep(false, { focus: false });
-    this.showPasswordForm(true);
-    this.dialog.showModal();
-    this.linked.load().then((answer) => {
-      if (answer) this.showPasswordForm(answer.has_password !== false);
-    });
+  }
+
+  /** "My name": the account and every post of theirs take the new name (the server checks it
+   *  as at sign-up); the map and lists show it once loaded again. */
+  async changeName() {
+    const first = $('account-first-name');
+    const last = $('account-last-name');
+    showTranslatedMessage('name-done', '');
+    if (!first.value.trim() || !last.value.trim()) {
+      showTranslatedMessage('name-error', () => t('mine.name.error.missing'));
+      (first.value.trim() ? last : first).focus();
+      return;
+    }
+    showTranslatedMessage('name-error', '');
+    setBusy(this.nameButton, true, t('mine.name.busy'));
+    let answer;
+    try {
+      answer = await api.renameAccount(first.value, last.value);
+    } catch (error) {
+      if (error.status === 401) {
+        this.sessionEnded(t('mine.name.sessionEnded'));
+        return;
+      }
+      // The server words the rules (length, one line, no control or direction characters).
+      showTranslatedMessage('name-error', () => formFailureMessage(error, t('mine.name.error.failed')));
+      return;
+    } finally {
+      idle(this.nameButton);
+    }
+    const firstName = String(answer && answer.first_name || first.value.trim());
+    const lastName = String(answer && answer.last_name || last.value.trim());
+    if (!state.account) return;
+    saveAccount({ ...state.account, firstName, lastName });
+    first.value = firstName;
+    last.value = lastName;
+    this.showWho();
+    showTranslatedMessage('name-done', () => t('mine.name.saved'));
+    if (!$('main-scene').hidden) refreshAll();
   }
 
   /** The language choice: each language by its own name (as on the login card). A choice

@@ -86,7 +86,17 @@ onLanguageChange(() => { if (sheet) sheet.retranslate(); });
 
 /** The pin button: asks before replacing a posted location, opens the sheet, then shows
  *  the saved location on the map. */
-export async function addLocation() {
+export function addLocation() {
+  return openPinSheet({ askBeforeReplacing: true });
+}
+
+/** Edit, on the student's own row or popup (myPin.js): the sheet filled in with their post,
+ *  without asking first. */
+export function editLocation() {
+  return openPinSheet({ askBeforeReplacing: false });
+}
+
+async function openPinSheet({ askBeforeReplacing }) {
   const button = $('add-location-button');
   if (button.disabled) return;
   if (await refuseWhileOffline(t('add.offline.posting'))) return;
@@ -105,7 +115,7 @@ export async function addLocation() {
     return;
   }
   button.disabled = false;
-  if (existing) {
+  if (existing && askBeforeReplacing) {
     const place = existing.mapString;
     const message = isWaiting()
       ? (place ? t('add.replace.waiting', { place }) : t('add.replace.waitingUnnamed'))

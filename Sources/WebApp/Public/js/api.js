@@ -181,6 +181,25 @@ export async function updateLocation(objectId, location) {
   return request(`${locations()}/${encodeURIComponent(objectId)}`, { method: 'PUT', headers: await parseHeaders(), body: location });
 }
 
+/** Deletes one of the student's own posts, in class `slug` (the shown class by default). */
+export async function deleteLocation(objectId, slug = undefined) {
+  const path = classPath('/parse/classes/StudentLocation', slug);
+  return request(`${path}/${encodeURIComponent(objectId)}`, { method: 'DELETE', headers: await parseHeaders() });
+}
+
+/** The student's own post in class `slug` (null: the default class), or null. */
+export async function fetchOwnLocationIn(slug, accountKey) {
+  const params = new URLSearchParams({ limit: '1', where: JSON.stringify({ uniqueKey: accountKey }) });
+  const body = await request(`${classPath('/parse/classes/StudentLocation', slug)}?${params}`, { headers: await parseHeaders() });
+  return body && Array.isArray(body.results) ? body.results[0] || null : null;
+}
+
+/** Changes the account's first and last name (and every post of theirs); resolves to the
+ *  names as kept: `{ first_name, last_name }`. */
+export async function renameAccount(firstName, lastName) {
+  return request('/api/account/name', { method: 'PUT', body: { first_name: firstName, last_name: lastName } });
+}
+
 // ---- classes (classes.js, classPages.js, classSettings.js) ----------------
 
 const classURL = (slug, rest = '') => `/api/classes/${encodeURIComponent(slug)}${rest}`;

@@ -4,6 +4,7 @@ import { fetchLocations } from './api.js';
 import { isOwn, isWaiting, waitingBadge } from './approval.js';
 import { el, fullName, initials, hueFor, safeURL, linkHost, timeAgo, describeFailure, showAlert } from './ui.js';
 import { t, onLanguageChange } from './i18n.js';
+import { youBadge, ownActions } from './myPin.js';
 
 export const PAGE_SIZE = 100;
 
@@ -19,21 +20,33 @@ export function studentRow(location, now = Date.now()) {
     : el('span', { class: 'row-host muted', text: t('list.noLink') }));
   const updated = location.updatedAt || location.createdAt;
   const time = el('time', { class: 'row-time', datetime: updated || null, text: updated ? t('list.updated', { time: timeAgo(updated, now) }) : '' });
+  const name = el('span', { class: 'row-name', dir: 'auto', text: fullName(location) });
   const main = el('span', { class: 'row-main' }, [
-    el('span', { class: 'row-top' }, [el('span', { class: 'row-name', dir: 'auto', text: fullName(location) }), time]),
+    el('span', { class: 'row-top' }, [name, own ? youBadge() : null, time]),
     el('span', { class: 'row-meta' }, metaParts),
     // The student's own post, while it waits for a moderator (approval.js keeps it up to date).
     own && isWaiting() ? waitingBadge() : null,
-    href ? el('span', { class: 'visually-hidden', text: t('list.opensInNewTab') }) : null,
+    location.objectId ? el('span', { class: 'visually-hidden', text: t('mine.showOnMap') }) : null,
   ]);
-  const body = href
-    ? el('a', { class: 'row', href, target: '_blank', rel: 'noopener noreferrer', title: t('list.openLink', { url: href }) }, [avatar, main])
+  // The row shows the student on the map (myPin.js); their link is a button of its own.
+  const body = location.objectId
+    ? el('button', { class: 'row', type: 'button', title: t('mine.showOnMap'), dataset: { showId: location.objectId } }, [avatar, main])
     : el('div', { class: 'row no-link' }, [avatar, main]);
-  // Handled by moderation.js; outside the link so it does not open it.
-  const report = location.objectId
+  const link = href
+    ? el('a', { class: 'row-link', href, target: '_blank', rel: 'noopener noreferrer', title: t('list.openLink', { url: href }) }, [
+      el('span', { class: 'row-link-icon', 'aria-hidden': 'true', text: '↗' }),
+      el('span', { class: 'visually-hidden', text: `${t('list.openLink', { url: href })} ${t('list.opensInNewTab')}` }),
+    ])
+    : null;
+  // Report is handled by moderation.js, never on one's own post; Edit and Remove by myPin.js.
+  const report = location.objectId && !own
     ? el('button', { class: 'report-button text-button', type: 'button', title: t('list.reportTitle'), dataset: { reportId: location.objectId }, text: t('list.report') })
     : null;
-  const row = el('li', { class: 'student', dataset: own ? { objectId: location.objectId || '', own: 'true' } : { objectId: location.objectId || '' } }, [body, report]);
+  const row = el('li', { class: 'student', dataset: own ? { objectId: location.objectId || '', own: 'true' } : { objectId: location.objectId || '' } }, [
+    body,
+    el('span', { class: 'row-actions' }, [link, report]),
+    own && location.objectId ? ownActions(location) : null,
+  ]);
   // Kept for drawing the row again in another language.
   row.studentLocation = location;
   return row;
@@ -252,7 +265,10 @@ export class LocationList {
     const now = Date.now();
     for (const row of [...this.listElement.children]) {
       if (!row.studentLocation) continue;
-      const focused = row.contains(document.activeElement) ? (document.activeElement.closest('.report-button') ? '.report-button' : '.row') : null;
+      const active = document.activeElement;
+      const focused = row.contains(active)
+        ? ['.report-button', '.row-link', '.edit-own', '.remove-own'].find((css) => active.closest(css)) || '.row'
+        : null;
       const fresh = studentRow(row.studentLocation, now);
       row.replaceWith(fresh);
       if (focused) fresh.querySelector(focused)?.focus();

@@ -5,7 +5,8 @@ import { startRouting, go } from './router.js';
 import { showLogin, setUpAuthForms } from './auth.js';
 import { loadStudentsOnce, refreshAll, showOnMap, showMarkerCount } from './students.js';
 import { TABS, selectTab, setUpTabs, refresh } from './tabs.js';
-import { addLocation } from './addLocation.js';
+import { addLocation, editLocation } from './addLocation.js';
+import { setUpMyPin } from './myPin.js';
 import { AccountDialog } from './account.js';
 import { logOut, setUpSessionEnd } from './session.js';
 import { watchSession } from './sessionWatch.js';
@@ -133,6 +134,7 @@ function start() {
   $('refresh-button').addEventListener('click', () => refresh());
   $('add-location-button').addEventListener('click', addLocation);
   setUpReporting();
+  setUpMyPin({ edit: editLocation, removed: () => checkAccount().catch(() => {}) });
   setUpApproval({ check: checkAccount });
   setUpClasses();
   setUpSessionEnd();

@@ -6,6 +6,8 @@ import { ClusterLayer } from './clusterLayer.js';
 import { mercatorX, mercatorY } from './clusterIndex.js';
 import { t, language, onLanguageChange } from './i18n.js';
 import { ownDirectionHTML } from './bidi.js';
+import { isOwn } from './approval.js';
+import { youBadge, ownActions } from './myPin.js';
 
 const L = window.L;
 
@@ -88,10 +90,19 @@ export function mapOptions(config) {
   };
 }
 
-/** Popup body: the whole card is a link (new tab, no opener) when the link is http(s). */
+/** Popup body: the whole card is a link (new tab, no opener) when the link is http(s). The
+ *  signed-in student's own says "You" and carries Edit and "Remove me from the map" (myPin.js). */
 export function popupContent(location) {
+  const own = isOwn(location);
+  const card = popupCard(location, own);
+  if (!own || !location.objectId) return card;
+  return el('div', { class: 'popup-own' }, [card, ownActions(location)]);
+}
+
+function popupCard(location, own) {
   const href = safeURL(location.mediaURL);
-  const name = el('strong', { class: 'popup-name', dir: 'auto', text: fullName(location) });
+  const fullname = el('strong', { class: 'popup-name', dir: 'auto', text: fullName(location) });
+  const name = own ? el('span', { class: 'popup-top' }, [fullname, youBadge()]) : fullname;
   const place = location.mapString ? el('span', { class: 'popup-place', dir: 'auto', text: location.mapString }) : null;
   if (href) {
     return el('a', { class: 'popup-card', href, target: '_blank', rel: 'noopener noreferrer' }, [
@@ -105,6 +116,11 @@ export function popupContent(location) {
     el('span', { class: 'popup-link muted', text: location.mediaURL ? t('map.popup.linkNotShown') : t('map.popup.noLink') }),
     place,
   ]);
+}
+
+/** A pin's name: the student's, and for the signed-in student's own pin "(you)" too. */
+function pinTitle(location, own) {
+  return own ? t('mine.pinTitle', { name: fullName(location) }) : fullName(location);
 }
 
 function isPlace(latitude, longitude) {
@@ -194,7 +210,7 @@ export class StudentMap {
     for (const point of this.clusters.index.points) {
       const marker = point && point.marker;
       if (!marker) continue;
-      const name = fullName(marker.location);
+      const name = pinTitle(marker.location, point.own);
       if (name === marker.options.title) continue;
       marker.options.title = name;
       marker.options.alt = name;
@@ -231,7 +247,7 @@ export class StudentMap {
 
   markerFor(point, latlng) {
     const location = point.location;
-    const title = fullName(location);
+    const title = pinTitle(location, point.own);
     const marker = new this.Marker(latlng, point.own
       ? { title, alt: title, icon: this.ownIcon, zIndexOffset: 1000 }
       : { title, alt: title });
@@ -334,11 +350,20 @@ export class StudentMap {
     this.popup.setLatLng(marker.getLatLng()).setContent(popupContent(marker.location)).openOn(this.map);
   }
 
-  /** Zooms to one location's marker and opens its popup. */
-  reveal(objectId) {
+  /** Zooms to one location's marker and opens its popup (`focus`: and moves the focus into
+   *  it, for "Show on map" from the keyboard); whether it is on the map. */
+  reveal(objectId, { focus = false } = {}) {
     const point = this.pointsByObjectId.get(objectId);
-    if (!point) return;
-    this.clusters.reveal(point, (marker) => this.openPopup(marker));
+    if (!point) return false;
+    this.clusters.reveal(point, (marker) => {
+      this.openPopup(marker);
+      const card = focus && this.popup.getElement() && this.popup.getElement().querySelector('.popup-card');
+      if (card) {
+        if (!card.matches('a')) card.tabIndex = -1;
+        card.focus();
+      }
+    });
+    return true;
   }
 
   invalidateSize() {

@@ -56,10 +56,27 @@ export function leaveSession({ ended = false } = {}) {
   forgetClasses();
   clearStudents();
   if (state.travel) state.travel.reset();
+  emptyFields();
   go('login');
   showFormMessage('login-error', ended
     ? t('login.sessionEnded')
     : '');
+}
+
+/** Nothing typed or shown for the account stays in a field for whoever uses this tab next
+ *  (a shared lab computer): every text field of every scene and dialog (login, sign-up, the
+ *  pin sheet, search, class forms, the account dialog) is emptied; choices stay as they are. */
+function emptyFields() {
+  const kept = new Set(['checkbox', 'radio', 'hidden', 'submit', 'button', 'reset', 'range', 'color', 'file', 'image']);
+  for (const field of document.querySelectorAll('input, textarea')) {
+    if (!kept.has(field.type)) field.value = '';
+  }
+  for (const id of ['account-name', 'account-email', 'account-avatar']) {
+    const node = document.getElementById(id);
+    if (node) node.textContent = '';
+  }
+  const places = document.getElementById('my-places-list');
+  if (places) places.replaceChildren();
 }
 
 /** Any 401 from our API: the server holds no session for this device (logged out of all
