@@ -28,6 +28,18 @@ public final class MyDataClient: Sendable {
         return try await transport.send(request, dialect: .service).get().body
     }
 
+    /// Changes the account's first and last name; every post of theirs in every class shows it
+    /// at once. The names as the server keeps them (trimmed); a name outside sign-up's rules
+    /// fails with the server's `invalid_name`.
+    public func rename(firstName: String, lastName: String) async throws(OnTheMapError) -> NameChangeRequest {
+        let request = transport.request(
+            try url("account/name"), method: "PUT", json: JSONBody.encode(NameChangeRequest(firstName: firstName, lastName: lastName)),
+            headers: sessionStore.authenticationHeaders)
+        return try await transport.send(request, dialect: .service).flatMap {
+            JSONBody.decode(NameChangeRequest.self, from: $0.body, what: "name")
+        }.get()
+    }
+
     /// Deletes the account and everything naming it. `password` confirms it (nil for an account
     /// without one, which must have signed in within the last ten minutes). The session ends.
     public func deleteAccount(password: String?) async throws(OnTheMapError) {

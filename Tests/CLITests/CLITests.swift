@@ -212,12 +212,21 @@ struct CLITests {
         ])
         #expect(result.status == 0, "\(result)")
 
+        // A new name, on the account and its post; one outside the rules changes nothing.
+        result = try sandbox.run(["account", "name", "Ada", "Byron"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("Your name is now Ada Byron"), "\(result)")
+        result = try sandbox.run(["account", "name", "Ada", "\u{202E}Byron"])
+        #expect(result.status != 0, "\(result)")
+
         let file = sandbox.directory.appendingPathComponent("me.json")
         result = try sandbox.run(["account", "export", "--to", file.path])
         #expect(result.status == 0, "\(result)")
         let data = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
         #expect((data["account"] as? [String: Any])?["email"] as? String == "mine@example.com")
+        #expect((data["account"] as? [String: Any])?["last_name"] as? String == "Byron")
         #expect((data["locations"] as? [[String: Any]])?.first?["mapString"] as? String == "Lyon, France")
+        #expect((data["locations"] as? [[String: Any]])?.first?["lastName"] as? String == "Byron")
 
         // A wrong password deletes nothing and keeps the session.
         result = try sandbox.run(["account", "delete"], stdin: "not my words\n")

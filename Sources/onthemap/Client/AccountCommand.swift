@@ -3,12 +3,12 @@ import Foundation
 import Localization
 import OnTheMapKit
 
-/// `onthemap account export|delete`: your own data on the server you are logged in to.
+/// `onthemap account export|name|delete`: your own data on the server you are logged in to.
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account",
-        abstract: "Download everything the server holds about you, or delete your account.",
-        subcommands: [Export.self, Delete.self]
+        abstract: "Download everything the server holds about you, change your name, or delete your account.",
+        subcommands: [Export.self, Name.self, Delete.self]
     )
 
     struct Export: AsyncParsableCommand {
@@ -27,6 +27,22 @@ struct AccountCommand: AsyncParsableCommand {
                 } else {
                     FileHandle.standardOutput.write(data)
                 }
+            }
+        }
+    }
+
+    struct Name: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change your first and last name; your pin in every class shows the new name at once.")
+        @OptionGroup var serverOptions: ServerOptions
+        @Argument(help: "Your first name.") var first: String
+        @Argument(help: "Your last name.") var last: String
+
+        func run() async throws {
+            try await runClient {
+                let stored = try SessionFile.require()
+                let names = try await MyDataClient.signedIn(stored, serverOptions).rename(firstName: first, lastName: last)
+                Console.out(say("cli.account.renamed", ["name": .text("\(names.firstName) \(names.lastName)")]))
             }
         }
     }
