@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
         let publicOrigin = configuration.publicOrigin
         let app = try await buildApplication(configuration: configuration, logger: logger) { port in
             // The host's commands print links with this origin (`admin class invite-link`).
-            ServerAddress.write(ServerAddress.origin(publicOrigin: publicOrigin, host: host, port: port), dataDirectory: dataDirectory)
+            ServerAddress.record(publicOrigin, dataDirectory: dataDirectory)
             if demo { Self.say("Demo account: \(DemoAccount.email) / \(DemoAccount.password)") }
             Self.say("\(dataLine); Ctrl-C stops the server.")
             Self.say("OnTheMap is at http://\(host):\(port)/")

@@ -133,7 +133,7 @@ final class ServerProcess: @unchecked Sendable {
     let dataDirectory: URL
     private let process: ChildProcess
 
-    init(sandbox: CLISandbox) async throws {
+    init(sandbox: CLISandbox, arguments extra: [String] = []) async throws {
         var lastError: (any Error)?
         for _ in 0..<3 {
             let port = try freePort()
@@ -142,7 +142,7 @@ final class ServerProcess: @unchecked Sendable {
             let process = try ChildProcess(
                 sandbox.binary,
                 ["serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDirectory.path, "--log-level", "warning"]
-                    + (TestDatabases.databaseURL(forDataDirectory: dataDirectory).map { ["--database-url", $0] } ?? []),
+                    + (TestDatabases.databaseURL(forDataDirectory: dataDirectory).map { ["--database-url", $0] } ?? []) + extra,
                 environment: sandbox.environment(), stdout: log, stderr: log)
             let url = URL(string: "http://127.0.0.1:\(port)")!
             do {

@@ -152,20 +152,27 @@ struct HostToolsTests {
 
     /// The precision of a class holds everywhere the host takes data out: its export and a
     /// backup hold the town, never the street that was posted.
-    /// A host who runs the server on another port, without --public-url, gets a link to that
-    /// server, not to the default 127.0.0.1:8080.
-    @Test func inviteLinksNameWhereTheServerRuns() async throws {
+    /// A host's link goes to where students reach the server: the `--public-url` given, else
+    /// the one the server started with; with neither, nothing a host could paste by mistake.
+    @Test func inviteLinksNeedThePublicURL() async throws {
         let sandbox = try CLISandbox()
-        let server = try await ServerProcess(sandbox: sandbox)
-        defer { server.stop() }
-        let options = ["--data-dir", server.dataDirectory.path, "--database-url", server.databaseURL]
+        var server = try await ServerProcess(sandbox: sandbox)
+        var options = ["--data-dir", server.dataDirectory.path, "--database-url", server.databaseURL]
         var result = try sandbox.run(["admin", "class", "invite-link", "main", "--new"] + options)
+        #expect(result.status != 0, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr.contains("--public-url"), "\(result)")
+        result = try sandbox.run(["admin", "class", "invite-link", "main", "--new", "--public-url", "https://map.example.org"] + options)
+        #expect(result.status == 0 && result.stdout.hasPrefix("https://map.example.org/"), "\(result)")
+        server.stop()
+
+        // A server started with --public-url: the host's commands on its data folder use it.
+        server = try await ServerProcess(sandbox: sandbox, arguments: ["--public-url", "https://school.example/map"])
+        defer { server.stop() }
+        options = ["--data-dir", server.dataDirectory.path, "--database-url", server.databaseURL]
+        result = try sandbox.run(["admin", "class", "invite-link", "main", "--new"] + options)
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasPrefix(server.url.absoluteString + "/"), "\(result)")
-        #expect(!result.stdout.contains(":8080"), "\(result)")
-        // Said outright, --public-url wins.
-        result = try sandbox.run(["admin", "class", "invite-link", "main", "--public-url", "https://map.example.org"] + options)
-        #expect(result.stdout.hasPrefix("https://map.example.org/"), "\(result)")
+        #expect(result.stdout.hasPrefix("https://school.example/"), "\(result)")
     }
 
     @Test func aCityClassExportsAndBacksUpTheTownOnly() async throws {

@@ -111,7 +111,7 @@ struct AdminCommand: AsyncParsableCommand {
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
-            let origin = publicURL.origin(for: database)
+            let origin = try publicURL.origin(for: database)
             try await withHostStore(database) { store in
                 let found = try await findAccount(account, in: store)
                 let link = try await PasswordResetLinks.create(for: found.key, store: store, origin: origin)

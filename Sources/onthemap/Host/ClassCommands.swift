@@ -128,7 +128,7 @@ struct ClassCommand: AsyncParsableCommand {
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
-            let origin = publicURL.origin(for: database)
+            let origin = try publicURL.origin(for: database)
             try await withHostStore(database) { store in
                 var found = try await refusalsAsValidation { try await ClassHostTools.find(slug, store: store) }
                 if new || revoke {

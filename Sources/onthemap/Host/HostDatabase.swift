@@ -59,7 +59,7 @@ func withHostStore<T>(_ options: HostDatabaseOptions, _ body: (SQLStore) async t
 struct PublicURLOption: ParsableArguments {
     @Option(
         help:
-            "Where people reach the server. [env: ONTHEMAP_PUBLIC_URL] (default: where the server on this data folder last said it was reachable, else http://127.0.0.1:8080)"
+            "Where people reach the server. [env: ONTHEMAP_PUBLIC_URL] (default: the --public-url the server on this data folder started with)"
     )
     var publicURL: String?
 
@@ -68,32 +68,33 @@ struct PublicURLOption: ParsableArguments {
         publicURL ?? ProcessInfo.processInfo.environment["ONTHEMAP_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    var origin: String { given ?? "http://127.0.0.1:8080" }
-
     /// The origin of the links printed for the server on `database`'s data folder: the URL
-    /// given, else the address that server last said it was reachable at (`ServerAddress`:
-    /// its `--public-url`, or the host and port it listened on), else the default, with a note
-    /// on standard error so a host does not hand a whole class a dead link unawares.
-    func origin(for database: HostDatabaseOptions) -> String {
+    /// given, else the `--public-url` that server last started with (`ServerAddress`). With
+    /// neither, nothing is printed: a link to 127.0.0.1 or a guessed port would be handed to a
+    /// whole class and work for nobody.
+    func origin(for database: HostDatabaseOptions) throws -> String {
         if let given { return given }
         if let recorded = ServerAddress.read(dataDirectory: database.dataDirectory) { return recorded }
-        FileHandle.standardError.write(
-            Data(
-                "Note: no --public-url and no server has run on \(database.dataDirectory); the link assumes http://127.0.0.1:8080.\n"
-                    .utf8))
-        return origin
+        throw ValidationError(
+            "The link needs --public-url (or ONTHEMAP_PUBLIC_URL): the address students and teachers reach the server at, "
+                + "such as https://map.school.example. The server on \(database.dataDirectory) was not started with one.")
     }
 }
 
-/// Where the server on a data folder is reachable, as it last started: written by `serve`
-/// (`<data-dir>/server-address`), read by the host's commands that print links.
+/// The `--public-url` the server on a data folder last started with: written by `serve`
+/// (`<data-dir>/server-address`, removed when it starts without one), read by the host's
+/// commands that print links.
 enum ServerAddress {
     static func file(_ dataDirectory: String) -> URL {
         URL(fileURLWithPath: dataDirectory).appendingPathComponent("server-address")
     }
 
-    static func write(_ origin: String, dataDirectory: String) {
-        try? Data((origin + "\n").utf8).write(to: file(dataDirectory), options: .atomic)
+    static func record(_ publicOrigin: String?, dataDirectory: String) {
+        if let publicOrigin {
+            try? Data((publicOrigin + "\n").utf8).write(to: file(dataDirectory), options: .atomic)
+        } else {
+            try? FileManager.default.removeItem(at: file(dataDirectory))
+        }
     }
 
     static func read(dataDirectory: String) -> String? {
@@ -101,14 +102,5 @@ enum ServerAddress {
         let origin = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else { return nil }
         return origin
-    }
-
-    /// The origin `serve` records: its public URL's origin, else the address it listens on
-    /// (a wildcard host named by this machine's name).
-    static func origin(publicOrigin: String?, host: String, port: Int) -> String {
-        if let publicOrigin { return publicOrigin }
-        let shown = ["0.0.0.0", "::", ""].contains(host) ? ProcessInfo.processInfo.hostName : host
-        let bracketed = shown.contains(":") && !shown.hasPrefix("[") ? "[\(shown)]" : shown
-        return "http://\(bracketed):\(port)"
     }
 }

@@ -128,7 +128,7 @@ struct LTICommand: AsyncParsableCommand {
         @OptionGroup var database: HostDatabaseOptions
 
         func run() async throws {
-            let origin = publicURL.origin(for: database)
+            let origin = try publicURL.origin(for: database)
             let link = try await withHostStore(database) { try await LTIHostTools.registrationLink(origin: origin, store: $0) }
             print(link)
         }
