@@ -85,20 +85,8 @@ struct GazetteerReader {
     }
 
     static func parseInt(_ bytes: [UInt8], _ r: Range<Int>) -> Int {
-        var i = r.lowerBound
-        var negative = false
-        if i < r.upperBound && bytes[i] == UInt8(ascii: "-") {
-            negative = true
-            i += 1
-        }
-        var value = 0
-        while i < r.upperBound {
-            let d = Int(bytes[i]) - 48
-            if d < 0 || d > 9 { break }
-            value = value * 10 + d
-            i += 1
-        }
-        return negative ? -value : value
+        let number = parseNumber(bytes, r, fraction: false)
+        return number.negative ? -number.mantissa : number.mantissa
     }
 
     func double(_ r: Range<Int>) -> Double {
@@ -107,18 +95,24 @@ struct GazetteerReader {
 
     /// Parses "-12.345" (no exponent), which is all the file contains.
     static func parseDouble(_ bytes: [UInt8], _ r: Range<Int>) -> Double {
+        let number = parseNumber(bytes, r, fraction: true)
+        let value = Double(number.mantissa) / Double(number.scale)
+        return number.negative ? -value : value
+    }
+
+    /// A decimal number's sign, its digits as one integer, and the power of ten its fraction
+    /// takes ("-12.345": true, 12345, 1000). Stops at the first byte that is not a digit (a dot
+    /// is read only with `fraction`).
+    private static func parseNumber(_ bytes: [UInt8], _ r: Range<Int>, fraction: Bool) -> (negative: Bool, mantissa: Int, scale: Int) {
         var i = r.lowerBound
-        var negative = false
-        if i < r.upperBound && bytes[i] == UInt8(ascii: "-") {
-            negative = true
-            i += 1
-        }
+        let negative = i < r.upperBound && bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
         var mantissa = 0
         var scale = 1
         var seenDot = false
         while i < r.upperBound {
             let b = bytes[i]
-            if b == UInt8(ascii: ".") {
+            if fraction && b == UInt8(ascii: ".") {
                 seenDot = true
             } else {
                 let d = Int(b) - 48
@@ -128,8 +122,7 @@ struct GazetteerReader {
             }
             i += 1
         }
-        let value = Double(mantissa) / Double(scale)
-        return negative ? -value : value
+        return (negative, mantissa, scale)
     }
 
     /// Reads "@name N" and returns N.

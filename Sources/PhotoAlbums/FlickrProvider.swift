@@ -37,33 +37,26 @@ public struct FlickrProvider: PhotoProvider {
     }
 
     func requestURL(_ search: PhotoSearch) throws -> URL {
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
-            throw PhotoProviderError.badResponse(provider: displayName, reason: "the base URL \(baseURL) is not usable")
-        }
-        var items = components.queryItems ?? []
-        items += [
-            URLQueryItem(name: "method", value: "flickr.photos.search"),
-            URLQueryItem(name: "api_key", value: apiKey),
-            URLQueryItem(name: "lat", value: String(format: "%.6f", search.latitude)),
-            URLQueryItem(name: "lon", value: String(format: "%.6f", search.longitude)),
-            URLQueryItem(name: "radius", value: String(radiusKilometers)),
-            URLQueryItem(name: "radius_units", value: "km"),
-            // A date is a "limiting agent": without one, geo searches only see the last 12 hours.
-            URLQueryItem(name: "min_upload_date", value: "946684800"),
-            URLQueryItem(name: "safe_search", value: "1"),
-            URLQueryItem(name: "content_type", value: "1"),
-            URLQueryItem(name: "media", value: "photos"),
-            URLQueryItem(name: "extras", value: "url_m,owner_name,license"),
-            URLQueryItem(name: "per_page", value: String(search.perPage)),
-            URLQueryItem(name: "page", value: String(search.page)),
-            URLQueryItem(name: "format", value: "json"),
-            URLQueryItem(name: "nojsoncallback", value: "1"),
-        ]
-        components.queryItems = items
-        guard let url = components.url else {
-            throw PhotoProviderError.badResponse(provider: displayName, reason: "cannot build a search URL from \(baseURL)")
-        }
-        return url
+        try searchURL(
+            baseURL, provider: displayName,
+            adding: [
+                URLQueryItem(name: "method", value: "flickr.photos.search"),
+                URLQueryItem(name: "api_key", value: apiKey),
+                URLQueryItem(name: "lat", value: String(format: "%.6f", search.latitude)),
+                URLQueryItem(name: "lon", value: String(format: "%.6f", search.longitude)),
+                URLQueryItem(name: "radius", value: String(radiusKilometers)),
+                URLQueryItem(name: "radius_units", value: "km"),
+                // A date is a "limiting agent": without one, geo searches only see the last 12 hours.
+                URLQueryItem(name: "min_upload_date", value: "946684800"),
+                URLQueryItem(name: "safe_search", value: "1"),
+                URLQueryItem(name: "content_type", value: "1"),
+                URLQueryItem(name: "media", value: "photos"),
+                URLQueryItem(name: "extras", value: "url_m,owner_name,license"),
+                URLQueryItem(name: "per_page", value: String(search.perPage)),
+                URLQueryItem(name: "page", value: String(search.page)),
+                URLQueryItem(name: "format", value: "json"),
+                URLQueryItem(name: "nojsoncallback", value: "1"),
+            ])
     }
 
     struct Envelope: Decodable {

@@ -160,11 +160,12 @@ enum GeneratedPicture {
     }
 }
 
-/// SplitMix64: a tiny, well-known generator; the same seed draws the same picture everywhere.
-struct SplitMix {
+/// SplitMix64: a tiny, well-known generator; the same seed draws the same numbers everywhere
+/// (the same picture here, the same demo data in the server's `DemoSeeder`).
+public struct SplitMix: RandomNumberGenerator {
     private var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(_ seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -65,6 +65,22 @@ public struct RemotePhoto: Sendable, Equatable {
 }
 
 /// Why a provider gave no photos. Every case reads as a sentence a person can act on.
+/// A provider's search address: `baseURL` with `items` added to its query (`finish` may touch
+/// the result last), or `badResponse` naming what could not be made of it.
+func searchURL(
+    _ baseURL: URL, provider: String, adding items: [URLQueryItem], finish: (inout URLComponents) -> Void = { _ in }
+) throws -> URL {
+    guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+        throw PhotoProviderError.badResponse(provider: provider, reason: "the base URL \(baseURL) is not usable")
+    }
+    components.queryItems = (components.queryItems ?? []) + items
+    finish(&components)
+    guard let url = components.url else {
+        throw PhotoProviderError.badResponse(provider: provider, reason: "cannot build a search URL from \(baseURL)")
+    }
+    return url
+}
+
 public enum PhotoProviderError: Error, Equatable, CustomStringConvertible {
     /// HTTP 429: too many requests with this key or from this address.
     case rateLimited(provider: String, retryAfter: Int?)

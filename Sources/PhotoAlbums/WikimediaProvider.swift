@@ -49,30 +49,25 @@ public struct WikimediaProvider: PhotoProvider {
     }
 
     func requestURL(_ search: PhotoSearch) throws -> URL {
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
-            throw PhotoProviderError.badResponse(provider: displayName, reason: "the base URL \(baseURL) is not usable")
+        try searchURL(
+            baseURL, provider: displayName,
+            adding: [
+                URLQueryItem(name: "action", value: "query"),
+                URLQueryItem(name: "format", value: "json"),
+                URLQueryItem(name: "generator", value: "geosearch"),
+                URLQueryItem(name: "ggscoord", value: String(format: "%.6f|%.6f", search.latitude, search.longitude)),
+                URLQueryItem(name: "ggsradius", value: String(radiusMeters)),
+                URLQueryItem(name: "ggslimit", value: String(window)),
+                URLQueryItem(name: "ggsnamespace", value: "6"),
+                URLQueryItem(name: "prop", value: "imageinfo"),
+                URLQueryItem(name: "iiprop", value: "url|user|extmetadata"),
+                URLQueryItem(name: "iiurlwidth", value: String(thumbnailWidth)),
+                URLQueryItem(name: "iiextmetadatafilter", value: "Artist|LicenseShortName"),
+            ]
+        ) { components in
+            // `|` is legal in a query but some servers want it encoded.
+            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "|", with: "%7C")
         }
-        var items = components.queryItems ?? []
-        items += [
-            URLQueryItem(name: "action", value: "query"),
-            URLQueryItem(name: "format", value: "json"),
-            URLQueryItem(name: "generator", value: "geosearch"),
-            URLQueryItem(name: "ggscoord", value: String(format: "%.6f|%.6f", search.latitude, search.longitude)),
-            URLQueryItem(name: "ggsradius", value: String(radiusMeters)),
-            URLQueryItem(name: "ggslimit", value: String(window)),
-            URLQueryItem(name: "ggsnamespace", value: "6"),
-            URLQueryItem(name: "prop", value: "imageinfo"),
-            URLQueryItem(name: "iiprop", value: "url|user|extmetadata"),
-            URLQueryItem(name: "iiurlwidth", value: String(thumbnailWidth)),
-            URLQueryItem(name: "iiextmetadatafilter", value: "Artist|LicenseShortName"),
-        ]
-        components.queryItems = items
-        // `|` is legal in a query but some servers want it encoded.
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "|", with: "%7C")
-        guard let url = components.url else {
-            throw PhotoProviderError.badResponse(provider: displayName, reason: "cannot build a search URL from \(baseURL)")
-        }
-        return url
     }
 
     struct Envelope: Decodable {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import OnTheMapModels
+import PhotoAlbums
 import Storage
 
 /// `--demo`: a demo account and a few hundred students spread over the world, on the default
@@ -22,7 +23,8 @@ enum DemoSeeder {
                 key: "1000000001", email: email, passwordHash: Passwords.hash(password, cost: bcryptCost),
                 firstName: "Demo", lastName: "Student", createdAt: now
             ))
-        var random = SeededGenerator(seed: 2015)
+        // SplitMix64 (PhotoAlbums): the same demo data on every machine.
+        var random = SplitMix(2015)
         for index in 0..<locationCount {
             let city = cities[index % cities.count]
             let first = firstNames.randomElement(using: &random)!
@@ -51,19 +53,6 @@ enum DemoSeeder {
     }
 
     private static func rounded(_ degrees: Double) -> Double { (degrees * 100_000).rounded() / 100_000 }
-
-    /// SplitMix64: the same demo data on every machine.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     struct City {
         let name: String

@@ -198,13 +198,7 @@ extension SQLStore {
 
     @discardableResult
     public func withdrawInvitation(classId: String, email: String) async throws -> Bool {
-        try await withDatabase { db in
-            try await !db.raw(
-                """
-                DELETE FROM class_invitations WHERE class_id = \(bind: classId) AND email = \(bind: email) RETURNING email
-                """
-            ).all().isEmpty
-        }
+        try await touchesARow("DELETE FROM class_invitations WHERE class_id = \(bind: classId) AND email = \(bind: email) RETURNING email")
     }
 
     /// Who may take an invitation of their address: an account whose address a provider

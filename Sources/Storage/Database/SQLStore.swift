@@ -233,6 +233,11 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         }
     }
 
+    /// Runs one statement that ends in `RETURNING`: whether it deleted, changed or added a row.
+    func touchesARow(_ statement: SQLQueryString) async throws -> Bool {
+        try await withDatabase { db in try await !db.raw(statement).all().isEmpty }
+    }
+
     /// Runs a read under the statement deadline; `$regex` reads first wait for a turn.
     func read<T: Sendable>(_ filter: LocationFilter, _ body: @escaping @Sendable (UInt64) async throws -> T) async throws -> T {
         let deadline = limits.deadline()

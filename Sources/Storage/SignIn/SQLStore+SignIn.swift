@@ -78,13 +78,8 @@ extension SQLStore {
 
     @discardableResult
     public func unlinkIdentity(provider: String, accountKey: String) async throws -> Bool {
-        try await withDatabase { db in
-            try await !db.raw(
-                """
-                DELETE FROM identity_links WHERE provider = \(bind: provider) AND account_key = \(bind: accountKey) RETURNING id
-                """
-            ).all().isEmpty
-        }
+        try await touchesARow(
+            "DELETE FROM identity_links WHERE provider = \(bind: provider) AND account_key = \(bind: accountKey) RETURNING id")
     }
 
     public func identityLink(provider: String, subject: String) async throws -> IdentityLink? {

@@ -55,9 +55,7 @@ extension SQLStore {
     @discardableResult
     public func deletePin(id: String) async throws -> Bool {
         // Photos and album state go with the pin (ON DELETE CASCADE); then the folder.
-        let deleted = try await withDatabase { db in
-            try await !db.raw("DELETE FROM pins WHERE id = \(bind: id) RETURNING id").all().isEmpty
-        }
+        let deleted = try await touchesARow("DELETE FROM pins WHERE id = \(bind: id) RETURNING id")
         if deleted { await photoStorage.removePin(pinID: id) }
         return deleted
     }
@@ -193,17 +191,15 @@ extension SQLStore {
 
     @discardableResult
     public func markAlbumSearching(pinID: String, provider: String, at date: Date) async throws -> Bool {
-        try await withDatabase { db in
-            try await !db.raw(
-                """
-                INSERT INTO album_states (pin_id, provider, collection, page, pages, total, status, updated_at)
-                SELECT \(bind: pinID), \(bind: provider), 0, 0, 0, 0, 'searching', \(bind: Self.text(date))
-                WHERE EXISTS (SELECT 1 FROM pins WHERE id = \(bind: pinID))
-                ON CONFLICT (pin_id) DO UPDATE SET status = 'searching', error_code = NULL, error_message = NULL, updated_at = excluded.updated_at
-                RETURNING pin_id
-                """
-            ).all().isEmpty
-        }
+        try await touchesARow(
+            """
+            INSERT INTO album_states (pin_id, provider, collection, page, pages, total, status, updated_at)
+            SELECT \(bind: pinID), \(bind: provider), 0, 0, 0, 0, 'searching', \(bind: Self.text(date))
+            WHERE EXISTS (SELECT 1 FROM pins WHERE id = \(bind: pinID))
+            ON CONFLICT (pin_id) DO UPDATE SET status = 'searching', error_code = NULL, error_message = NULL, updated_at = excluded.updated_at
+            RETURNING pin_id
+            """
+        )
     }
 
     public func markAlbumFailed(pinID: String, code: String, message: String, at date: Date) async throws {
@@ -398,30 +394,26 @@ extension SQLStore {
     }
 
     public func takeStaleSearch(pinID: String, before: Date, now: Date) async throws -> Bool {
-        try await withDatabase { db in
-            try await !db.raw(
-                """
-                UPDATE album_states SET updated_at = \(bind: Self.text(now))
-                WHERE pin_id = \(bind: pinID) AND status = 'searching' AND updated_at < \(bind: Self.text(before))
-                RETURNING pin_id
-                """
-            ).all().isEmpty
-        }
+        try await touchesARow(
+            """
+            UPDATE album_states SET updated_at = \(bind: Self.text(now))
+            WHERE pin_id = \(bind: pinID) AND status = 'searching' AND updated_at < \(bind: Self.text(before))
+            RETURNING pin_id
+            """
+        )
     }
 
     public func countUse(name: String, windowStart: Date, limit: Int) async throws -> Bool {
         guard limit > 0 else { return false }
-        return try await withDatabase { db in
-            // One statement: a new window starts at 1; an existing one grows only below the limit.
-            try await !db.raw(
-                """
-                INSERT INTO usage_counters (name, window_start, count) VALUES (\(bind: name), \(bind: Self.text(windowStart)), 1)
-                ON CONFLICT (name, window_start) DO UPDATE SET count = usage_counters.count + 1
-                WHERE usage_counters.count < \(bind: limit)
-                RETURNING count
-                """
-            ).all().isEmpty
-        }
+        // One statement: a new window starts at 1; an existing one grows only below the limit.
+        return try await touchesARow(
+            """
+            INSERT INTO usage_counters (name, window_start, count) VALUES (\(bind: name), \(bind: Self.text(windowStart)), 1)
+            ON CONFLICT (name, window_start) DO UPDATE SET count = usage_counters.count + 1
+            WHERE usage_counters.count < \(bind: limit)
+            RETURNING count
+            """
+        )
     }
 
     public func pruneUsage(before date: Date) async throws {
