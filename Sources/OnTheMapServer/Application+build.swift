@@ -60,6 +60,14 @@ private func assemble(
         StoreService(store: store), PasswordHashingService(hashing: hashing),
         SessionSweeper(sessions: store, clock: configuration.clock, logger: logger), albums,
     ]
+    let mailWake = MailOutboxWake()
+    if let transport = configuration.mailTransport {
+        services.append(
+            MailOutboxWorker(
+                outbox: store, transport: transport, clock: configuration.clock, metrics: metrics, logger: logger, wake: mailWake,
+                settings: configuration.mailOutbox))
+        logger.info("email through \(transport.settings.description)")
+    }
     var listCache: ListResponseCache?
     if configuration.cacheListResponses {
         if let feed = store.locationChangeFeed() {

@@ -167,7 +167,10 @@ struct MailDeliveryTests {
         #expect(unset.status != 0)
         #expect(unset.stderr.contains("Email is not set up"), "\(unset)")
 
-        let down = try sandbox.run(["admin", "mail", "test", "teacher@example.org", "--smtp-url", "smtp://127.0.0.1:\(try freePort())"])
+        let down = try sandbox.run([
+            "admin", "mail", "test", "teacher@example.org", "--smtp-url", "smtp://127.0.0.1:\(try freePort())", "--public-url",
+            "https://map.school.example",
+        ])
         #expect(down.status == 1, "\(down)")
         #expect(down.stderr.contains("Not sent: no answer from the relay"), "\(down)")
     }

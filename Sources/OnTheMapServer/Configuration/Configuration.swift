@@ -41,6 +41,8 @@ public struct Configuration: Sendable {
     public var smtpPassword: String?
     /// `On the Map <map@school.example>`; nil: `onthemap@` the public URL's host.
     public var mailFrom: String?
+    /// The mail worker's timings (see `MailOutboxWorker.Settings`); tests shorten them.
+    var mailOutbox = MailOutboxWorker.Settings()
     /// Login and sign-up throttling (see `LoginThrottle`).
     var loginThrottle = LoginThrottle.Settings()
     /// bcrypt work factor; tests lower it to stay fast.

@@ -20,6 +20,12 @@ public final class ServerMetrics: Sendable {
     let listCacheMisses: Counter
     let photoDownloads: Counter
     let photoFailures: Counter
+    /// The mail outbox: messages the relay accepted, attempts put off (4xx, no relay),
+    /// messages the relay refused for good (5xx), and unsent messages dropped after a week.
+    let mailSent: Counter
+    let mailRetried: Counter
+    let mailFailed: Counter
+    let mailDropped: Counter
     /// Sampled at each scrape: things the server already counts (album watchers).
     private let samplers: [@Sendable () -> (name: String, value: Double)]
 
@@ -35,6 +41,10 @@ public final class ServerMetrics: Sendable {
         listCacheMisses = Counter(label: "onthemap_list_cache_misses_total", factory: factory)
         photoDownloads = Counter(label: "onthemap_album_photo_downloads_total", factory: factory)
         photoFailures = Counter(label: "onthemap_album_photo_failures_total", factory: factory)
+        mailSent = Counter(label: "onthemap_mail_sent_total", factory: factory)
+        mailRetried = Counter(label: "onthemap_mail_retried_total", factory: factory)
+        mailFailed = Counter(label: "onthemap_mail_failed_total", factory: factory)
+        mailDropped = Counter(label: "onthemap_mail_dropped_total", factory: factory)
         self.samplers = samplers
     }
 

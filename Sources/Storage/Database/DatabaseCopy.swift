@@ -126,6 +126,16 @@ public enum DatabaseCopy {
         ),
         // The words each post is searched by (after the posts they point at).
         ("location_search_terms", "class_id,term,object_id", [("class_id", .text), ("term", .text), ("object_id", .text)]),
+        // Emails not yet sent go with the move (their links are the copied database's), sent ones' envelopes too.
+        (
+            "mail_outbox", "id",
+            [
+                ("id", .text), ("kind", .text), ("recipient", .text), ("sender", .text), ("message_id", .text), ("message", .text),
+                ("created_at", .text), ("next_attempt_at", .text), ("attempts", .int), ("lease_owner", .optionalText),
+                ("lease_expires_at", .optionalText), ("last_error", .optionalText), ("sent_at", .optionalText),
+                ("failed_at", .optionalText),
+            ]
+        ),
     ]
 
     /// Tables deliberately not copied, and why. Every table of the source must be copied or

@@ -24,7 +24,7 @@ struct MailCommand: AsyncParsableCommand {
             configuration.smtpURL = setting(smtpURL, "ONTHEMAP_SMTP_URL")
             configuration.smtpPassword = setting(nil, "ONTHEMAP_SMTP_PASSWORD")
             configuration.mailFrom = setting(mailFrom, "ONTHEMAP_MAIL_FROM")
-            configuration.publicURL = publicURL.origin
+            configuration.publicURL = setting(publicURL.publicURL, "ONTHEMAP_PUBLIC_URL")
             guard configuration.smtpURL != nil else {
                 throw ValidationError("Email is not set up: give --smtp-url smtp://user@host:587 (or ONTHEMAP_SMTP_URL).")
             }
@@ -35,7 +35,7 @@ struct MailCommand: AsyncParsableCommand {
             }
             guard MailAddress.isPlausible(address) else { throw ValidationError("'\(address.prefix(80))' is not an email address.") }
             guard let transport = configuration.mailTransport, let sender = configuration.mailSender else { return }
-            let origin = configuration.publicOrigin ?? publicURL.origin
+            let origin = configuration.publicOrigin ?? ""
             let text =
                 "This is a test message from On the Map at \(origin).\n\nEmail from this server works: forgotten passwords and invitations will reach people."
             let message = MailComposer.compose(
