@@ -3,6 +3,7 @@
 import { el, fullName, safeURL } from './ui.js';
 import { placeLabels } from './placeLabels.js';
 import { ClusterLayer } from './clusterLayer.js';
+import { studentBounds } from './fitView.js';
 import { mercatorX, mercatorY } from './clusterIndex.js';
 import { t, language, onLanguageChange } from './i18n.js';
 import { ownDirectionHTML } from './bidi.js';
@@ -160,12 +161,19 @@ class MapPoint {
 
 /** Pixels within which students draw as one cluster. */
 const CLUSTER_RADIUS = 60;
+/** A class in one town opens on the town, not on its streets. */
+const FIT_MAX_ZOOM = 9;
 
 export class StudentMap {
   constructor(container, config) {
     this.map = L.map(container, mapOptions(config));
     translateLeaflet(this.map);
     this.map.setView([25, 10], initialZoom(container));
+    this.addFitButton();
+    /** Set once the student chose where to look (an address with a spot, a drag): the map
+     *  then stays there instead of fitting itself to the class. */
+    this.viewChosen = false;
+    this.map.on('dragstart', () => { this.viewChosen = true; });
     this.icon = pinIcon();
     this.ownIcon = pinIcon('own');
     // Markers share their defaults through the prototype; each is made only when first drawn.
@@ -225,6 +233,45 @@ export class StudentMap {
 
   get markerCount() {
     return this.clusters.size;
+  }
+
+  /** Shows every student of the class (the world when there are none or they span it) and
+   *  says what it fitted on the container (`data-fitted`: "world", or south,west,north,east). */
+  fitToStudents() {
+    const container = this.map.getContainer();
+    const bounds = studentBounds(this.clusters.index.points.filter(Boolean));
+    if (!bounds || bounds === 'world') {
+      this.map.setView([25, 10], initialZoom(container), { animate: false });
+      container.dataset.fitted = 'world';
+      return;
+    }
+    this.map.fitBounds([[bounds.south, bounds.west], [bounds.north, bounds.east]], {
+      padding: [40, 40], maxZoom: FIT_MAX_ZOOM, animate: false,
+    });
+    container.dataset.fitted = [bounds.south, bounds.west, bounds.north, bounds.east].join(',');
+  }
+
+  /** The button under the zoom buttons that brings every student back into view. */
+  addFitButton() {
+    const control = L.control({ position: 'topleft' });
+    control.onAdd = () => {
+      const bar = L.DomUtil.create('div', 'leaflet-bar map-fit');
+      const button = L.DomUtil.create('button', 'map-fit-button', bar);
+      button.type = 'button';
+      button.id = 'map-fit';
+      button.innerHTML = '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">'
+        + '<path d="M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5" fill="none" stroke="currentColor" stroke-width="2"/></svg>';
+      const name = () => {
+        button.title = t('map.fit');
+        button.setAttribute('aria-label', t('map.fit'));
+      };
+      name();
+      onLanguageChange(name);
+      L.DomEvent.disableClickPropagation(bar);
+      L.DomEvent.on(button, 'click', () => this.fitToStudents());
+      return bar;
+    };
+    control.addTo(this.map);
   }
 
   setBasemap(config, world) {

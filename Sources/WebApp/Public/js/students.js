@@ -60,6 +60,7 @@ async function ensureMap() {
 export async function showOnMap(latitude, longitude, zoom) {
   if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return;
   const map = await ensureMap();
+  map.viewChosen = true;
   map.map.setView([latitude, longitude], zoom, { animate: false });
 }
 
@@ -136,6 +137,8 @@ async function reloadMap() {
   if (generation !== mapGeneration) return;
   const count = progressive ? await map.finishLoad() : await map.setLocations(locations, ownKey);
   if (generation !== mapGeneration) return;
+  // The class's map opens on its students (a refresh leaves the view where the student put it).
+  if (progressive && !map.viewChosen) map.fitToStudents();
   markFirstMarkers();
   mapElement.dataset.markerCount = String(count);
   mapElement.dataset.state = 'ready';
