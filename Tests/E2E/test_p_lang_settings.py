@@ -22,9 +22,9 @@ FAKE_ROSTER = """
   const roster = () => ({
     synced_at: new Date(Date.now() - 2 * 3600 * 1000).toISOString(),
     members: [
-      { name: 'Ana Ruiz', on_map: true, member: true, roles: ['Learner'] },
-      { name: 'Bruno Díaz', on_map: false, member: true, roles: ['Learner'] },
-      { name: 'Chen Wei', on_map: false, member: false, roles: ['Instructor'] },
+      { name: 'Ana Ruiz', on_map: true, member: true, roles: ['Learner'], course_role: 'student' },
+      { name: 'Bruno Díaz', on_map: false, member: true, roles: ['Learner'], course_role: 'student' },
+      { name: 'Chen Wei', on_map: false, member: false, roles: ['Instructor'], course_role: 'teacher' },
     ],
   });
   const realFetch = window.fetch.bind(window);

@@ -305,6 +305,8 @@ export async function fetchCourseRoster(slug) {
       name: typeof member.name === 'string' ? member.name : '',
       roles: Array.isArray(member.roles) ? member.roles.filter((role) => typeof role === 'string') : [],
       role: typeof member.role === 'string' ? member.role : null,
+      // What the course's roles make them here (the server's one mapping).
+      course_role: typeof member.course_role === 'string' ? member.course_role : null,
       member: Boolean(member.member),
       on_map: Boolean(member.on_map),
     })),
