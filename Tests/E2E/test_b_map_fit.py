@@ -64,3 +64,36 @@ def test_an_empty_class_shows_the_world(page, api):
     page.open(f"/c/{slug}/")
     page.visible("#main-scene")
     assert fitted(page) == "world"
+
+
+def test_students_at_one_place_open_as_a_named_list(page, api):
+    slug = "group-" + uuid.uuid4().hex[:6]
+    teacher = administrator(api)
+    class_request(teacher, "POST", "/api/classes", {"slug": slug, "name": "Group class", "join": "open"})
+    names = []
+    for first in ("Jonas", "Lena", "Mia", "Paul", "Sara"):
+        student = api.create_user(first, "Weber")
+        class_request(student, "POST", f"/api/classes/{slug}/join", {})
+        post_in_class(student, slug, "Berlin, Germany", 52.52, 13.40)
+        names.append(student.name)
+
+    page.log_in(teacher)
+    page.open(f"/c/{slug}/")
+    page.visible("#main-scene")
+    fitted(page)
+    cluster = page.visible("#map .cluster", 15)
+    cluster.click()
+    page.visible(".popup-group")
+    title = page.find(".popup-group .group-title").text
+    assert "Berlin" in title and "5 students" in title, title
+    listed = [button.text for button in page.find_all(".popup-group .group-name")]
+    assert listed == sorted(names), listed
+    # The focus is in the list; a name opens that student's card, which leads back.
+    assert page.js("return document.activeElement.className") == "group-name"
+    page.find_all(".popup-group .group-name")[1].click()
+    page.text_in(".popup-in-group .popup-name", sorted(names)[1])
+    assert page.find(".popup-in-group .group-back").text == "All 5 students here"
+    page.find(".popup-in-group .group-back").click()
+    page.visible(".popup-group")
+    # No fan of identical pins was drawn.
+    assert page.find_all("#map .spider-leg") == []

@@ -22,6 +22,8 @@ export class ClusterLayer {
    * @param {(point: object) => L.Marker} options.pin  the marker of one point (kept by the caller)
    * @param {(point: object, latlng: L.LatLng) => L.Marker} options.fannedPin  a point's marker drawn away from its place
    * @param {(count: number) => L.Icon} options.clusterIcon
+   * @param {(points: object[], latlng: L.LatLng) => void} [options.groupOpened]  a cluster of
+   *   points at one place was clicked: show who they are (else they fan out)
    */
   constructor(map, options) {
     this.map = map;
@@ -133,7 +135,11 @@ export class ClusterLayer {
     );
     const together = level.minX[c] === level.maxX[c] && level.minY[c] === level.maxY[c];
     const map = this.map;
-    if (together || map.getZoom() >= map.getMaxZoom()) {
+    if (together && this.options.groupOpened) {
+      // Students at one place: a list that names them, not a fan of identical pins.
+      this.fold();
+      this.options.groupOpened(this.index.membersOf(level, c), L.latLng(latitudeOf(level.y[c]), longitudeOf(level.x[c])));
+    } else if (together || map.getZoom() >= map.getMaxZoom()) {
       this.spread(cluster);
     } else {
       map.fitBounds(bounds, { padding: [40, 40], maxZoom: map.getMaxZoom() });

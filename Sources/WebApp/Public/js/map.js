@@ -186,6 +186,7 @@ export class StudentMap {
       pin: (point) => point.marker || (point.marker = this.markerFor(point, L.latLng(point.latitude, point.longitude))),
       fannedPin: (point, latlng) => this.markerFor(point, latlng),
       clusterIcon,
+      groupOpened: (points, latlng) => this.openGroup(points, latlng),
     });
     const opened = (event) => {
       if (!event.layer.location) return;
@@ -395,6 +396,46 @@ export class StudentMap {
     if (!marker || !marker.location) return;
     this.popupLocation = marker.location;
     this.popup.setLatLng(marker.getLatLng()).setContent(popupContent(marker.location)).openOn(this.map);
+  }
+
+  /** Students at one place, named: "Berlin · 5 students" and a button per student (the
+   *  signed-in one marked), each opening that student's card, which leads back to the list. */
+  openGroup(points, latlng) {
+    const locations = points.map((point) => point.location)
+      .sort((a, b) => fullName(a).localeCompare(fullName(b), language()));
+    const place = locations.map((location) => location.mapString).find(Boolean) || '';
+    const list = () => {
+      const title = el('strong', { class: 'group-title', dir: 'auto', text: place
+        ? `${place} · ${t('students.count', { count: locations.length })}` : t('students.count', { count: locations.length }) });
+      const items = locations.map((location) => {
+        const button = el('button', { type: 'button', class: 'group-name', dir: 'auto', text: fullName(location) });
+        if (isOwn(location)) button.append(' ', youBadge());
+        button.addEventListener('click', () => card(location));
+        return el('li', {}, [button]);
+      });
+      return el('div', { class: 'popup-group', role: 'group', 'aria-label': title.textContent }, [title, el('ul', { class: 'group-list' }, items)]);
+    };
+    const card = (location) => {
+      this.popupLocation = location;
+      const back = el('button', { type: 'button', class: 'group-back', text: t('map.group.back', { count: locations.length }) });
+      back.addEventListener('click', () => {
+        this.popupLocation = null;
+        this.popup.setContent(list());
+        focusFirst('.group-name');
+      });
+      this.popup.setContent(el('div', { class: 'popup-in-group' }, [popupContent(location), back]));
+      focusFirst('.popup-card');
+    };
+    const focusFirst = (selector) => {
+      const target = this.popup.getElement() && this.popup.getElement().querySelector(selector);
+      if (target) {
+        if (!target.matches('a, button')) target.tabIndex = -1;
+        target.focus();
+      }
+    };
+    this.popupLocation = null;
+    this.popup.setLatLng(latlng).setContent(list()).openOn(this.map);
+    focusFirst('.group-name');
   }
 
   /** Zooms to one location's marker and opens its popup (`focus`: and moves the focus into
