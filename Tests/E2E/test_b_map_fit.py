@@ -36,6 +36,7 @@ def test_a_class_in_two_continents_opens_fitted_to_both(page, api):
     page.log_in(teacher)
     page.open(f"/c/{slug}/")
     page.visible("#main-scene")
+    assert not page.find("#map-empty").is_displayed()
     # The class shows towns (its precision), so the box is around Berlin's and Tokyo's points.
     box = [float(x) for x in fitted(page).split(",")]
     assert all(abs(a - b) < 0.5 for a, b in zip(box, (35.68, 13.40, 52.52, 139.69))), box
@@ -64,6 +65,11 @@ def test_an_empty_class_shows_the_world(page, api):
     page.open(f"/c/{slug}/")
     page.visible("#main-scene")
     assert fitted(page) == "world"
+    # Nobody here yet: the map invites the teacher to be the first, and the button opens the sheet.
+    page.visible("#map-empty")
+    assert page.find("#map-empty-text").text == "Nobody is on this map yet."
+    page.clickable("#map-empty-add").click()
+    page.visible("#add-location")
 
 
 def test_students_at_one_place_open_as_a_named_list(page, api):

@@ -133,6 +133,7 @@ function start() {
   $('account-button').addEventListener('click', () => accountDialog.open());
   $('refresh-button').addEventListener('click', () => refresh());
   $('add-location-button').addEventListener('click', addLocation);
+  $('map-empty-add').addEventListener('click', addLocation);
   setUpReporting();
   setUpMyPin({ edit: editLocation, removed: () => checkAccount().catch(() => {}) });
   setUpApproval({ check: checkAccount });

@@ -89,6 +89,15 @@ export function statusText(count) {
 export function showMarkerCount(count) {
   const status = $('map-status');
   if (status.dataset.state === 'ready') setMapStatus('ready', count);
+  showEmptyPrompt(count);
+}
+
+/** A map nobody is on yet invites the student to be the first (when they may post). */
+function showEmptyPrompt(count) {
+  const prompt = $('map-empty');
+  const add = $('add-location-button');
+  prompt.hidden = count > 0;
+  $('map-empty-add').hidden = !add || add.hidden || add.disabled;
 }
 
 // Another language: the status line says the same in it.
@@ -143,6 +152,7 @@ async function reloadMap() {
   mapElement.dataset.markerCount = String(count);
   mapElement.dataset.state = 'ready';
   setMapStatus('ready', count);
+  showEmptyPrompt(count);
   performance.mark('onthemap:markers-ready');
   document.dispatchEvent(new CustomEvent('onthemap:markers-ready', { detail: { count, version: snapshotVersion() } }));
 }
