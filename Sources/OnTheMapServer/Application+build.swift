@@ -87,7 +87,8 @@ private func assemble(
     services.append(LiveLocationsService(live: live, feed: store.locationChangeFeed(), warmClassId: defaultClass.id))
     let router = buildRouter(
         store: store, geocoder: geocoder, albums: albums, listCache: listCache, hashing: hashing,
-        trustedProxies: trustedProxies, configuration: configuration, logger: logger, directory: directory, live: live, metrics: metrics
+        trustedProxies: trustedProxies, configuration: configuration, logger: logger, directory: directory, live: live, metrics: metrics,
+        mailer: Mailer(configuration: configuration, wake: mailWake)
     )
     let bounds = ConnectionBounds(configuration: configuration, trustedProxies: trustedProxies)
     return Application(
@@ -110,7 +111,7 @@ func makeGeocoder(configuration: Configuration) throws -> any Geocoder {
 func buildRouter(
     store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, listCache: ListResponseCache?,
     hashing: PasswordHashing, trustedProxies: TrustedProxies, configuration: Configuration, logger: Logger,
-    directory: ClassDirectory, live: LiveLocations? = nil, metrics: ServerMetrics = ServerMetrics()
+    directory: ClassDirectory, live: LiveLocations? = nil, metrics: ServerMetrics = ServerMetrics(), mailer: Mailer? = nil
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(
@@ -145,6 +146,7 @@ func buildRouter(
     }
     AccountController(accounts: accounts, store: store).addRoutes(to: api)
     PasswordResetController(accounts: accounts, store: store).addRoutes(to: api)
+    ForgotPasswordController(store: store, mailer: mailer, configuration: configuration).addRoutes(to: api)
     let writes = LocationWrites(store: store, cache: listCache, live: live)
     ModerationController(accounts: accounts, store: store, writes: writes).addRoutes(to: api)
     let classWrites = ClassWrites(store: store, directory: directory, locations: writes)

@@ -62,6 +62,9 @@ public protocol MailOutboxRepository: Sendable {
     func nextMailDue() async throws -> Date?
     /// Messages to `recipient` written since `since` (sent or not), for throttling.
     func mailCount(recipient: String, kind: String, since: Date) async throws -> Int
+    /// A reset link for the account (its token's digest) and the email carrying it, in one
+    /// transaction: both or neither.
+    func createPasswordReset(token: String, accountKey: String, now: Date, expiresAt: Date, mail: NewOutboxMail) async throws
 }
 
 extension SQLStore {
@@ -179,6 +182,19 @@ extension SQLStore {
                 FROM mail_outbox WHERE sent_at IS NULL AND failed_at IS NULL
                 """
             ).first()?.decode(column: "due", as: String?.self).flatMap(ParseDate.date(from:))
+        }
+    }
+
+    public func createPasswordReset(token: String, accountKey: String, now: Date, expiresAt: Date, mail: NewOutboxMail) async throws {
+        try await withTransaction { db in
+            try await db.raw(
+                """
+                INSERT INTO password_resets (digest, account_key, created_at, expires_at)
+                VALUES (\(bind: SessionToken.digest(token)), \(bind: accountKey), \(bind: ParseDate.string(from: now)),
+                        \(bind: ParseDate.string(from: expiresAt)))
+                """
+            ).run()
+            try await Self.insertMail(mail, now: now, on: db)
         }
     }
 
