@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        // The readable "my data" download: a zip of a page, the JSON, GeoJSON and photo files.
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
         // `swift package generate-documentation --target OnTheMapKit` (the SDK's DocC catalog).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -97,6 +99,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             // The OpenAPI document served at /openapi.json.
             resources: [.copy("Docs/openapi.json")]
@@ -170,6 +173,7 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         .testTarget(

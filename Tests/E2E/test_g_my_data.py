@@ -5,6 +5,7 @@ import os
 import tempfile
 import time
 import uuid
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from test_g_account import assert_focus_visible, focused_id, open_account, press
 # The server that offers sign-in with a provider (an OpenID Connect mock), and a browser on it.
 from test_m_sign_in import provider_button, providers, signin_page  # noqa: F401 (fixtures)
 
-DATA_FILE = "onthemap-my-data.json"
+DATA_FILE = "onthemap-my-data.zip"
 
 
 def sign_up(page, api, first, last):
@@ -47,7 +48,7 @@ def downloaded(folder, name, timeout=15):
     while time.time() < deadline:
         # Chromium writes `<name>.crdownload` first and renames it when done.
         if path.exists() and path.stat().st_size > 0:
-            return json.loads(path.read_text())
+            return path
         time.sleep(0.2)
     raise AssertionError(f"{name} was not downloaded; the folder holds {[p.name for p in Path(folder).iterdir()]}")
 
@@ -75,8 +76,12 @@ def test_download_my_data_then_delete_my_account(page, api):
     user = sign_up(page, api, "Dana", "Leaving")
     object_id = user.post_location("Accra, Ghana", 5.56, -0.2, "https://example.com/dana")
     assert api.locations(where={"uniqueKey": user.key})["results"], "the location was not posted"
+    # A Travel pin whose photos (from the photo stub) are files in the zip, shown on its page.
+    from test_f_travel import api_settled
+    pin = user.create_pin(48.85, 2.35)
+    photos = [photo for photo in api_settled(user, pin["id"])["photos"] if photo.get("state") == "ready"]
 
-    # Download My Data saves one JSON file naming the student and their location.
+    # Download My Data saves one zip: a page to read, and the JSON naming the student and their location.
     folder = tempfile.mkdtemp(prefix="onthemap-my-data-")
     downloads_to(page, folder)
     open_account(page)
@@ -84,7 +89,15 @@ def test_download_my_data_then_delete_my_account(page, api):
     page.clickable("#download-data").click()
     page.text_in("#download-data-done", DATA_FILE)
     page.screenshot("account-my-data")
-    data = downloaded(folder, DATA_FILE)
+    with zipfile.ZipFile(downloaded(folder, DATA_FILE)) as archive:
+        names = set(archive.namelist())
+        assert {"onthemap-my-data/index.html", "onthemap-my-data/my-data.json", "onthemap-my-data/my-locations.geojson"} <= names
+        page_text = archive.read("onthemap-my-data/index.html").decode()
+        data = json.loads(archive.read("onthemap-my-data/my-data.json"))
+    assert "Dana Leaving" in page_text and "Accra, Ghana" in page_text and "Where I am on the map" in page_text
+    images = [name for name in names if name.startswith("onthemap-my-data/photos/")]
+    assert len(images) == len(photos) > 0, f"the photos are not files in the zip: {sorted(names)}"
+    assert all(f'src="{name.split("/", 1)[1]}"' in page_text for name in images), "the page does not show the photos"
     assert data["account"]["email"] == user.email
     assert data["account"]["key"] == user.key
     assert data["account"]["has_password"] is True

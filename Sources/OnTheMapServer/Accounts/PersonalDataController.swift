@@ -25,16 +25,59 @@ struct PersonalDataController: Sendable {
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("account/data", use: download)
+        group.get("account/data.zip", use: downloadArchive)
         group.post("account/delete", use: delete)
     }
 
     @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.requireSignedIn(.api("Log in to download your data.")).account
+        let data = try JSONSerialization.data(
+            withJSONObject: try await gather(me).document, options: [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted])
+        var headers = HTTPFields()
+        headers[.contentDisposition] = #"attachment; filename="onthemap-my-data.json""#
+        headers[.cacheControl] = "no-store"
+        return JSONResponse.raw(data, headers: headers)
+    }
+
+    /// `GET /api/account/data.zip`: the same as a zip anyone can open: a page to read (the
+    /// account, classes and roles, where they are on each map, Travel pins with their photos
+    /// as image files beside it) and the JSON and GeoJSON for programs (`PersonalDataArchive`).
+    @Sendable func downloadArchive(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try context.requireSignedIn(.api("Log in to download your data.")).account
+        let gathered = try await gather(me)
+        var images: [PersonalDataArchive.Image] = []
+        for (pin, photos) in gathered.pins {
+            for photo in photos where photo.state == .ready {
+                guard let path = photo.filePath, let bytes = try? await store.photoStorage.read(relativePath: path) else { continue }
+                images.append(PersonalDataArchive.Image(pinID: pin.id, photo: photo, data: bytes))
+            }
+        }
+        let archive = try PersonalDataArchive.make(
+            account: me, gathered: gathered, images: images, language: request.language, now: configuration.clock.now())
+        var headers = HTTPFields()
+        headers[.contentType] = "application/zip"
+        headers[.contentDisposition] = #"attachment; filename="\#(PersonalDataArchive.fileName)""#
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: archive)))
+    }
+
+    /// Everything the download holds: the JSON document, and the records the readable page shows.
+    struct Gathered {
+        var document: [String: Any]
+        var classes: [(name: String, slug: String, role: String)]
+        var locations: [OwnedLocation]
+        var pins: [(Pin, [Photo])]
+    }
+
+    func gather(_ me: Account) async throws -> Gathered {
         let locations = try await store.ownedLocations(accountKey: me.key)
         let language = try await store.accountLanguage(accountKey: me.key)
         var pins: [[String: Any]] = []
+        var pinRecords: [(Pin, [Photo])] = []
         for pin in try await store.pins(ownerKey: me.key) {
-            let photos = try await store.photos(pinID: pin.id).map { photo -> [String: Any] in
+            let photoRecords = try await store.photos(pinID: pin.id)
+            pinRecords.append((pin, photoRecords))
+            let photos = photoRecords.map { photo -> [String: Any] in
                 [
                     "id": photo.id, "provider": photo.provider, "title": photo.title, "author": photo.author,
                     "license": photo.license ?? NSNull(), "remote_url": photo.remoteURL,
@@ -47,6 +90,9 @@ struct PersonalDataController: Sendable {
                 "created_at": ParseDate.string(from: pin.createdAt), "updated_at": ParseDate.string(from: pin.updatedAt), "photos": photos,
             ])
         }
+        let classes = try await store.classes(ofAccount: me.key).map {
+            (name: $0.mapClass.name, slug: $0.mapClass.slug, role: $0.role.rawValue)
+        }
         let document: [String: Any] = [
             "exported_at": ParseDate.string(from: configuration.clock.now()),
             "account": [
@@ -55,9 +101,7 @@ struct PersonalDataController: Sendable {
                 "has_password": !me.passwordHash.isEmpty,
                 "language": language.map { $0 as Any } ?? NSNull(),
             ],
-            "classes": try await store.classes(ofAccount: me.key).map {
-                ["slug": $0.mapClass.slug, "name": $0.mapClass.name, "role": $0.role.rawValue]
-            },
+            "classes": classes.map { ["slug": $0.slug, "name": $0.name, "role": $0.role] },
             "locations": locations.map { owned -> [String: Any] in
                 var object = StudentLocationController.project(owned.record, keys: Set(LocationField.allCases.map(\.rawValue)))
                 object["class"] = owned.classSlug
@@ -95,11 +139,7 @@ struct PersonalDataController: Sendable {
                 ]
             },
         ]
-        let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted])
-        var headers = HTTPFields()
-        headers[.contentDisposition] = #"attachment; filename="onthemap-my-data.json""#
-        headers[.cacheControl] = "no-store"
-        return JSONResponse.raw(data, headers: headers)
+        return Gathered(document: document, classes: classes, locations: locations, pins: pinRecords)
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {

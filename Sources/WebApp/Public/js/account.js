@@ -14,8 +14,9 @@ import { saveAccountLanguage } from './accountLanguage.js';
 import { MyPlaces } from './myPin.js';
 import { refreshAll } from './students.js';
 
-/** The file "Download My Data" saves (the server's Content-Disposition names it the same). */
-export const MY_DATA_FILE = 'onthemap-my-data.json';
+/** The file "Download My Data" saves (the server's Content-Disposition names it the same): a
+ *  zip of a page to read, the JSON and GeoJSON for programs, and the Travel photos. */
+export const MY_DATA_FILE = 'onthemap-my-data.zip';
 
 /** A button back from its busy state, its label in the page's language (which may have
  *  changed meanwhile). */
@@ -251,16 +252,16 @@ export class AccountDialog {
     leaveSession();
   }
 
-  /** Saves everything the server holds about the account as one JSON file. Fetched through
-   *  api.request (not a plain link to the route) so that a failure is said here rather than
-   *  saved as the file. */
+  /** Saves everything the server holds about the account as one zip. Fetched by the script
+   *  (not a plain link to the route) so that a failure is said here rather than saved as the
+   *  file. */
   async downloadData() {
     showTranslatedMessage('download-data-error', '');
     showTranslatedMessage('download-data-done', '');
     setBusy(this.downloadButton, true, t('myData.busy'));
     let data;
     try {
-      data = await api.request('/api/account/data');
+      data = await api.downloadMyData();
     } catch (error) {
       if (error.status === 401) {
         this.sessionEnded(t('myData.sessionEnded.download'));
@@ -271,8 +272,7 @@ export class AccountDialog {
     } finally {
       idle(this.downloadButton);
     }
-    const blob = new Blob([JSON.stringify(data, null, 2) + '\n'], { type: 'application/json' });
-    const url = URL.createObjectURL(blob);
+    const url = URL.createObjectURL(data);
     const link = el('a', { href: url, download: MY_DATA_FILE, hidden: true });
     document.body.append(link);
     link.click();

@@ -132,6 +132,13 @@ export async function resetPassword(token, newPassword) {
   await request('/api/password-reset', { method: 'POST', body: { token, new_password: newPassword } });
 }
 
+/** "Forgot password?": asks the server to email a reset link to `email`. The answer is the
+ *  same whether or not an account has the address; fails with code `email_not_set_up` (503)
+ *  when the server sends no email, and with status 429 when asked too often. */
+export async function requestPasswordReset(email) {
+  await request('/api/password-reset/request', { method: 'POST', body: { email } });
+}
+
 /** Creates an account; resolves to its key. */
 export async function signUp({ email, password, firstName, lastName }) {
   const body = await request('/api/users', {
@@ -198,6 +205,33 @@ export async function fetchOwnLocationIn(slug, accountKey) {
  *  names as kept: `{ first_name, last_name }`. */
 export async function renameAccount(firstName, lastName) {
   return request('/api/account/name', { method: 'PUT', body: { first_name: firstName, last_name: lastName } });
+}
+
+/** "Download My Data": the zip (`/api/account/data.zip`: a page to read, the JSON and
+ *  GeoJSON, the photos) as a Blob. Fails as request() does (a 401 ends the session). */
+export async function downloadMyData() {
+  const epoch = sessionEpoch();
+  let response;
+  try {
+    response = await fetch('/api/account/data.zip', { headers: { 'Accept-Language': language() }, credentials: 'same-origin' });
+  } catch {
+    noteNoAnswer();
+    throw new ApiError('network', t('error.network'));
+  }
+  noteAnswer(response.headers.get(FROM_CACHE_HEADER));
+  if (!response.ok) {
+    let json = null;
+    try { json = await response.json(); } catch { json = null; }
+    const status = response.status;
+    if (status === 401) sessionRefused(epoch);
+    const kind = status >= 500 ? 'server' : status === 401 || status === 403 ? 'auth' : status === 404 ? 'notFound' : 'client';
+    throw new ApiError(kind, messageFrom(json) || t('api.error.status', { status: `${status} ${response.statusText || ''}`.trim() }), status, codeFrom(json));
+  }
+  try {
+    return await response.blob();
+  } catch {
+    throw new ApiError('network', t('api.error.connectionLost'));
+  }
 }
 
 // ---- classes (classes.js, classPages.js, classSettings.js) ----------------
