@@ -9,7 +9,7 @@ import { state } from './state.js';
 import { classPath, currentClass } from './currentClass.js';
 import { noteAccount } from './approval.js';
 import { followAccountLanguage } from './accountLanguage.js';
-import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure, formatCount } from './ui.js';
+import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure, formatCount, setBusy } from './ui.js';
 import { t, onLanguageChange } from './i18n.js';
 import { $ } from './dom.js';
 import { withParts } from './bidi.js';
@@ -38,6 +38,10 @@ const NOTICES = {
 const OTHER_NOTICE = [(params) => t('notices.changed', params), (params) => t('notices.changedPost', params)];
 /** The most posts a Waiting list (and its count) shows at once. */
 const WAITING_LIMIT = 100;
+/** Changes come in bursts (a class posting at once): the Waiting list is drawn once after. */
+const REFRESH_DELAY_MS = 300;
+/** While the Waiting list is open, how often it looks for posts the live stream did not bring. */
+const WAITING_POLL_MS = 5000;
 const SVG = 'http://www.w3.org/2000/svg';
 const FLAG = 'M5 2h2v1.2c1.6-.8 3.3-1 5-.2 1.9.9 3.8.8 6.3-.3L20 2v11.4l-.6.3c-2.9 1.3-5.4 1.5-7.8.4-1.5-.7-3-.5-4.6.4V22H5V2Z';
 
@@ -175,6 +179,9 @@ class ModerationDialog {
     // What an action did ("Approved …"), said once it is done.
     this.done = el('p', { id: 'moderation-done', class: 'moderation-done', role: 'status' });
     this.close = el('button', { id: 'moderation-close', class: 'text-button', type: 'button' });
+    // Approve every post waiting, at once (confirmed, with the count): the Waiting list's bar.
+    this.approveAll = el('button', { id: 'moderation-approve-all', class: 'button small primary', type: 'button', hidden: true });
+    this.approveAll.addEventListener('click', () => this.approveEverything());
     this.title = el('h2', { id: 'moderation-title', class: 'sheet-title' });
     this.tabs = el('div', { class: 'moderation-tabs', role: 'tablist' },
       Object.keys(VIEWS).map((view) =>
@@ -183,7 +190,7 @@ class ModerationDialog {
     this.applyLanguage();
     this.dialog = el('dialog', { id: 'moderation', class: 'sheet moderation-sheet', 'aria-labelledby': 'moderation-title' }, [
       el('header', { class: 'sheet-bar' }, [this.close, this.title, el('span')]),
-      this.tabs, this.status, this.done, this.rows,
+      this.tabs, this.status, this.done, el('div', { class: 'moderation-bar' }, [this.approveAll]), this.rows,
     ]);
     document.body.append(this.dialog);
     this.close.addEventListener('click', () => this.dialog.close());
@@ -208,7 +215,73 @@ class ModerationDialog {
       this.done.textContent = '';
       this.show(tab.dataset.view);
     });
-    this.dialog.addEventListener('close', () => countWaiting());
+    this.dialog.addEventListener('close', () => {
+      clearInterval(this.poll);
+      countWaiting();
+    });
+    // The Waiting list follows while it is open: each change on the class's live stream, and a
+    // light look every few seconds for what the stream does not carry.
+    this.waitingVersion = 0;
+    this.acting = 0;
+    document.addEventListener('onthemap:live-change', () => this.refreshSoon());
+  }
+
+  /** Draws the Waiting list again soon (changes come in bursts), unless an action is under
+   *  way; the focus stays on the row (and button) it was on. */
+  refreshSoon() {
+    if (!this.dialog.open || this.view !== 'waiting') return;
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(async () => {
+      if (!this.dialog.open || this.view !== 'waiting' || this.acting) return;
+      const focused = this.rows.contains(document.activeElement) ? document.activeElement : null;
+      const objectId = focused && focused.closest('[data-object-id]')?.dataset.objectId;
+      const action = focused && focused.dataset.action;
+      let waiting;
+      try {
+        waiting = await fetchWaiting();
+      } catch {
+        return;  // the list stays as it was; the next change tries again
+      }
+      const key = waiting.map((item) => `${item.location.objectId}@${item.location.updatedAt}`).join(' ');
+      if (!this.dialog.open || this.view !== 'waiting' || this.acting || key === this.shownWaiting) return;
+      await this.show('waiting', { waiting });
+      const row = objectId && [...this.rows.children].find((item) => item.dataset.objectId === objectId);
+      const button = row && (row.querySelector(`[data-action="${action}"]`) || row.querySelector('button'));
+      if (button) button.focus();
+    }, REFRESH_DELAY_MS);
+  }
+
+  /** Approves every post waiting, after saying how many; says how many it approved. */
+  async approveEverything() {
+    const waiting = [...this.rows.children].map((row) => row.dataset.objectId).filter(Boolean);
+    if (!waiting.length) return;
+    const count = waiting.length;
+    const sure = await confirmAction(t('moderation.approveAll.title', { count }), t('moderation.approveAll.message', { count }),
+      t('moderation.approveAll.ok', { count }));
+    if (!sure) return;
+    this.acting += 1;
+    setBusy(this.approveAll, true, t('moderation.approveAll.working'));
+    let approved = 0;
+    try {
+      for (const objectId of waiting) {
+        try {
+          await request(classPath(`/api/admin/locations/${encodeURIComponent(objectId)}/approve`), { method: 'POST' });
+          approved += 1;
+        } catch (error) {
+          // Another moderator decided first: that post is no longer waiting.
+          if (error.status !== 404) {
+            await showAlert(t('moderation.failed.title'), error.message);
+            break;
+          }
+        }
+      }
+    } finally {
+      this.acting -= 1;
+      setBusy(this.approveAll, false);
+    }
+    await this.show('waiting');
+    this.say([t('moderation.approveAll.done', { count: approved })]);
+    (this.rows.querySelector('button') || this.tabs.querySelector('[aria-selected="true"]'))?.focus();
   }
 
   /** The dialog's own words in the page's language (the lists are drawn again by show()). */
@@ -227,6 +300,8 @@ class ModerationDialog {
     this.done.textContent = '';
     this.rows.replaceChildren();
     this.dialog.showModal();
+    clearInterval(this.poll);
+    this.poll = setInterval(() => this.refreshSoon(), WAITING_POLL_MS);
     const attempt = ++this.attempt;
     this.selectTab(this.view);
     this.status.textContent = t('moderation.loading');
@@ -268,7 +343,12 @@ class ModerationDialog {
         ? waiting || await fetchWaiting()
         : (await request(classPath(`/api/admin/moderation?view=${view}&limit=100`))).locations;
       if (attempt !== this.attempt) return false;
-      if (view === 'waiting') showWaitingCount(locations.length);
+      if (view === 'waiting') {
+        showWaitingCount(locations.length);
+        this.shownWaiting = locations.map((item) => `${item.location.objectId}@${item.location.updatedAt}`).join(' ');
+      }
+      this.approveAll.hidden = view !== 'waiting' || locations.length < 2;
+      this.approveAll.textContent = t('moderation.approveAll', { count: locations.length });
       this.rows.replaceChildren(...locations.map((item) => this.postRow(item)));
       this.status.textContent = locations.length || !EMPTY[view] ? '' : EMPTY[view]();
       return true;
@@ -307,7 +387,9 @@ class ModerationDialog {
         ? [button(t('moderation.action.approve'), 'approve', 'primary'), button(t('moderation.action.reject'), 'reject', 'danger')]
         : [item.hidden ? button(t('moderation.action.unhide'), 'unhide') : button(t('moderation.action.hide'), 'hide'),
           button(t('moderation.action.delete'), 'delete', 'danger')]),
-      item.owner_key
+      // Disabling an account acts beyond the class: not in the approval queue (Reported and
+      // Hidden keep it, behind its own confirmation; administrators also have Accounts).
+      item.owner_key && !item.waiting
         ? (item.owner_disabled ? button(t('moderation.action.enableAuthor'), 'enable') : button(t('moderation.action.disableAuthor'), 'disable', 'danger'))
         : null,
     ]);
@@ -368,6 +450,15 @@ class ModerationDialog {
   }
 
   async act(action, item) {
+    this.acting += 1;
+    try {
+      return await this.actOnPost(action, item);
+    } finally {
+      this.acting -= 1;
+    }
+  }
+
+  async actOnPost(action, item) {
     const id = encodeURIComponent(item.location.objectId);
     const name = fullName(item.location);
     const index = [...this.rows.children].findIndex((row) => row.dataset.objectId === item.location.objectId);
