@@ -1,4 +1,5 @@
-// The login and sign-up scene: two forms on one card, #/login and #/signup.
+// The login and sign-up scene: three forms on one card, #/login, #/signup and #/forgot (a
+// "Forgot password?" link: an email with a reset link, when the server has email set up).
 import * as api from './api.js';
 import { state, saveAccount } from './state.js';
 import { go } from './router.js';
@@ -20,17 +21,28 @@ export function showLogin(form) {
   $('main-scene').hidden = true;
   $('class-scene').hidden = true;
   $('login-scene').hidden = false;
-  const signup = form === 'signup';
-  $('login-form').hidden = signup;
-  $('signup-form').hidden = !signup;
+  const shown = form === 'signup' || form === 'forgot' ? form : 'login';
+  const switching = $(`${shown}-form`).hidden;
+  $('login-form').hidden = shown !== 'login';
+  $('signup-form').hidden = shown !== 'signup';
+  $('forgot-form').hidden = shown !== 'forgot';
   showLoginTitle();
-  const first = signup ? $('signup-first') : $('login-email');
-  // Focus left on the now hidden tabs (after a logout) counts as none.
-  if (!focused || focused === document.body || fromScene) first.focus();
+  const first = { login: 'login-email', signup: 'signup-first', forgot: 'forgot-email' }[shown];
+  // Focus left on the now hidden tabs (after a logout) counts as none, and so does focus on
+  // the link that switched forms (now hidden with its form).
+  const fromForm = focused && $('login-scene').contains(focused) && focused.closest('form')?.hidden;
+  if (!focused || focused === document.body || fromScene || fromForm) $(first).focus();
+  if (shown === 'forgot' && switching) {
+    showTranslatedMessage('forgot-error', '');
+    showTranslatedMessage('forgot-sent', '');
+    if (!$('forgot-email').value) $('forgot-email').value = $('login-email').value.trim();
+  }
 }
 
 function showLoginTitle() {
-  document.title = t($('signup-form').hidden ? 'login.pageTitle' : 'signup.pageTitle');
+  if (!$('signup-form').hidden) document.title = t('signup.pageTitle');
+  else if (!$('forgot-form').hidden) document.title = t('forgot.pageTitle');
+  else document.title = t('login.pageTitle');
 }
 
 function loginFailureMessage(error) {
@@ -89,6 +101,39 @@ function setUpLoginForm() {
   });
 }
 
+/** "Forgot password?": always the same answer whether or not an account has the address
+ *  (the server's rule), said in a live region; why not when the server cannot send email. */
+function forgotFailureMessage(error) {
+  if (error.code === 'email_not_set_up') return t('forgot.error.notSetUp');
+  if (error.status === 429) return t('forgot.error.tooMany');
+  if (error.code === 'invalid_email') return t('forgot.error.invalid');
+  return formFailureMessage(error, t('forgot.error.failed'));
+}
+
+function setUpForgotForm() {
+  $('forgot-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const email = $('forgot-email').value.trim();
+    showTranslatedMessage('forgot-sent', '');
+    if (!email) {
+      showTranslatedMessage('forgot-error', () => t('forgot.error.missing'));
+      $('forgot-email').focus();
+      return;
+    }
+    showTranslatedMessage('forgot-error', '');
+    const button = $('forgot-button');
+    setBusy(button, true, t('forgot.busy'));
+    try {
+      await api.requestPasswordReset(email);
+      showTranslatedMessage('forgot-sent', () => t('forgot.sent'));
+    } catch (error) {
+      showTranslatedMessage('forgot-error', () => forgotFailureMessage(error));
+    } finally {
+      idle(button);
+    }
+  });
+}
+
 function setUpSignupForm() {
   $('signup-form').addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -129,6 +174,7 @@ function setUpSignupForm() {
 export function setUpAuthForms() {
   setUpLoginForm();
   setUpSignupForm();
+  setUpForgotForm();
   setUpLanguageChoice();
   $('show-signup').addEventListener('click', (event) => {
     event.preventDefault();
@@ -138,6 +184,15 @@ export function setUpAuthForms() {
   $('show-login').addEventListener('click', (event) => {
     event.preventDefault();
     showTranslatedMessage('login-error', '');
+    go('login');
+  });
+  $('show-forgot').addEventListener('click', (event) => {
+    event.preventDefault();
+    showTranslatedMessage('login-error', '');
+    go('forgot');
+  });
+  $('forgot-back').addEventListener('click', (event) => {
+    event.preventDefault();
     go('login');
   });
 }

@@ -59,7 +59,7 @@ function route() {
   }
   if (!state.account) {
     const note = keepForAfterSignIn(path);
-    showLogin(path === 'signup' ? 'signup' : 'login');
+    showLogin(path === 'signup' || path === 'forgot' ? path : 'login');
     if (note) showFormMessage('login-note', note);
     return;
   }

@@ -39,7 +39,7 @@ function request(url, signal) {
 
 /** The download started as the page opened, until the map takes it; `url` says whose it is.
  *  Pages without the map (logging in, an invitation, a class's settings) start none. */
-const SHOWS_NO_MAP = /^#\/?(login|signup|signed-in|join\/|classes\/|c\/[^/]+\/settings)/;
+const SHOWS_NO_MAP = /^#\/?(login|signup|forgot|signed-in|join\/|classes\/|c\/[^/]+\/settings)/;
 let early = null;
 if (accountKey() && !SHOWS_NO_MAP.test(location.hash)) {
   const url = snapshotURL(classInAddress());
