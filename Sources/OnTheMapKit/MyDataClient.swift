@@ -28,6 +28,15 @@ public final class MyDataClient: Sendable {
         return try await transport.send(request, dialect: .service).get().body
     }
 
+    /// The same as a zip a person can read: a short page (`index.html`, in the account's
+    /// language) with the account, its classes and roles, where it is on each map and its
+    /// Travel pins with their photos, the photos as image files, and the JSON and GeoJSON for
+    /// programs. The bytes as sent.
+    public func downloadArchive() async throws(OnTheMapError) -> Data {
+        let request = transport.request(try url("account/data.zip"), headers: sessionStore.authenticationHeaders)
+        return try await transport.send(request, dialect: .service).get().body
+    }
+
     /// Changes the account's first and last name; every post of theirs in every class shows it
     /// at once. The names as the server keeps them (trimmed); a name outside sign-up's rules
     /// fails with the server's `invalid_name`.

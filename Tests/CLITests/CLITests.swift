@@ -227,6 +227,16 @@ struct CLITests {
         #expect((data["account"] as? [String: Any])?["last_name"] as? String == "Byron")
         #expect((data["locations"] as? [[String: Any]])?.first?["mapString"] as? String == "Lyon, France")
         #expect((data["locations"] as? [[String: Any]])?.first?["lastName"] as? String == "Byron")
+        // The same as a zip with a page anyone can read beside the files for programs.
+        let zip = sandbox.directory.appendingPathComponent("me.zip")
+        result = try sandbox.run(["account", "export", "--zip", "--to", zip.path])
+        #expect(result.status == 0, "\(result)")
+        let archive = try Data(contentsOf: zip)
+        #expect(archive.starts(with: [0x50, 0x4B, 0x03, 0x04]), "not a zip")
+        let names = String(decoding: archive, as: UTF8.self)
+        for member in ["index.html", "my-data.json", "my-locations.geojson"] {
+            #expect(names.contains(member), "the zip has no \(member)")
+        }
 
         // A wrong password deletes nothing and keeps the session.
         result = try sandbox.run(["account", "delete"], stdin: "not my words\n")

@@ -13,14 +13,18 @@ struct AccountCommand: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write your data (account, classes, locations, Travel, sign-in links, reports) as one JSON document.")
+            abstract:
+                "Write your data (account, classes, locations, Travel, sign-in links, reports) as one JSON document, or with --zip as a zip with a page anyone can read and your photos."
+        )
         @OptionGroup var serverOptions: ServerOptions
         @Option(help: "File to write (default: standard output).") var to: String?
+        @Flag(help: "A zip: a readable page (index.html), your Travel photos, and the JSON and GeoJSON.") var zip = false
 
         func run() async throws {
             try await runClient {
                 let stored = try SessionFile.require()
-                let data = try await MyDataClient.signedIn(stored, serverOptions).download()
+                let client = try MyDataClient.signedIn(stored, serverOptions)
+                let data = zip ? try await client.downloadArchive() : try await client.download()
                 if let to {
                     try data.write(to: URL(fileURLWithPath: to), options: .atomic)
                     Console.writeErr("onthemap: " + say("cli.account.wrote", ["path": .text(to)]) + "\n")
