@@ -171,7 +171,10 @@ def test_a_post_waits_for_approval_then_shows(page, api, server):
         title, message = author.alert(15)
         assert title == "From the Moderators"
         assert message == "A moderator approved your post at Lagos, Nigeria: classmates see it on the map now."
-        author.dismiss_alert()
+        # The notice offers to show the post; OK just closes it.
+        assert author.find("#alert-ok").text == "Show on map"
+        assert author.find("#alert-cancel").text == "OK"
+        author.dismiss_alert("#alert-cancel")
         author.until(lambda d: banner_text(author) == "", 10, "the banner stays after the approval")
         assert author.find("#add-location-button").get_attribute("aria-label") == "Add your location"
         author.until(lambda d: author.marker_count() == 1, 10)

@@ -13,6 +13,7 @@ import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, des
 import { t, onLanguageChange } from './i18n.js';
 import { $ } from './dom.js';
 import { withParts } from './bidi.js';
+import { showStudent } from './myPin.js';
 
 /** The lists, each with its tab's label in the page's language. */
 const VIEWS = {
@@ -115,7 +116,16 @@ function showNewNotices(account, notices) {
   const fresh = notices.filter((notice) => notice.created_at > seen && notice.action !== 'unhide');
   if (fresh.length === 0) return;
   localStorage.setItem(key, notices[0].created_at);
-  showAlert(t('notices.title'), fresh.map(noticeText).join('\n'));
+  const text = fresh.map(noticeText).join('\n');
+  // One approval: the notice offers to show the post where classmates now see it.
+  const approved = fresh.length === 1 && fresh[0].action === 'approve' && fresh[0].object_id;
+  if (!approved) {
+    showAlert(t('notices.title'), text);
+    return;
+  }
+  confirmAction(t('notices.title'), text, t('mine.showOnMap'), t('common.ok')).then((show) => {
+    if (show) showStudent(fresh[0].object_id);
+  });
 }
 
 /** `count` as a badge shows it: "2", "٢", or "99+" past what one list shows. */
