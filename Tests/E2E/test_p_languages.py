@@ -112,7 +112,8 @@ def test_choosing_a_language_translates_at_once_and_is_kept(page):
     page.text_in(".brand-tagline", "See where fellow students are learning.")
     assert html_language(page) == ["en", "ltr"]
     assert page.driver.title == "Log In · On the Map"
-    assert page.js("return document.querySelector('#login-form .auth-switch').textContent") == "Don't have an account? Sign Up"
+    assert page.js("return document.querySelector('#login-form .auth-switch:not(.auth-forgot)').textContent") == "Don't have an account? Sign Up"
+    assert page.find('#show-forgot').text == "Forgot password?"
 
 
 def run_module(page, script):

@@ -264,16 +264,19 @@ def test_stored_xss_renders_as_text_everywhere(browser, xss_server, hostile_stub
                 page.js("document.getElementById('control').remove(); window.__xssHits.length = 0;")
             check(page, f"{mode}/map", results)
 
-            # Map: spiderfy the single cluster, open every popup.
+            # Map: the single cluster (everyone at one place) opens as a list naming them;
+            # every name opens that student's card.
             page.clickable("#map .cluster").click()
-            page.until(lambda d: len(page.find_all("#map .student-pin")) == len(records), 15,
-                       "the cluster did not spiderfy into every marker")
+            page.until(lambda d: len(page.find_all(".popup-group .group-name")) == len(records), 15,
+                       "the group did not list every student")
             names = page.js("""
                 const names = [];
-                for (const pin of document.querySelectorAll('#map .student-pin')) {
-                  pin.click();
+                const count = document.querySelectorAll('.popup-group .group-name').length;
+                for (let i = 0; i < count; i += 1) {
+                  document.querySelectorAll('.popup-group .group-name')[i].click();
                   const name = document.querySelector('.leaflet-popup .popup-name');
                   names.push(name ? name.textContent : null);
+                  document.querySelector('.leaflet-popup .group-back').click();
                 }
                 return names;""")
             squash = lambda text: " ".join((text or "").split())
