@@ -54,9 +54,12 @@ done
 [ -n "$PHOTOS_URL" ] || { echo "fuzz-api: the photo stub did not start" >&2; exit 1; }
 
 # Info level: one line per request, counted for the figures. Cheap bcrypt: logins, sign-ups
-# and password changes are fuzzed by the hundred.
+# and password changes are fuzzed by the hundred. Email set up (to a relay port where nothing
+# listens: the outbox keeps its messages and retries), so "Forgot password?" is fuzzed as it
+# answers on a school's server, not as the 503 of a server without email.
 "$BIN" serve --port 0 --data-dir "$WORK/data" --demo --log-level info --bcrypt-cost "${FUZZ_BCRYPT_COST:-4}" \
-    --wikimedia-api-url "$PHOTOS_URL" >"$WORK/server.out" 2>"$WORK/server.err" &
+    --wikimedia-api-url "$PHOTOS_URL" --smtp-url smtp://127.0.0.1:9 --mail-from "On the Map <map@fuzz.invalid>" \
+    --public-url http://127.0.0.1:9 >"$WORK/server.out" 2>"$WORK/server.err" &
 SERVER_PID=$!
 BASE=""
 for _ in $(seq 1 600); do
