@@ -315,8 +315,13 @@ class Page:
 @pytest.fixture
 def page(browser, server, api):
     """A clean browser: no cookies, no stored account, online, desktop size."""
-    driver = browser
-    page = Page(driver, server, api)
+    yield clean_page(browser, server, api)
+
+
+def clean_page(driver, base, api):
+    """The shared browser made clean for a test on the server at `base`: one tab, no cookies,
+    no stored account, online, desktop size, earlier log messages dropped."""
+    page = Page(driver, base, api)
     page.offline(False)
     page.viewport(DESKTOP)
     # Close any tabs a test opened.
@@ -324,10 +329,10 @@ def page(browser, server, api):
         driver.switch_to.window(handle)
         driver.close()
     driver.switch_to.window(driver.window_handles[0])
-    driver.get(server + "/health")
+    driver.get(base + "/health")
     driver.delete_all_cookies()
     driver.execute_script("localStorage.clear(); sessionStorage.clear();")
     driver.get_log("browser")  # drop earlier messages
     driver.get_log("performance")
-    yield page
+    return page
     page.offline(False)

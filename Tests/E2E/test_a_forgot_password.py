@@ -10,7 +10,7 @@ import time
 import pytest
 
 from a11y import axe_violations, blocking, describe
-from conftest import DESKTOP, Page, ServerProcess, free_port
+from conftest import ServerProcess, clean_page, free_port
 from helpers import Api, HTTPFailure
 from smtp_sink import SMTPSink
 
@@ -42,15 +42,7 @@ def mail_server(photo_stub):
 @pytest.fixture
 def mail_page(browser, mail_server):
     """A clean browser on the server that sends email."""
-    driver, base = browser, mail_server["base"]
-    page = Page(driver, base, Api(base))
-    page.offline(False)
-    page.viewport(DESKTOP)
-    driver.get(base + "/health")
-    driver.delete_all_cookies()
-    driver.execute_script("localStorage.clear(); sessionStorage.clear();")
-    driver.get_log("browser")
-    return page
+    return clean_page(browser, mail_server["base"], Api(mail_server["base"]))
 
 
 def focused_id(page):

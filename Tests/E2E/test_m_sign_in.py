@@ -22,7 +22,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from a11y import axe_violations, blocking, describe
-from conftest import DESKTOP, OUTPUT, PHONE, Page, ServerProcess, free_port
+from conftest import DESKTOP, OUTPUT, PHONE, ServerProcess, clean_page, free_port
 from facebook_stub import APP_ID, APP_SECRET, FacebookStub
 from helpers import Api, HTTPFailure
 
@@ -98,15 +98,7 @@ def providers(photo_stub):
 @pytest.fixture
 def signin_page(browser, providers):
     """A clean browser on the server that offers providers."""
-    driver, base = browser, providers["base"]
-    page = Page(driver, base, Api(base))
-    page.offline(False)
-    page.viewport(DESKTOP)
-    driver.get(base + "/health")
-    driver.delete_all_cookies()
-    driver.execute_script("localStorage.clear(); sessionStorage.clear();")
-    driver.get_log("browser")
-    return page
+    return clean_page(browser, providers["base"], Api(providers["base"]))
 
 
 def provider_button(page, name):
