@@ -207,6 +207,25 @@ struct SharedTravelTests {
         }
     }
 
+    @Test("Forgetting old counters never forgets the window still being counted, however long it is")
+    func pruningKeepsTheOpenWindow() async throws {
+        try await withStore { store, _ in
+            // 13:30 UTC: a day's window began 13.5 hours ago, far more than the two hours kept.
+            let clock = ManualClock(Date(timeIntervalSince1970: 1_800_019_800))
+            var allowance = SearchAllowance(store: store, clock: clock.clock, limit: 2, windowSeconds: 86_400)
+            allowance.pruneOneIn = 1  // prune on every admission
+            try await allowance.admit("someone")
+            try await allowance.admit("someone")
+            await #expect(throws: RateLimiter.RateLimited.self) { try await allowance.admit("someone") }
+            // An hourly counter from three hours ago is forgotten by the same pruning.
+            let old = clock.now.addingTimeInterval(-3 * 3600)
+            #expect(try await store.countUse(name: "share:x", windowStart: old, limit: 1))
+            clock.advance(by: 86_400)
+            try await allowance.admit("someone")  // a new day: allowed again, and pruned
+            #expect(try await store.countUse(name: "share:x", windowStart: old, limit: 1), "the old counter was forgotten")
+        }
+    }
+
     @Test("The Flickr key's hourly quota is counted for every account (and every server) together")
     func providerQuota() async throws {
         try await withTravelServer({ $0.flickrSearchesPerHour = 1 }) { context in
