@@ -67,14 +67,15 @@ def photo_stub():
 class ServerProcess:
     """`onthemap serve --demo` on a free port with a fresh data directory; `stop()` ends it."""
 
-    def __init__(self, photo_stub, extra=(), log_name="e2e-server.log", port=None, env=None):
+    def __init__(self, photo_stub, extra=(), log_name="e2e-server.log", port=None, env=None, data_dir=None):
         binary = Path(os.environ.get("ONTHEMAP_BIN", ROOT / ".build" / "debug" / "onthemap"))
         if not binary.is_absolute():
             binary = ROOT / binary
         if not binary.exists():
             pytest.exit(f"server binary {binary} not found: run `swift build` first or set ONTHEMAP_BIN", returncode=2)
         OUTPUT.mkdir(exist_ok=True)
-        self.data_dir = tempfile.mkdtemp(prefix="onthemap-e2e-")
+        # A data directory given is one a stopped (or killed) server left: started again on it.
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="onthemap-e2e-")
         self.base = f"http://127.0.0.1:{port or free_port()}"
         self.log = open(OUTPUT / log_name, "w")
         # --demo seeds a few hundred realistic locations (for the screenshots and for scrolling)
