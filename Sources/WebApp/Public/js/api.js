@@ -5,6 +5,7 @@ import { FROM_CACHE_HEADER, noteAnswer, noteNoAnswer } from './connection.js';
 import { readCookie } from './cookies.js';
 import { sessionEpoch, sessionRefused } from './sessionEvents.js';
 import { classPath } from './currentClass.js';
+import { keptPinsChanged, keptLocationsChanged } from './keptSession.js';
 import { language, t } from './i18n.js';
 
 /** The shown class's StudentLocation class (currentClass.js). */
@@ -180,18 +181,33 @@ export async function fetchOwnLocation(accountKey) {
   return results[0] || null;
 }
 
+// Each write of the student's own post or pins changes what the device kept to match
+// (keptSession.js), so that the app opened without the server shows it as it is.
+
 export async function createLocation(location) {
-  return request(locations(), { method: 'POST', headers: await parseHeaders(), body: location });
+  const prefix = classPath('');
+  const created = await request(locations(), { method: 'POST', headers: await parseHeaders(), body: location });
+  if (created && typeof created.objectId === 'string') {
+    const at = typeof created.createdAt === 'string' ? created.createdAt : new Date().toISOString();
+    keptLocationsChanged(prefix, { location: { ...location, objectId: created.objectId, createdAt: at, updatedAt: at } });
+  }
+  return created;
 }
 
 export async function updateLocation(objectId, location) {
-  return request(`${locations()}/${encodeURIComponent(objectId)}`, { method: 'PUT', headers: await parseHeaders(), body: location });
+  const prefix = classPath('');
+  const updated = await request(`${locations()}/${encodeURIComponent(objectId)}`, { method: 'PUT', headers: await parseHeaders(), body: location });
+  const at = updated && typeof updated.updatedAt === 'string' ? updated.updatedAt : new Date().toISOString();
+  keptLocationsChanged(prefix, { location: { ...location, objectId, updatedAt: at } });
+  return updated;
 }
 
 /** Deletes one of the student's own posts, in class `slug` (the shown class by default). */
 export async function deleteLocation(objectId, slug = undefined) {
   const path = classPath('/parse/classes/StudentLocation', slug);
-  return request(`${path}/${encodeURIComponent(objectId)}`, { method: 'DELETE', headers: await parseHeaders() });
+  const answer = await request(`${path}/${encodeURIComponent(objectId)}`, { method: 'DELETE', headers: await parseHeaders() });
+  keptLocationsChanged(classPath('', slug), { deleted: objectId });
+  return answer;
 }
 
 /** The student's own post in class `slug` (null: the default class), or null. */
@@ -443,15 +459,31 @@ export async function fetchPins({ signal } = {}) {
 
 /** Drops a pin; the server starts fetching its album at once. Resolves to the Pin. */
 export async function createPin(latitude, longitude) {
-  return request('/api/pins', { method: 'POST', body: { latitude, longitude } });
+  const pin = await request('/api/pins', { method: 'POST', body: { latitude, longitude } });
+  if (pin && pin.id !== undefined) keptPinsChanged({ pin });
+  return pin;
 }
 
 export async function movePin(id, latitude, longitude) {
-  return request(`/api/pins/${encodeURIComponent(id)}`, { method: 'PATCH', body: { latitude, longitude } });
+  try {
+    const pin = await request(`/api/pins/${encodeURIComponent(id)}`, { method: 'PATCH', body: { latitude, longitude } });
+    if (pin && pin.id !== undefined) keptPinsChanged({ pin });
+    return pin;
+  } catch (error) {
+    if (error.kind === 'notFound') keptPinsChanged({ deleted: id });
+    throw error;
+  }
 }
 
+/** Deletes a pin; one already gone (404) is forgotten here too. */
 export async function deletePin(id) {
-  await request(`/api/pins/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  try {
+    await request(`/api/pins/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  } catch (error) {
+    if (error.kind === 'notFound') keptPinsChanged({ deleted: id });
+    throw error;
+  }
+  keptPinsChanged({ deleted: id });
 }
 
 /** `{ pin, album, photos }`: the kept photos, no download. */

@@ -28,6 +28,7 @@
 // shows until the device reaches the server again, and never after the session's expiry;
 // closing that gap would mean showing nothing offline at all.
 import { readCookie } from './cookies.js';
+import { pinsAfter, locationsAfter, snapshotAfter } from './keptData.js';
 
 const ACCOUNT_STORAGE = 'onthemap.account';
 /** sw.js's cache of the account's answers (snapshot.js and sw.js name it too). It exists only
@@ -102,5 +103,50 @@ export function startKeptData({ fresh = true } = {}) {
 export function dropKeptData() {
   return queued(async () => {
     if (self.caches) await caches.delete(DATA_CACHE);
+  });
+}
+
+/** Changes the kept answers so that they follow what the student changed (keptData.js):
+ *  `editorFor(url)` gives, for each kept answer's URL, a function from its JSON to the
+ *  changed JSON, or null to leave it. Each keeps the time it was kept. */
+export function editKept(editorFor) {
+  return queued(async () => {
+    if (!self.caches || !(await caches.has(DATA_CACHE))) return;
+    const cache = await caches.open(DATA_CACHE);
+    for (const request of await cache.keys()) {
+      const edit = editorFor(new URL(request.url));
+      if (!edit) continue;
+      const kept = await cache.match(request, { ignoreVary: true });
+      if (!kept || !kept.ok) continue;
+      let body;
+      try {
+        body = await kept.clone().json();
+      } catch {
+        continue;
+      }
+      const edited = edit(body);
+      if (edited === body) continue;
+      const headers = new Headers(kept.headers);
+      for (const name of ['Content-Length', 'Content-Encoding', 'ETag']) headers.delete(name);
+      headers.set('Content-Type', 'application/json; charset=utf-8');
+      await cache.put(request, new Response(JSON.stringify(edited), { status: kept.status, statusText: kept.statusText, headers }));
+    }
+  });
+}
+
+/** A Travel pin was dropped or moved (`{ pin }`) or deleted (`{ deleted: id }`): the kept
+ *  `/api/pins` follows. */
+export function keptPinsChanged(change) {
+  return editKept((url) => (url.pathname === '/api/pins' ? (body) => pinsAfter(body, change) : null));
+}
+
+/** The student's post in the class whose paths begin `prefix` ('' for the default class,
+ *  `/c/<slug>`) was posted or moved (`{ location }`) or removed (`{ deleted: objectId }`):
+ *  that class's kept list answers and map snapshot follow. */
+export function keptLocationsChanged(prefix, change) {
+  return editKept((url) => {
+    if (url.pathname === `${prefix}/parse/classes/StudentLocation`) return (body) => locationsAfter(body, url, change);
+    if (url.pathname === `${prefix}/api/locations/snapshot/map`) return (body) => snapshotAfter(body, change);
+    return null;
   });
 }

@@ -5,6 +5,8 @@
 // snapshot starts the next.
 import { classPath } from './currentClass.js';
 import { t, onLanguageChange } from './i18n.js';
+import { noteServerAnswered, noteStreamLost, onConnectionChange } from './connection.js';
+import { keptLocationsChanged } from './keptSession.js';
 
 const CHANGES = '/api/locations/changes';
 /** After the stream fails for good (an HTTP error), try again this much later, doubling. */
@@ -40,6 +42,11 @@ export class LiveUpdates {
     window.addEventListener('pageshow', (event) => {
       if (event.persisted && this.version !== null && !this.source) this.open();
     });
+    // The server is back (connection.js asked it): the stream reconnects now, not after its
+    // own wait.
+    onConnectionChange((offline) => {
+      if (!offline && this.version !== null && this.state !== 'live') this.open();
+    });
   }
 
   /** Follows changes after `version` (a snapshot's); a no-op when already there. */
@@ -69,9 +76,12 @@ export class LiveUpdates {
     source.addEventListener('open', () => {
       this.retryDelay = FIRST_RETRY_MS;
       this.setState('live');
+      noteServerAnswered();
     });
     source.addEventListener('error', () => {
       if (this.source !== source) return;
+      // Ended, or the server is gone: connection.js finds out which, and says so at once.
+      noteStreamLost();
       if (source.readyState === EventSource.CLOSED) {
         // An HTTP error (a proxy's 502, say): EventSource gives up, so we try again.
         this.setState('offline');
@@ -116,6 +126,9 @@ export class LiveUpdates {
       if (list) list.upsertLive(record);
     }
     if (map) this.hooks.counted(map.markerCount);
+    // The student's own post as the server keeps it (its place as the class shows it): what
+    // the device kept follows (api.js changed it already as the write answered).
+    if (own) keptLocationsChanged(classPath(''), kind === 'deleted' ? { deleted: record.objectId } : { location: record });
     document.dispatchEvent(new CustomEvent('onthemap:live-change', { detail: { kind, objectId: record.objectId, own } }));
   }
 

@@ -142,9 +142,12 @@ function start() {
   startRouting(route);
   watchSession();
   startServiceWorker();
-  // Back online: show what changed meanwhile.
+  // The server is back: show what changed meanwhile (the map, the list, a search, and the
+  // Travel pins once that tab was opened), without the student pressing Refresh.
   onConnectionChange((offline) => {
-    if (!offline && state.account && !$('main-scene').hidden) refreshAll();
+    if (offline || !state.account || $('main-scene').hidden) return;
+    refreshAll();
+    if (state.travel && (state.travel.loaded || state.travel.active)) state.travel.reload();
   });
 }
 

@@ -337,6 +337,11 @@ export class StudentMap {
     return this.byObjectId;
   }
 
+  /** Every location on the map (records), in the order loaded (newest first). */
+  get locations() {
+    return this.clusters.index.points.filter(Boolean).map((point) => point.location);
+  }
+
   /** Replaces every marker at once (a refresh keeps the old ones until the new are in).
    *  Resolves with the count once the clusters in view are drawn. */
   setLocations(batch, ownKey = null) {
