@@ -40,6 +40,8 @@ public final class Gazetteer: Geocoder, Sendable {
     let qualifiers: [String: [QualifierRef]]
     /// Country and large-city names in many languages (CLDR): read in queries, shown to readers.
     let placeNames: PlaceNames
+    /// Each place's IANA time zone (Resources/timezones.txt); empty without that file.
+    let timeZones: PlaceTimeZones
     /// Places at least this big are "major" for type-ahead on short prefixes.
     static let majorPopulation: Int32 = 15_000
 
@@ -272,6 +274,7 @@ public final class Gazetteer: Geocoder, Sendable {
 
         self.bytes = bytes
         self.placeNames = placeNames
+        self.timeZones = PlaceTimeZones.load(from: PlaceTimeZones.companion(of: url), placeCount: placeCount)
         self.countries = countries
         self.regions = regions
         self.placeNameStart = nameStart

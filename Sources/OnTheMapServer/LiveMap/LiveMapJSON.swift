@@ -1,3 +1,4 @@
+import Geocoding
 import NIOCore
 import OnTheMapModels
 
@@ -52,10 +53,34 @@ enum LiveMapJSON {
         return buffer
     }
 
-    /// `{"columns":{"firstName":[…],…,"uniqueKey":[…]},"count":N,"version":V}`: the i-th entry
-    /// of every column is the i-th location.
-    static func mapColumnsBody(_ sorted: [StudentInformation], version: Int64) -> ByteBuffer {
-        var buffer = ByteBufferAllocator().buffer(capacity: 128 + sorted.count * 140)
+    /// `{"columns":{"firstName":[…],…,"timeZone":[…],"uniqueKey":[…]},"count":N,"timeZones":[…],"version":V}`:
+    /// the i-th entry of every column is the i-th location; `timeZone` holds an index into
+    /// `timeZones` (IANA names, each once) or null, the zone of the point as members see it
+    /// (`timeZone(latitude, longitude)`, asked once per distinct point).
+    static func mapColumnsBody(
+        _ sorted: [StudentInformation], version: Int64,
+        timeZone: (Double, Double) -> String? = LiveMapJSON.bundledTimeZone
+    ) -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: 128 + sorted.count * 144)
+        var zoneNames: [String] = []
+        var zoneIndex: [String: Int] = [:]
+        var zoneOfPoint: [PointKey: Int] = [:]
+        let zones = sorted.map { record -> Int in
+            let point = PointKey(latitude: record.latitude.bitPattern, longitude: record.longitude.bitPattern)
+            if let known = zoneOfPoint[point] { return known }
+            var index = -1
+            if let name = timeZone(record.latitude, record.longitude) {
+                if let known = zoneIndex[name] {
+                    index = known
+                } else {
+                    index = zoneNames.count
+                    zoneIndex[name] = index
+                    zoneNames.append(name)
+                }
+            }
+            zoneOfPoint[point] = index
+            return index
+        }
         func column(_ name: StaticString, first: Bool = false, _ write: (StudentInformation, inout ByteBuffer) -> Void) {
             if !first { buffer.writeStaticString("],") }
             buffer.writeStaticString("\"")
@@ -74,8 +99,30 @@ enum LiveMapJSON {
         column("mapString") { StudentLocationJSON.writeString($0.mapString, into: &$1) }
         column("mediaURL") { StudentLocationJSON.writeString($0.mediaURL, into: &$1) }
         column("objectId") { StudentLocationJSON.writeString($0.objectId, into: &$1) }
+        buffer.writeStaticString(#"],"timeZone":["#)
+        for (index, zone) in zones.enumerated() {
+            if index > 0 { buffer.writeStaticString(",") }
+            if zone < 0 { buffer.writeStaticString("null") } else { buffer.writeString(String(zone)) }
+        }
         column("uniqueKey") { StudentLocationJSON.writeString($0.uniqueKey, into: &$1) }
-        buffer.writeString(#"]},"count":\#(sorted.count),"version":\#(version)}"#)
+        buffer.writeString(#"]},"count":\#(sorted.count),"timeZones":["#)
+        for (index, name) in zoneNames.enumerated() {
+            if index > 0 { buffer.writeStaticString(",") }
+            StudentLocationJSON.writeString(name, into: &buffer)
+        }
+        buffer.writeString(#"],"version":\#(version)}"#)
         return buffer
+    }
+
+    /// The time zone of a point from the bundled gazetteer (nil without one).
+    @Sendable static func bundledTimeZone(_ latitude: Double, _ longitude: Double) -> String? {
+        guard case .success(let gazetteer) = BundledGazetteer.shared else { return nil }
+        return gazetteer.timeZone(latitude: latitude, longitude: longitude)
+    }
+
+    /// A point, exactly, as a dictionary key.
+    struct PointKey: Hashable {
+        let latitude: UInt64
+        let longitude: UInt64
     }
 }

@@ -5,6 +5,7 @@ import { isOwn, isWaiting, waitingBadge } from './approval.js';
 import { el, fullName, initials, hueFor, safeURL, linkHost, timeAgo, describeFailure, showAlert } from './ui.js';
 import { t, onLanguageChange } from './i18n.js';
 import { youBadge, ownActions } from './myPin.js';
+import { localTimeElement } from './nearMeView.js';
 
 export const PAGE_SIZE = 100;
 
@@ -18,12 +19,15 @@ export function studentRow(location, now = Date.now()) {
   metaParts.push(href
     ? el('span', { class: 'row-host', dir: 'ltr', text: linkHost(href) })
     : el('span', { class: 'row-host muted', text: t('list.noLink') }));
+  // The time where the student is, when the map's snapshot knows their place's time zone.
+  const localTime = localTimeElement(location, 'local-time row-local-time');
   const updated = location.updatedAt || location.createdAt;
   const time = el('time', { class: 'row-time', datetime: updated || null, text: updated ? t('list.updated', { time: timeAgo(updated, now) }) : '' });
   const name = el('span', { class: 'row-name', dir: 'auto', text: fullName(location) });
   const main = el('span', { class: 'row-main' }, [
     el('span', { class: 'row-top' }, [name, own ? youBadge() : null, time]),
     el('span', { class: 'row-meta' }, metaParts),
+    localTime,
     // The student's own post, while it waits for a moderator (approval.js keeps it up to date).
     own && isWaiting() ? waitingBadge() : null,
     location.objectId ? el('span', { class: 'visually-hidden', text: t('mine.showOnMap') }) : null,

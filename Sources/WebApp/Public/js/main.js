@@ -17,7 +17,8 @@ import { showFormMessage } from './ui.js';
 import { moderationSignedIn, setUpReporting, checkAccount } from './moderation.js';
 import { setUpApproval } from './approval.js';
 import { currentClass, isSlug } from './currentClass.js';
-import { setUpClasses, switchClass, openClass, loadClasses } from './classes.js';
+import { setUpClasses, switchClass, openClass, loadClasses, shownPrecision } from './classes.js';
+import { setUpNearMe } from './nearMeView.js';
 import { showJoin, showCreate, keepForAfterSignIn, takeAfterSignIn } from './classPages.js';
 import { showSettings } from './classSettings.js';
 import { $ } from './dom.js';
@@ -136,6 +137,7 @@ function start() {
   $('map-empty-add').addEventListener('click', addLocation);
   setUpReporting();
   setUpMyPin({ edit: editLocation, removed: () => checkAccount().catch(() => {}) });
+  setUpNearMe({ precision: shownPrecision });
   setUpApproval({ check: checkAccount });
   setUpClasses();
   setUpSessionEnd();

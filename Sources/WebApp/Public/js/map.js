@@ -9,6 +9,7 @@ import { t, language, onLanguageChange } from './i18n.js';
 import { ownDirectionHTML } from './bidi.js';
 import { isOwn } from './approval.js';
 import { youBadge, ownActions } from './myPin.js';
+import { localTimeElement } from './nearMeView.js';
 
 const L = window.L;
 
@@ -105,17 +106,21 @@ function popupCard(location, own) {
   const fullname = el('strong', { class: 'popup-name', dir: 'auto', text: fullName(location) });
   const name = own ? el('span', { class: 'popup-top' }, [fullname, youBadge()]) : fullname;
   const place = location.mapString ? el('span', { class: 'popup-place', dir: 'auto', text: location.mapString }) : null;
+  // The time where the student is ("21:00 there"), from their place's time zone.
+  const time = localTimeElement(location, 'local-time popup-time');
   if (href) {
     return el('a', { class: 'popup-card', href, target: '_blank', rel: 'noopener noreferrer' }, [
       name,
       el('span', { class: 'popup-link', dir: 'ltr', text: href }),
       place,
+      time,
     ]);
   }
   return el('div', { class: 'popup-card no-link' }, [
     name,
     el('span', { class: 'popup-link muted', text: location.mediaURL ? t('map.popup.linkNotShown') : t('map.popup.noLink') }),
     place,
+    time,
   ]);
 }
 
@@ -129,9 +134,10 @@ function isPlace(latitude, longitude) {
 }
 
 /** One student on the map: where (also projected, for clustering), and who: a location object,
- *  or a row of the snapshot's columns read into one only when its pin is drawn. */
+ *  or a row of the snapshot's columns read into one only when its pin is drawn; `zones` is the
+ *  snapshot's table of time zone names its `timeZone` column indexes. */
 class MapPoint {
-  constructor(latitude, longitude, own, location, columns, row) {
+  constructor(latitude, longitude, own, location, columns, row, zones = null) {
     this.latitude = latitude;
     this.longitude = longitude;
     this.x = mercatorX(longitude);
@@ -141,14 +147,24 @@ class MapPoint {
     this.record = location;
     this.columns = columns;
     this.row = row;
+    this.zones = zones;
+  }
+
+  /** The IANA time zone where the student is shown (the snapshot's), or null. */
+  get timeZone() {
+    if (this.record) return typeof this.record.timeZone === 'string' ? this.record.timeZone : null;
+    const index = this.columns.timeZone ? this.columns.timeZone[this.row] : null;
+    return this.zones && Number.isInteger(index) && typeof this.zones[index] === 'string' ? this.zones[index] : null;
   }
 
   get location() {
     if (!this.record) {
       const c = this.columns, row = this.row;
+      const timeZone = this.timeZone;
       this.record = {
         firstName: c.firstName[row], lastName: c.lastName[row], latitude: this.latitude, longitude: this.longitude,
         mapString: c.mapString[row], mediaURL: c.mediaURL[row], objectId: c.objectId[row], uniqueKey: c.uniqueKey[row],
+        timeZone,
       };
     }
     return this.record;
@@ -315,11 +331,12 @@ export class StudentMap {
       return points;
     }
     const { columns, count } = batch;
+    const zones = Array.isArray(batch.timeZones) ? batch.timeZones : null;
     const latitudes = columns.latitude, longitudes = columns.longitude, keys = columns.uniqueKey;
     for (let row = 0; row < count; row++) {
       const latitude = latitudes[row], longitude = longitudes[row];
       if (typeof latitude !== 'number' || typeof longitude !== 'number' || !isPlace(latitude, longitude)) continue;
-      points.push(new MapPoint(latitude, longitude, this.isOwn(keys[row]), null, columns, row));
+      points.push(new MapPoint(latitude, longitude, this.isOwn(keys[row]), null, columns, row, zones));
     }
     return points;
   }
@@ -374,16 +391,36 @@ export class StudentMap {
 
   /** Live hook: adds a location's marker, or moves it, with a short highlight. */
   upsertLocation(location, ownKey = null) {
+    const before = this.pointsByObjectId.get(location.objectId);
     this.removeLocation(location.objectId);
     this.ownKey = ownKey;
     const point = this.pointFor(location);
     if (!point) return;
+    // A live change carries no time zone: the post's own, where it stayed, or a classmate's at
+    // the same point (a town class puts a town's students on one).
+    if (!location.timeZone) {
+      const zone = this.timeZoneAt(point.latitude, point.longitude, before);
+      if (zone) point.record = { ...location, timeZone: zone };
+    }
     if (location.objectId) this.pointsByObjectId.set(location.objectId, point);
     this.clusters.add(point);
     // A ring outside the cluster layer, so it shows even where the pin is clustered.
     const ring = L.circleMarker([point.latitude, point.longitude], { radius: 16, className: 'live-pulse', interactive: false });
     ring.addTo(this.map);
     setTimeout(() => ring.remove(), 2000);
+    document.dispatchEvent(new CustomEvent('onthemap:live-change'));
+  }
+
+  /** The time zone known for a point: `before`'s when it is there, else any drawn point's there. */
+  timeZoneAt(latitude, longitude, before = null) {
+    if (before && before.latitude === latitude && before.longitude === longitude && before.timeZone) return before.timeZone;
+    for (const point of this.clusters.index.points) {
+      if (point && point.latitude === latitude && point.longitude === longitude) {
+        const zone = point.timeZone;
+        if (zone) return zone;
+      }
+    }
+    return null;
   }
 
   /** Live hook: removes a location's marker; whether there was one. */
@@ -394,6 +431,7 @@ export class StudentMap {
     if (this.popup.isOpen() && this.popup.getLatLng() && this.popup.getLatLng().equals(where)) this.map.closePopup();
     this.clusters.remove(point);
     this.pointsByObjectId.delete(objectId);
+    document.dispatchEvent(new CustomEvent('onthemap:live-change'));
     return true;
   }
 

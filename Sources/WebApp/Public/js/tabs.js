@@ -7,6 +7,7 @@ import { mapTabLeft, refreshAll } from './students.js';
 import { LocationList } from './list.js';
 import { SearchTab } from './search.js';
 import { TravelTab } from './travel.js';
+import { drawNearMe } from './nearMeView.js';
 import { $ } from './dom.js';
 import { t, onLanguageChange } from './i18n.js';
 
@@ -32,6 +33,7 @@ export function selectTab(tab) {
   if (state.search) state.search.active = tab === 'search';
   if (tab === 'map' && state.map) state.map.invalidateSize();
   if (tab === 'list' && state.list) state.list.fillIfVisible();
+  if (tab === 'list') drawNearMe();
   if (tab === 'search' && focusSearchField) $('search-input').focus({ preventScroll: true });
   focusSearchField = true;
   $('main-scene').dataset.tab = tab;
