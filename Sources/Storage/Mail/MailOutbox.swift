@@ -62,6 +62,9 @@ public protocol MailOutboxRepository: Sendable {
     func nextMailDue() async throws -> Date?
     /// Messages to `recipient` written since `since` (sent or not), for throttling.
     func mailCount(recipient: String, kind: String, since: Date) async throws -> Int
+    /// Writes `mails` (all of one `kind`) in one transaction, unless the messages of that kind
+    /// written since `since`, with these, would be more than `limit`: then nothing, and false.
+    func enqueueMails(_ mails: [NewOutboxMail], kind: String, now: Date, since: Date, limit: Int) async throws -> Bool
     /// A reset link for the account (its token's digest) and the email carrying it, in one
     /// transaction: both or neither.
     func createPasswordReset(token: String, accountKey: String, now: Date, expiresAt: Date, mail: NewOutboxMail) async throws
@@ -195,6 +198,18 @@ extension SQLStore {
                 """
             ).run()
             try await Self.insertMail(mail, now: now, on: db)
+        }
+    }
+
+    public func enqueueMails(_ mails: [NewOutboxMail], kind: String, now: Date, since: Date, limit: Int) async throws -> Bool {
+        try await withTransaction { db in
+            let written =
+                try await db.raw(
+                    "SELECT COUNT(*) AS n FROM mail_outbox WHERE kind = \(bind: kind) AND created_at >= \(bind: ParseDate.string(from: since))"
+                ).first()?.decode(column: "n", as: Int.self) ?? 0
+            guard written + mails.count <= limit else { return false }
+            for mail in mails { try await Self.insertMail(mail, now: now, on: db) }
+            return true
         }
     }
 
