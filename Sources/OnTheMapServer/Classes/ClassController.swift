@@ -202,8 +202,9 @@ struct ClassController: Sendable {
 
     // MARK: Teachers (and moderators, who read the roster)
 
-    /// `GET /api/classes/:slug/members`: moderators see names and roles; the email addresses,
-    /// and the invitations, are for teachers, who manage the roster.
+    /// `GET /api/classes/:slug/members`: moderators see names, roles and who is on the map
+    /// (`map_status`, `last_post_at`); the email addresses, and the invitations, are for
+    /// teachers, who manage the roster.
     @Sendable func members(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (found, access) = try await classAccess(context)
         try access.requireModerator(.api)
@@ -431,6 +432,10 @@ struct MemberView: Encodable {
         email = withEmail ? member.email : nil
         firstName = member.firstName
         lastName = member.lastName
+    /// On the map, waiting for approval, or not yet (`ClassMapStatus`).
+    let mapStatus: ClassMapStatus
+    /// Their newest post there that is still there; null when none.
+    let lastPostAt: String?
         role = member.role.rawValue
         joinedAt = ParseDate.string(from: member.joinedAt)
     }
@@ -438,12 +443,29 @@ struct MemberView: Encodable {
         case key, email, role
         case firstName = "first_name"
         case lastName = "last_name"
+        mapStatus = member.mapStatus
+        lastPostAt = member.lastPostAt.map { ParseDate.string(from: $0) }
         case joinedAt = "joined_at"
     }
 }
 
 struct MembersView: Encodable {
     let members: [MemberView]
+        case mapStatus = "map_status"
+        case lastPostAt = "last_post_at"
+    }
+
+    /// `last_post_at` is null rather than missing.
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(key, forKey: .key)
+        try c.encodeIfPresent(email, forKey: .email)
+        try c.encode(firstName, forKey: .firstName)
+        try c.encode(lastName, forKey: .lastName)
+        try c.encode(role, forKey: .role)
+        try c.encode(joinedAt, forKey: .joinedAt)
+        try c.encode(mapStatus, forKey: .mapStatus)
+        try c.encode(lastPostAt, forKey: .lastPostAt)
     /// Teachers only: the addresses invited, not yet joined.
     let invitations: [InvitationView]
 }

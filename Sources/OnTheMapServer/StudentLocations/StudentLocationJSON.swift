@@ -49,11 +49,12 @@ enum StudentLocationJSON {
     /// Finite doubles only (validated on input). Whole numbers are written without a
     /// fraction, as JSONEncoder does.
     static func writeNumber(_ value: Double, into buffer: inout ByteBuffer) {
-        if value == value.rounded(), abs(value) < 1e15 {
-            buffer.writeString(String(Int64(value)))
-        } else {
-            buffer.writeString(value.description)
-        }
+        buffer.writeString(numberText(value))
+    }
+
+    /// A coordinate as every answer writes it (the list, the snapshot, the exports).
+    static func numberText(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : value.description
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.

@@ -117,15 +117,37 @@ public struct ClassMember: Sendable, Equatable {
     public var lastName: String
     public var role: ClassRole
     public var joinedAt: Date
+    /// Where they are with the class's map (`VisiblePost.onMap` says what "on the map" is).
+    public var mapStatus: ClassMapStatus
+    /// When they last posted or moved a post there that is still there (visible or waiting).
+    public var lastPostAt: Date?
+    /// An administrator disabled the account: it gets no email, its posts are hidden.
+    public var disabled: Bool
 
-    public init(accountKey: String, email: String, firstName: String, lastName: String, role: ClassRole, joinedAt: Date) {
+    public init(
+        accountKey: String, email: String, firstName: String, lastName: String, role: ClassRole, joinedAt: Date,
+        mapStatus: ClassMapStatus = .notYet, lastPostAt: Date? = nil, disabled: Bool = false
+    ) {
         self.accountKey = accountKey
         self.email = email
         self.firstName = firstName
         self.lastName = lastName
         self.role = role
         self.joinedAt = joinedAt
+        self.mapStatus = mapStatus
+        self.lastPostAt = lastPostAt
+        self.disabled = disabled
     }
+}
+
+/// A member's place on their class's map.
+public enum ClassMapStatus: String, Sendable, Equatable, Codable {
+    /// A visible post in the class.
+    case onMap = "on_map"
+    /// None visible, but one waiting for a moderator's approval.
+    case waiting
+    /// No post there (or only hidden ones).
+    case notYet = "not_yet"
 }
 
 /// A class with how many members and locations it has, for the host's list.

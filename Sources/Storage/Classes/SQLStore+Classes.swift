@@ -101,10 +101,15 @@ extension SQLStore {
     }
 
     public func members(classId: String) async throws -> [ClassMember] {
-        try await withDatabase { db in
+        let onMap = VisiblePost.onMap(account: "class_members.account_key", classId: "class_members.class_id")
+        let waiting = VisiblePost.waitingForApproval(account: "class_members.account_key", classId: "class_members.class_id")
+        return try await withDatabase { db in
             try await db.raw(
                 """
-                SELECT accounts.key, accounts.email, accounts.first_name, accounts.last_name, class_members.role, class_members.joined_at
+                SELECT accounts.key, accounts.email, accounts.first_name, accounts.last_name, class_members.role, class_members.joined_at,
+                       accounts.disabled_at,
+                       CASE WHEN \(unsafeRaw: onMap) THEN 'on_map' WHEN \(unsafeRaw: waiting) THEN 'waiting' ELSE 'not_yet' END AS map_status,
+                       \(unsafeRaw: VisiblePost.lastPost(account: "class_members.account_key", classId: "class_members.class_id")) AS last_post_at
                 FROM class_members JOIN accounts ON accounts.key = class_members.account_key
                 WHERE class_members.class_id = \(bind: classId)
                 ORDER BY CASE class_members.role WHEN 'teacher' THEN 0 WHEN 'moderator' THEN 1 ELSE 2 END,
@@ -117,7 +122,10 @@ extension SQLStore {
                     firstName: try row.decode(column: "first_name", as: String.self),
                     lastName: try row.decode(column: "last_name", as: String.self),
                     role: ClassRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .student,
-                    joinedAt: ParseDate.date(from: try row.decode(column: "joined_at", as: String.self)) ?? .distantPast
+                    joinedAt: ParseDate.date(from: try row.decode(column: "joined_at", as: String.self)) ?? .distantPast,
+                    mapStatus: ClassMapStatus(rawValue: try row.decode(column: "map_status", as: String.self)) ?? .notYet,
+                    lastPostAt: try row.decode(column: "last_post_at", as: String?.self).flatMap(ParseDate.date(from:)),
+                    disabled: try row.decode(column: "disabled_at", as: String?.self) != nil
                 )
             }
         }

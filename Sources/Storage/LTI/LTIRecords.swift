@@ -123,7 +123,7 @@ public struct LTIRosterLine: Sendable, Equatable {
     public var entry: LTIRosterEntry
     /// Their role in the class, when they are a member.
     public var role: ClassRole?
-    /// They have a post in the class.
+    /// They are on the class's map (`VisiblePost.onMap`: a visible post there).
     public var onMap: Bool
 }
 

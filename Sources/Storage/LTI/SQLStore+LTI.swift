@@ -306,8 +306,7 @@ extension SQLStore {
             let lines = try await db.raw(
                 """
                 SELECT lti_roster.subject, lti_roster.name, lti_roster.roles, class_members.role,
-                       EXISTS (SELECT 1 FROM student_locations WHERE student_locations.class_id = lti_roster.class_id
-                               AND lti_roster.account_key IS NOT NULL AND student_locations.unique_key = lti_roster.account_key) AS on_map
+                       \(unsafeRaw: VisiblePost.onMap(account: "lti_roster.account_key", classId: "lti_roster.class_id")) AS on_map
                 FROM lti_roster
                 LEFT JOIN class_members ON class_members.class_id = lti_roster.class_id AND class_members.account_key = lti_roster.account_key
                 WHERE lti_roster.class_id = \(bind: classID) AND lti_roster.in_course = 1

@@ -17,6 +17,26 @@ enum VisiblePost {
     /// Waiting for approval, and present.
     static let waiting = "waiting = 1 AND " + present
 
+    /// "On the map" in a class: the account has a visible post there. The one rule the class's
+    /// roster, the course roster (LTI) and the reminders to those not on the map yet share.
+    /// `account` and `classId` name the outer query's columns (an account key, a class id).
+    static func onMap(account: String, classId: String) -> String {
+        "EXISTS (SELECT 1 FROM student_locations WHERE student_locations.class_id = \(classId)"
+            + " AND student_locations.owner_key = \(account) AND \(condition))"
+    }
+
+    /// Not on the map, but with a post waiting for a moderator's approval there.
+    static func waitingForApproval(account: String, classId: String) -> String {
+        "EXISTS (SELECT 1 FROM student_locations WHERE student_locations.class_id = \(classId)"
+            + " AND student_locations.owner_key = \(account) AND \(waiting))"
+    }
+
+    /// When the account last posted or moved a post that is still there (visible or waiting).
+    static func lastPost(account: String, classId: String) -> String {
+        "(SELECT MAX(student_locations.updated_at) FROM student_locations WHERE student_locations.class_id = \(classId)"
+            + " AND student_locations.owner_key = \(account) AND \(present))"
+    }
+
     /// What `author` may read: the visible posts, and their own waiting ones.
     static func readable(by author: String?) -> SQLQueryString {
         guard let author else { return "\(unsafeRaw: condition)" }
