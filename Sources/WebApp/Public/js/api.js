@@ -342,6 +342,30 @@ export async function removeMember(slug, key) {
   await request(classURL(slug, `/members/${encodeURIComponent(key)}`), { method: 'DELETE' });
 }
 
+/** Whether the class's teachers can remind those not on the map yet:
+ *  `{ email, last_sent_at, next_at, waiting_members }` (teachers; anyone else gets 403).
+ *  `email` false: the server has no email; `next_at`: not before then (once a day). */
+export async function fetchReminders(slug) {
+  const body = await request(classURL(slug, '/reminders'));
+  return {
+    email: Boolean(body && body.email),
+    last_sent_at: body && typeof body.last_sent_at === 'string' ? body.last_sent_at : null,
+    next_at: body && typeof body.next_at === 'string' ? body.next_at : null,
+    waiting_members: body && Number.isInteger(body.waiting_members) ? body.waiting_members : 0,
+  };
+}
+
+/** Emails each member with no post in the class: `{ reminded, next_at }`. 429
+ *  `reminded_recently` (with its `Retry-After`) when they were reminded today. */
+export async function sendReminders(slug) {
+  return request(classURL(slug, '/reminders'), { method: 'POST' });
+}
+
+/** Where the class's map downloads as `format` (csv or geojson), for its teachers. */
+export function exportURL(slug, format) {
+  return classURL(slug, `/export.${format === 'geojson' ? 'geojson' : 'csv'}`);
+}
+
 /** The course's members, for a class that a course platform opens (teachers and the server's
  *  administrators; anyone else gets 403): `{ synced_at, members: [{ name, roles, role?, member,
  *  on_map }] }`. `synced_at` is null before the first sync with the course, and a class that no

@@ -4,7 +4,10 @@
 // country: a coarser level moves everyone already on the map, so it is confirmed first);
 // whether posts wait for a moderator's approval (none, a member's first, every post and move);
 // and manage the roster (roles, removing; adding by email invites the address, and the person
-// joins the class themself; an invitation not taken yet can be withdrawn). At the end of term they archive
+// joins the class themself; an invitation not taken yet can be withdrawn). The roster says who
+// is on the map (on it, waiting for approval, not yet; their last post's date), how many of
+// them, sorted by name, that or their last post; its teachers remind those with no post by
+// email (once a day, when the server has email) and download the map as CSV or GeoJSON. At the end of term they archive
 // the class (its map read-only for everyone, its posts kept) or reopen it, or delete it with
 // its map for good once its address is typed again. For a class a course platform opens (LTI),
 // its teachers also see the course's roster: who in the course is not on the map yet.
@@ -26,7 +29,12 @@ import { isolatedBeside, withParts } from './bidi.js';
  *  choices from the keyboard saves only the one the student stops on. */
 const ROLE_SAVE_DELAY_MS = 500;
 const MESSAGES = ['settings-error', 'class-form-error', 'class-form-done', 'invite-error', 'invite-done',
-  'members-error', 'members-done', 'leave-error', 'archive-error', 'archive-done', 'delete-class-error'];
+  'members-error', 'members-done', 'leave-error', 'archive-error', 'archive-done', 'delete-class-error',
+  'remind-error', 'remind-done'];
+/** The roster's order by where each member is with the map: not yet first. */
+const STATUS_ORDER = { not_yet: 0, waiting: 1, on_map: 2 };
+/** Each column's first direction: names A to Z, not yet first, the newest post first. */
+const FIRST_DIRECTION = { name: 'ascending', status: 'ascending', last: 'descending' };
 
 /** "24 November 2026 at 06:38", in the page's language. */
 function fullDate(time) {
@@ -62,6 +70,13 @@ class SettingsPage {
     this.members = [];
     this.invitations = [];
     this.attempt = 0;
+    this.sort = { key: 'status', direction: 'ascending' };
+    this.reminders = null;
+    $('members-head').addEventListener('click', (event) => {
+      const button = event.target.closest('[data-sort]');
+      if (button) this.sortBy(button.dataset.sort);
+    });
+    $('remind-button').addEventListener('click', () => this.remind());
     $('class-form').addEventListener('submit', (event) => {
       event.preventDefault();
       this.save();
@@ -119,6 +134,7 @@ class SettingsPage {
     if (!$('members-section').hidden && this.membersLoaded) this.renderRoster({ members: this.members, invitations: this.invitations });
     else if (!$('members-section').hidden && $('members-hint').textContent) $('members-hint').textContent = t('settings.members.loading');
     if (this.roster && !$('course-roster-section').hidden) this.renderCourseRoster(this.roster);
+    if (this.reminders && !$('remind-box').hidden) this.renderReminders();
   }
 
   get manages() { return Boolean(this.me && this.me.can_manage_class); }
@@ -128,7 +144,9 @@ class SettingsPage {
     const attempt = ++this.attempt;
     this.slug = slug;
     for (const id of MESSAGES) showFormMessage(id, '');
-    for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'course-roster-section', 'leave-section', 'end-section']) $(id).hidden = true;
+    for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'course-roster-section', 'leave-section', 'end-section',
+      'export-section', 'remind-box', 'members-count']) $(id).hidden = true;
+    this.reminders = null;
     $('delete-class-confirm').value = '';
     this.membersLoaded = false;
     this.invitations = [];
@@ -161,8 +179,10 @@ class SettingsPage {
     this.render();
     // Only the class's teachers (and the server's administrators) may read the course's roster.
     const roster = this.manages ? this.loadCourseRoster(attempt) : null;
+    const reminders = this.manages ? this.loadReminders(attempt) : null;
     if (this.moderates) await this.loadMembers(attempt);
     await roster;
+    await reminders;
   }
 
   render() {
@@ -192,7 +212,14 @@ class SettingsPage {
     $('leave-section').hidden = !role || view.slug === defaultClass();
     $('end-section').hidden = !this.manages;
     if (this.manages) this.renderEndOfTerm();
+    // The class's map as files: what its members see, for its teachers.
+    $('export-section').hidden = !this.manages;
+    if (this.manages) {
+      $('export-csv').href = api.exportURL(view.slug, 'csv');
+      $('export-geojson').href = api.exportURL(view.slug, 'geojson');
+    }
   }
+
 
   renderIntro() {
     const view = this.view;
@@ -378,21 +405,67 @@ class SettingsPage {
     $('members-hint').textContent = this.manages
       ? t('settings.members.hintManager', { count })
       : t('settings.members.hintModerator', { count });
-    $('members-list').replaceChildren(...members.map((member) => this.memberRow(member)));
+    const onMap = members.filter((member) => member.map_status === 'on_map').length;
+    $('members-count').hidden = count === 0;
+    $('members-count').textContent = t('settings.members.onMapCount', { onMap, total: count });
+    for (const header of $('members-head').querySelectorAll('[data-column]')) {
+      const column = header.dataset.column;
+      header.setAttribute('aria-sort', column === this.sort.key ? this.sort.direction : 'none');
+    }
+    $('members-list').replaceChildren(...this.sorted(members).map((member) => this.memberRow(member)));
   }
+
+  /** The members in the chosen order; ties by name. */
+  sorted(members) {
+    const collator = new Intl.Collator(language(), { sensitivity: 'base' });
+    const byName = (a, b) => collator.compare(memberName(a), memberName(b));
+    const posted = (member) => (member.last_post_at ? Date.parse(member.last_post_at) || 0 : 0);
+    const compare = {
+      name: byName,
+      status: (a, b) => (STATUS_ORDER[a.map_status] ?? 0) - (STATUS_ORDER[b.map_status] ?? 0),
+      last: (a, b) => posted(a) - posted(b),
+    }[this.sort.key] || byName;
+    const sign = this.sort.direction === 'descending' ? -1 : 1;
+    return [...members].sort((a, b) => sign * compare(a, b) || byName(a, b));
+  }
+
+  /** A column's sort button: that column, or the other way round when it is the one sorted. */
+  sortBy(key) {
+    if (!FIRST_DIRECTION[key]) return;
+    const again = this.sort.key === key;
+    const flip = (direction) => (direction === 'ascending' ? 'descending' : 'ascending');
+    this.sort = { key, direction: again ? flip(this.sort.direction) : FIRST_DIRECTION[key] };
+    if (this.membersLoaded) this.renderMembers(this.members);
+  }
+
+  /** Where the member is with the map, and their last post's date. */
+  statusCells(member) {
+    const status = STATUS_ORDER[member.map_status] === undefined ? 'not_yet' : member.map_status;
+    const text = { on_map: t('settings.members.status.onMap'), waiting: t('settings.members.status.waiting'), not_yet: t('settings.members.status.notYet') }[status];
+    const time = member.last_post_at ? Date.parse(member.last_post_at) : NaN;
+    const last = Number.isFinite(time)
+      ? el('time', { datetime: new Date(time).toISOString(), title: fullDate(time), text: timeAgo(time) })
+      : el('span', { text: t('settings.members.noPost') });
+    return [
+      el('span', { class: `member-status status-${status.replace('_', '-')}`, role: 'cell', text }),
+      el('span', { class: 'member-last', role: 'cell' }, [last]),
+    ];
+  }
+
 
   memberRow(member) {
     const name = memberName(member);
     const me = state.account && member.key === state.account.key;
     // Moderators see names and roles; the email addresses are for teachers.
     const nameText = el('span', { dir: 'auto', text: name });
-    const who = el('span', { class: 'member-who' }, [
+    const who = el('span', { class: 'member-who', role: 'cell' }, [
       el('strong', {}, me ? withElements('settings.members.you', {}, { name: nameText }) : [nameText]),
       member.email ? el('span', { class: 'member-email', dir: 'auto', text: member.email }) : null,
     ]);
     if (!this.manages) {
-      return el('li', { class: 'member-row', dataset: { key: member.key } }, [
-        who, el('span', { class: 'badge member-role', text: roleName(member.role) }),
+      return el('li', { class: 'member-row', role: 'row', dataset: { key: member.key } }, [
+        who, ...this.statusCells(member),
+        el('span', { class: 'member-actions', role: 'cell' }, [el('span', { class: 'badge member-role', text: roleName(member.role) })]),
       ]);
     }
     const select = el('select', { class: 'member-role-select', 'aria-label': t('settings.members.roleOf', { name: isolated(name) }), dataset: { key: member.key } },
@@ -404,7 +477,9 @@ class SettingsPage {
       class: 'button danger small', type: 'button', dataset: { remove: member.key },
       'aria-label': t('settings.members.removeLabel', { name: isolated(name) }), text: t('settings.members.remove'),
     });
-    return el('li', { class: 'member-row', dataset: { key: member.key } }, [who, el('span', { class: 'member-actions' }, [select, remove])]);
+    return el('li', { class: 'member-row', role: 'row', dataset: { key: member.key } }, [
+      who, ...this.statusCells(member), el('span', { class: 'member-actions', role: 'cell' }, [select, remove]),
+    ]);
   }
 
   renderInvitations(invitations) {
@@ -530,6 +605,66 @@ class SettingsPage {
     const target = next && !$('invitations-box').hidden ? next.querySelector('[data-withdraw]') : null;
     if (target) target.focus();
     else $('member-email').focus();
+  }
+
+  // ---- reminding those not on the map yet ----
+
+  /** Whether the class's members can be reminded now (teachers only); an answer that fails
+   *  shows nothing. */
+  async loadReminders(attempt = this.attempt) {
+    if (!this.manages) return;
+    let reminders;
+    try {
+      reminders = await api.fetchReminders(this.slug);
+    } catch {
+      return;
+    }
+    if (attempt !== this.attempt) return;
+    this.reminders = reminders;
+    this.renderReminders();
+  }
+
+  renderReminders() {
+    const reminders = this.reminders;
+    $('remind-box').hidden = false;
+    const button = $('remind-button');
+    // A server without email offers no button: it says so.
+    button.hidden = !reminders.email;
+    const next = reminders.next_at ? Date.parse(reminders.next_at) : NaN;
+    const later = Number.isFinite(next) && next > Date.now();
+    const count = reminders.waiting_members;
+    if (!button.classList.contains('busy')) button.disabled = later || count === 0 || Boolean(this.view.archived);
+    $('remind-hint').textContent = !reminders.email
+      ? t('settings.remind.noEmail')
+      : later
+        ? t('settings.remind.nextAt', { date: fullDate(next) })
+        : count === 0
+          ? t('settings.remind.nobody')
+          : t('settings.remind.hint', { count });
+  }
+
+  async remind() {
+    const count = this.reminders ? this.reminders.waiting_members : 0;
+    const sure = await confirmAction(t('settings.remind.confirmTitle', { count }),
+      t('settings.remind.confirmMessage', { name: isolated(this.view.name) }), t('settings.remind.ok'));
+    if (!sure) return;
+    for (const id of ['remind-error', 'remind-done']) showFormMessage(id, '');
+    const attempt = this.attempt;
+    const button = $('remind-button');
+    setBusy(button, true, t('settings.remind.busy'));
+    try {
+      const answer = await api.sendReminders(this.slug);
+      if (attempt !== this.attempt) return;
+      this.say('remind-done', t('settings.remind.done', { count: Number(answer && answer.reminded) || 0 }));
+    } catch (error) {
+      if (attempt !== this.attempt) return;
+      showFormMessage('remind-error', error.status === 429
+        ? t('settings.remind.tooSoon')
+        : formFailureMessage(error, t('settings.remind.failed')));
+    } finally {
+      setBusy(button, false);
+    }
+    await this.loadReminders(attempt);
   }
 
   // ---- the course's roster (a class a course platform opens) ----
