@@ -12,6 +12,8 @@ import { $ } from './dom.js';
 import { t, onLanguageChange } from './i18n.js';
 import { NEW_CLASS } from './classOptions.js';
 import { isolated } from './bidi.js';
+import { state } from './state.js';
+import { showTranslatedMessage } from './formMessages.js';
 
 const VIEWS = ['join-view', 'settings-view', 'create-view'];
 
@@ -70,8 +72,40 @@ export function keepForAfterSignIn(path) {
   if (!join && !classPage) return null;
   try { sessionStorage.setItem(RETURN_STORAGE, path); } catch { /* no storage: the map follows */ }
   return join
-    ? t('login.note.invited', { class: join[1] })
+    ? t('login.note.invitedLooking')
     : t('login.note.classPage');
+}
+
+let describing = 0;
+
+/** An invitation opened by someone not signed in (on the sign-up form): which class and who
+ *  invited them (`GET /api/invites/<slug>/<code>`, all a visitor may see), or at once, before
+ *  they sign up, that the link no longer works and what to do. */
+export async function describeInvitation(slug, code) {
+  const attempt = ++describing;
+  showTranslatedMessage('login-invite-error', '');
+  let invite;
+  try {
+    invite = await api.request(`/api/invites/${encodeURIComponent(slug)}/${encodeURIComponent(code)}`);
+  } catch (error) {
+    if (attempt !== describing || state.account) return;
+    if (error.status === 404) {
+      showTranslatedMessage('login-note', '');
+      showTranslatedMessage('login-invite-error', () => t('login.invite.invalid'));
+    }
+    // Offline, or an older server: the note that says they were invited stays.
+    return;
+  }
+  if (attempt !== describing || state.account || !invite || typeof invite.name !== 'string') return;
+  showTranslatedMessage('login-note', () => (typeof invite.teacher === 'string' && invite.teacher
+    ? t('login.note.invitedBy', { class: isolated(invite.name), teacher: isolated(invite.teacher) })
+    : t('login.note.invited', { class: isolated(invite.name) })));
+}
+
+/** Leaves what describeInvitation said (signed in now, or another page). */
+export function forgetInvitation() {
+  describing++;
+  showTranslatedMessage('login-invite-error', '');
 }
 
 /** The address kept by keepForAfterSignIn, once (null when there is none). */

@@ -24,6 +24,8 @@ import { el, setBusy, confirmAction, showAlert, debounce, formFailureMessage, sh
 import { $ } from './dom.js';
 import { t, language, isRTL, formatDate, onLanguageChange } from './i18n.js';
 import { isolatedBeside, withParts } from './bidi.js';
+import { renderInviteShare, resetInviteShare } from './inviteShare.js';
+import { showNotices } from './classNotices.js';
 
 /** How long a role select waits after a change before saving it: arrowing through the
  *  choices from the keyboard saves only the one the student stops on. */
@@ -144,6 +146,8 @@ class SettingsPage {
     const attempt = ++this.attempt;
     this.slug = slug;
     for (const id of MESSAGES) showFormMessage(id, '');
+    resetInviteShare();
+    showNotices(slug, false); // hidden until the class's answer says whether the caller moderates
     for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'course-roster-section', 'leave-section', 'end-section',
       'export-section', 'remind-box', 'members-count']) $(id).hidden = true;
     this.reminders = null;
@@ -269,6 +273,7 @@ class SettingsPage {
       $('invite-new').querySelector('.button-label').textContent = url ? t('settings.invite.new') : t('settings.invite.make');
     }
     $('invite-hint').textContent = this.view.join === 'closed' ? t('settings.invite.hintClosed') : t('settings.invite.hint');
+    renderInviteShare(this.view, url);
   }
 
   // ---- about the class ----

@@ -19,7 +19,7 @@ import { setUpApproval } from './approval.js';
 import { currentClass, isSlug } from './currentClass.js';
 import { setUpClasses, switchClass, openClass, loadClasses, shownPrecision } from './classes.js';
 import { setUpNearMe } from './nearMeView.js';
-import { showJoin, showCreate, keepForAfterSignIn, takeAfterSignIn } from './classPages.js';
+import { showJoin, showCreate, keepForAfterSignIn, takeAfterSignIn, describeInvitation, forgetInvitation } from './classPages.js';
 import { showSettings } from './classSettings.js';
 import { $ } from './dom.js';
 import { ready as languageReady, language, onLanguageChange } from './i18n.js';
@@ -60,11 +60,15 @@ function route() {
   }
   if (!state.account) {
     const note = keepForAfterSignIn(path);
-    showLogin(path === 'signup' || path === 'forgot' ? path : 'login');
+    // An invitation opens on Sign up: nearly everyone invited is new here (Log in is a click away).
+    const invitation = readAddress(path);
+    showLogin(path === 'signup' || path === 'forgot' ? path : invitation.page === 'join' ? 'signup' : 'login');
     if (note) showFormMessage('login-note', note);
+    if (invitation.page === 'join') describeInvitation(invitation.slug, invitation.code);
     return;
   }
   showFormMessage('login-note', '');
+  forgetInvitation();
   const address = readAddress(path);
   // The map's own pages ask for the list of classes once their markers are in (classes.js).
   if (address.page !== 'main') loadClasses().catch(() => {});
