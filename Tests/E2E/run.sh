@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 
 # Devanagari and Chinese fonts: without them Hindi and Chinese draw as boxes, and the language
 # walk's checks of cut-off text measure nothing.
-apt_packages=(chromium chromium-driver libjs-leaflet fonts-inter fonts-lohit-deva fonts-wqy-microhei)
+apt_packages=(chromium chromium-driver libjs-leaflet fonts-inter fonts-lohit-deva fonts-wqy-microhei libzbar0)
 missing=()
 for package in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -21,7 +21,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PYTHON=${PYTHON:-python3}
-if ! $PYTHON -c "import selenium, pytest, xdist, prometheus_client, axe_playwright_python, oidc_provider_mock, jwt, cryptography, aiosmtpd" 2>/dev/null || \
+if ! $PYTHON -c "import selenium, pytest, xdist, prometheus_client, axe_playwright_python, oidc_provider_mock, jwt, cryptography, aiosmtpd, pyzbar" 2>/dev/null || \
    [ "$($PYTHON -c 'import selenium; print(selenium.__version__)')" != "$(sed -n 's/^selenium==//p' Tests/E2E/requirements.txt)" ]; then
     $PYTHON -m pip install -q --disable-pip-version-check -r Tests/E2E/requirements.txt
 fi

@@ -65,10 +65,17 @@ struct AccountsService: Sendable {
     /// Every way of signing in ends here, so all of them give the same session.
     /// `rememberingDevice: false` (a launch inside a course's frame, whose cookies live in the
     /// platform's partition): no device marker is made or recorded.
+    /// `sharedComputer` (the person said "This is a shared computer", or the host runs with
+    /// `--shared-computers`): the session and `XSRF-TOKEN` cookies are browser-session cookies
+    /// (no `Expires`, no `Max-Age`), so they end when the browser closes; the session itself
+    /// still ends at its expiry on the server. No device marker is made or recorded either:
+    /// a shared computer is nobody's own device.
     func startSession(
         for account: Account, request: Request, context: AppRequestContext,
-        rememberingDevice: Bool = true
+        rememberingDevice: Bool = true, sharedComputer: Bool = false
     ) async throws -> (Session, [Cookie]) {
+        let shared = sharedComputer || configuration.sharedComputers
+        let rememberingDevice = rememberingDevice && !shared
         let now = configuration.clock.now()
         let session = Session(
             id: Identifiers.sessionId(now: now), accountKey: account.key, createdAt: now,
@@ -83,12 +90,12 @@ struct AccountsService: Sendable {
         let secure = context.isHTTPS
         var cookies = [
             Cookie(
-                name: SessionCredential.cookieName, value: session.id, expires: session.expiresAt,
+                name: SessionCredential.cookieName, value: session.id, expires: shared ? nil : session.expiresAt,
                 path: "/", secure: secure, httpOnly: true, sameSite: .lax
             ),
             // Old clients echo this as X-XSRF-TOKEN on logout; it must be readable by scripts.
             Cookie(
-                name: "XSRF-TOKEN", value: Tokens.randomHex(bytes: 16), expires: session.expiresAt,
+                name: "XSRF-TOKEN", value: Tokens.randomHex(bytes: 16), expires: shared ? nil : session.expiresAt,
                 path: "/", secure: secure, httpOnly: false, sameSite: .lax
             ),
         ]

@@ -329,6 +329,8 @@ struct ClassController: Sendable {
             view.inviteCode = code
             view.invitePath = path
             view.inviteURL = (try? accounts.publicOrigin.origin(for: request, isHTTPS: context.isHTTPS)).map { $0 + path }
+            // Whether Send by email can work here (`POST …/invite/email`), as `Mailer` decides.
+            view.inviteEmail = configuration.smtp != nil && configuration.mailSender != nil && configuration.publicOrigin != nil
         }
         return view
     }
@@ -391,6 +393,8 @@ struct ClassView: Encodable {
     var inviteCode: String?
     var invitePath: String?
     var inviteURL: String?
+    /// Teachers only: the server can send the invite link by email.
+    var inviteEmail: Bool?
 
     init(_ mapClass: MapClass, role: ClassRole?) {
         slug = mapClass.slug
@@ -408,6 +412,7 @@ struct ClassView: Encodable {
         case inviteCode = "invite_code"
         case invitePath = "invite_path"
         case inviteURL = "invite_url"
+        case inviteEmail = "invite_email"
     }
 }
 

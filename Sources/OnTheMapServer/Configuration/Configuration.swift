@@ -25,6 +25,9 @@ public struct Configuration: Sendable {
     /// Anyone may write any StudentLocation, as the original Parse class allowed.
     public var legacyOpenWrites = false
     public var sessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// Every computer using this server is a shared one (school labs): every session cookie
+    /// ends when the browser closes, and the web app's "This is a shared computer" starts checked.
+    public var sharedComputers = false
     /// Origins besides the server's own whose pages may log in and write (see
     /// `CrossSiteRequestGuard`), as `scheme://host[:port]`.
     public var allowedOrigins: [String] = []

@@ -122,6 +122,10 @@ public enum Settings {
         .value("session-days", env: ["ONTHEMAP_SESSION_DAYS"], "days", default: "30", "Session lifetime in days.") {
             $0.sessionLifetime = try Setting.number($1, "The session lifetime") * 86_400
         },
+        .flag(
+            "shared-computers", env: "ONTHEMAP_SHARED_COMPUTERS", default: "off: each login chooses",
+            "Treat every computer as shared (school labs): every session cookie ends when the browser closes, and the web app's \"This is a shared computer\" starts ticked."
+        ) { $0.sharedComputers = true },
         Setting(
             "allowed-origin", env: ["ONTHEMAP_ALLOWED_ORIGINS"], .list("origin", separator: ","),
             default: "none: only the server's own origin may log in and write from a browser",

@@ -56,6 +56,21 @@ enum LoginBody {
         return .udacity(username: username, password: password)
     }
 
+    /// The optional top-level `"shared_computer": true` our web app adds to its login body ("This
+    /// is a shared computer": the session's cookies end when the browser closes). Old clients
+    /// never send it, so their bodies read as before; absent, `null` or `false` is no. Any other
+    /// value is refused, as the credential's own mistakes are.
+    static func sharedComputer(from body: Data) throws -> Bool {
+        guard let object = JSONValue.parse(body)?.objectValue, let value = object["shared_computer"] else { return false }
+        switch value {
+        case .null: return false
+        case .bool(let flag): return flag
+        default:
+            throw UdacityError(
+                status: 400, parameter: "shared_computer", "trails.Error 400: Parameter 'shared_computer' must be true or false")
+        }
+    }
+
     /// `{"udacity": {"username": "<u>", "password": "<p>"}}` where `<p>` may hold unescaped quotes.
     static func interpolatedCredentials(_ text: String) -> (username: String, password: String)? {
         let pattern = #"^\s*\{\s*"udacity"\s*:\s*\{\s*"username"\s*:\s*"([^"\\]*)"\s*,\s*"password"\s*:\s*"(.*)"\s*\}\s*\}\s*$"#

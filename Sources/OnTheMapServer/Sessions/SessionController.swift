@@ -47,8 +47,11 @@ struct SessionController: Sendable {
             UdacityError(status: 413, "Request body too large.")
         }
         let credential = try LoginBody.credential(from: body)
+        let sharedComputer = try LoginBody.sharedComputer(from: body)
         guard case .udacity(let username, let password) = credential else {
-            if case .facebook(let token) = credential { return try await facebookLogin(token: token, request: request, context: context) }
+            if case .facebook(let token) = credential {
+                return try await facebookLogin(token: token, sharedComputer: sharedComputer, request: request, context: context)
+            }
             throw UdacityError.invalidCredentials
         }
         // Nothing that could not be an account's email or password reaches the database or bcrypt.
@@ -84,13 +87,14 @@ struct SessionController: Sendable {
             throw UdacityError(status: 403, AccountsService.disabledMessage)
         }
         try await throttle.recordSuccess(subjects)
-        return try await loginAnswer(for: account, provider: nil, request: request, context: context)
+        return try await loginAnswer(
+            for: account, provider: nil, sharedComputer: sharedComputer, request: request, context: context)
     }
 
     /// An old client's Facebook login: the token is checked with Facebook (for this app, and
     /// who it belongs to), and the account linked to that Facebook user gets the same answer
     /// a password login gets. Facebook unreachable is a 502 so clients can tell it apart.
-    func facebookLogin(token: String, request: Request, context: AppRequestContext) async throws -> Response {
+    func facebookLogin(token: String, sharedComputer: Bool, request: Request, context: AppRequestContext) async throws -> Response {
         guard let facebook else { throw UdacityError.invalidCredentials }
         let subjects = [ThrottleSubject(.address, context.clientAddress)]
         if let seconds = try await throttle.retryAfter(subjects) {
@@ -117,16 +121,21 @@ struct SessionController: Sendable {
         guard account.disabledAt == nil else {
             throw UdacityError(status: 403, AccountsService.disabledMessage)
         }
-        return try await loginAnswer(for: account, provider: "facebook", request: request, context: context)
+        return try await loginAnswer(
+            for: account, provider: "facebook", sharedComputer: sharedComputer, request: request, context: context)
     }
 
     /// What every login answers, whatever proved who the user is: a new session, its
-    /// cookies, and the Udacity body with the 5-byte prefix.
-    private func loginAnswer(for account: Account, provider: String?, request: Request, context: AppRequestContext) async throws -> Response
-    {
-        let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context)
+    /// cookies (browser-session cookies on a shared computer), and the Udacity body with the
+    /// 5-byte prefix.
+    private func loginAnswer(
+        for account: Account, provider: String?, sharedComputer: Bool, request: Request, context: AppRequestContext
+    ) async throws -> Response {
+        let (session, cookies) = try await accounts.startSession(
+            for: account, request: request, context: context, sharedComputer: sharedComputer)
         var metadata: Logger.Metadata = ["account": "\(account.key)"]
         if let provider { metadata["provider"] = "\(provider)" }
+        if sharedComputer { metadata["shared_computer"] = "true" }
         context.logger.info("login", metadata: metadata)
         return try accounts.sessionAnswer(session, account: account, cookies: cookies, prefix: udacityResponsePrefix)
     }

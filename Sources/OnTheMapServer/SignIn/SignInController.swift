@@ -34,6 +34,10 @@ struct SignInController: Sendable {
 
     static func browserCookieName(https: Bool) -> String { https ? secureBrowserCookie : browserCookie }
 
+    /// Set by `start?shared=1` ("This is a shared computer" on the login card) until the
+    /// callback: the session it starts gets browser-session cookies. Not a credential.
+    static let sharedComputerCookie = "onthemap_signin_shared"
+
     /// `root` is the server's root (for `/auth/…`), `api` the `/api` group.
     func addRoutes(root: RouterGroup<AppRequestContext>, api: RouterGroup<AppRequestContext>) {
         root.get("auth/:provider/start", use: start)
@@ -60,10 +64,15 @@ struct SignInController: Sendable {
             }
             client = (loopback, String(challenge))
         }
+        let shared = ["1", "true"].contains(request.uri.queryParameters.get("shared") ?? "")
+        let sharedCookie = Cookie(
+            name: Self.sharedComputerCookie, value: shared ? "1" : "", maxAge: shared ? max(60, Int(configuration.signInLifetime)) : 0,
+            path: "/", secure: context.isHTTPS, httpOnly: true, sameSite: .lax)
         return try await begin(provider, returnPath: returnPath, linkAccountKey: nil, client: client, request: request, context: context) {
             url, cookie in
             var response = SignInPage.redirect(to: url.absoluteString)
             response.setCookie(cookie)
+            response.setCookie(sharedCookie)
             return response
         }
     }
@@ -182,6 +191,12 @@ struct SignInController: Sendable {
             Cookie(
                 name: Self.browserCookieName(https: context.isHTTPS), value: "", maxAge: 0, path: "/",
                 secure: context.isHTTPS, httpOnly: true, sameSite: .lax))
+        if request.cookies[Self.sharedComputerCookie] != nil {
+            response.setCookie(
+                Cookie(
+                    name: Self.sharedComputerCookie, value: "", maxAge: 0, path: "/", secure: context.isHTTPS, httpOnly: true,
+                    sameSite: .lax))
+        }
         return response
     }
 
@@ -270,7 +285,9 @@ struct SignInController: Sendable {
             context.logger.info("sign-in handed to an app", metadata: ["account": "\(account.key)", "provider": "\(provider.id)"])
             next = FormEncoding.url(URL(string: loopback)!, adding: [("code", code)]).absoluteString
         } else {
-            let (session, cookies) = try await accounts.startSession(for: account, request: request, context: context)
+            let shared = request.cookies[Self.sharedComputerCookie]?.value == "1"
+            let (session, cookies) = try await accounts.startSession(
+                for: account, request: request, context: context, sharedComputer: shared)
             if pending.linkAccountKey == nil || sessionSignIn.accessToken != nil {
                 try await store.saveSessionSignIn(sessionID: session.id, sessionSignIn)
             }

@@ -100,7 +100,8 @@ public struct WebAppRoutes: Sendable {
         let pageConfig = PageConfig(
             tileURL: configuration.tileURL.flatMap { $0.isEmpty ? nil : $0 },
             parseApplicationID: configuration.parseApplicationID,
-            parseRESTAPIKey: configuration.parseRESTAPIKey)
+            parseRESTAPIKey: configuration.parseRESTAPIKey,
+            sharedComputers: configuration.sharedComputers)
         let encoded = (try? JSONEncoder().encode(pageConfig)) ?? Data("{}".utf8)
         router.get("config.json") { _, _ -> Response in
             Response(
@@ -120,10 +121,14 @@ public struct WebAppRoutes: Sendable {
         /// Not secrets: every original client ships them.
         var parseApplicationID: String
         var parseRESTAPIKey: String
+        /// `--shared-computers`: the login card's "This is a shared computer" starts ticked
+        /// (every session cookie ends with the browser whatever is ticked).
+        var sharedComputers: Bool
 
-        init(tileURL: String?, parseApplicationID: String, parseRESTAPIKey: String) {
+        init(tileURL: String?, parseApplicationID: String, parseRESTAPIKey: String, sharedComputers: Bool = false) {
             self.parseApplicationID = parseApplicationID
             self.parseRESTAPIKey = parseRESTAPIKey
+            self.sharedComputers = sharedComputers
             self.tileURL = tileURL
             self.tileAttribution =
                 tileURL == nil ? nil : "&copy; <a href=\"https://www.openstreetmap.org/copyright\">OpenStreetMap</a> contributors"
