@@ -172,3 +172,67 @@ def test_a_session_that_expired_offline_shows_nothing(page, photo_stub):
     finally:
         page.offline(False)
         own.stop()
+
+
+def test_this_is_a_shared_computer_keeps_nothing_of_alice(page, photo_stub):
+    """Alice ticks "This is a shared computer": her session's cookies end with the browser and
+    nothing of hers is kept while she uses the map and Travel. Her sessions end elsewhere, the
+    server goes away, and the next person to open the app sees the login card and nothing of
+    hers; the box stays ticked for them (only the choice is remembered)."""
+    own = ServerProcess(photo_stub, log_name="e2e-server-shared-choice.log")
+    try:
+        alice = Api(own.base).create_user("Alice", "Sharedpc")
+        alice.post_location("Lisbon, Portugal", latitude=38.72, longitude=-9.14)
+        page.base = own.base
+        page.open("/#/login")
+        box = page.visible("#shared-computer")
+        assert not box.is_selected()
+        assert "logged out when the browser closes" in page.find("#shared-computer-hint").text
+        page.find("#shared-computer-choice label").click()
+        assert box.is_selected()
+        page.type_into("#login-email", alice.email)
+        page.type_into("#login-password", alice.password)
+        page.find("#login-button").click()
+        page.visible("#main-scene")
+        page.map_ready()
+        for name in ("onthemap_session", "XSRF-TOKEN"):
+            cookie = page.driver.get_cookie(name)
+            assert cookie and "expiry" not in cookie, f"{name} outlives the browser: {cookie}"
+
+        # She uses the app through the service worker: the map, the list, Travel.
+        page.until(lambda d: d.execute_script("return Boolean(navigator.serviceWorker.controller)"), 20,
+                   "the service worker never took control")
+        page.driver.refresh()
+        page.visible("#main-scene")
+        page.map_ready()
+        page.tab("list")
+        page.until(lambda d: any("Alice Sharedpc" in row.text for row in page.list_rows()), 15, "Alice is not in the list")
+        page.tab("travel")
+        page.until(lambda d: d.execute_script("return document.getElementById('travel-map').dataset.state === 'ready'"), 15)
+        pin = drop_pin(page, x=-120, y=10)
+        page.tab("map")
+        page.map_ready()
+        assert kept_answers(page) is None, "a shared computer kept Alice's answers"
+        assert page.js("return localStorage.getItem('onthemap.account')") is None
+        assert page.js("return Object.keys(localStorage).filter((key) => key.includes(arguments[0]))", alice.key) == []
+
+        # Her sessions end elsewhere; the server goes away; she had closed her tab, and the
+        # next person opens the app in a new one.
+        end_every_session(alice)
+        own.stop()
+        alice_tab = page.driver.current_window_handle
+        page.driver.switch_to.new_window("tab")
+        next_tab = page.driver.current_window_handle
+        page.driver.switch_to.window(alice_tab)
+        page.driver.close()
+        page.driver.switch_to.window(next_tab)
+        page.open("/#/map")
+        page.visible("#login-scene", 20)
+        assert_nothing_of(page, alice, pin)
+        assert page.js("return sessionStorage.getItem('onthemap.account')") is None
+        for path in ("/api/pins", "/parse/classes/StudentLocation?limit=100&order=-updatedAt"):
+            assert offline_answer(page, path) is None, f"{path} answered from a kept copy"
+        assert page.find("#shared-computer").is_selected(), "the choice was not remembered"
+        page.screenshot("shared-computer-choice-next-person")
+    finally:
+        own.stop()

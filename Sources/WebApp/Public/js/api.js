@@ -94,8 +94,11 @@ export async function request(path, { method = 'GET', body, headers = {}, udacit
 
 /** Logs in; resolves to `{ key, expiresAt }`: the account key, and when the session ends
  *  (an ISO date, or null when the server did not say). */
-export async function logIn(email, password) {
-  const body = await request('/api/session', { method: 'POST', udacity: true, body: { udacity: { username: email, password } } });
+export async function logIn(email, password, { sharedComputer = false } = {}) {
+  // `shared_computer` (only when chosen): the session's cookies end when the browser closes.
+  const login = { udacity: { username: email, password } };
+  if (sharedComputer) login.shared_computer = true;
+  const body = await request('/api/session', { method: 'POST', udacity: true, body: login });
   const key = body && body.account && body.account.key;
   if (!key) throw new ApiError('server', t('api.error.noAccount'));
   const expiration = body.session && typeof body.session.expiration === 'string' ? new Date(body.session.expiration) : null;

@@ -6,6 +6,7 @@ import { go } from './router.js';
 import { setBusy, formFailureMessage } from './ui.js';
 import { showingSignedIn } from './connection.js';
 import { startKeptData } from './keptSession.js';
+import { sharedComputerChosen, setUpSharedComputerChoice } from './sharedComputer.js';
 import { sessionBegan } from './sessionEvents.js';
 import { classAddress } from './currentClass.js';
 import { takeAfterSignIn } from './classPages.js';
@@ -26,6 +27,7 @@ export function showLogin(form) {
   $('login-form').hidden = shown !== 'login';
   $('signup-form').hidden = shown !== 'signup';
   $('forgot-form').hidden = shown !== 'forgot';
+  $('shared-computer-choice').hidden = shown === 'forgot';
   showLoginTitle();
   const first = { login: 'login-email', signup: 'signup-first', forgot: 'forgot-email' }[shown];
   // Focus left on the now hidden tabs (after a logout) counts as none, and so does focus on
@@ -50,18 +52,22 @@ function loginFailureMessage(error) {
 }
 
 async function completeLogin(email, password) {
-  const { key, expiresAt } = await api.logIn(email, password);
+  // "This is a shared computer": the session's cookies end with the browser, nothing is kept.
+  const sharedComputer = sharedComputerChosen();
+  const { key, expiresAt } = await api.logIn(email, password, { sharedComputer });
   sessionBegan();
   // Whatever this device kept before belongs to another session (a student who never
   // logged out here, say): deleted before this account's answers are kept.
-  await startKeptData({ fresh: true });
+  await startKeptData({ fresh: true, shared: sharedComputer });
   let user = { key, firstName: '', lastName: '' };
   try {
     user = await api.fetchUser(key);
   } catch {
     // The names only label our own location; logging in still worked.
   }
-  saveAccount({ key, firstName: user.firstName, lastName: user.lastName, email, provider: null, expiresAt });
+  saveAccount({
+    key, firstName: user.firstName, lastName: user.lastName, email, provider: null, expiresAt, sharedComputer,
+  });
   // The account's language, when it has one, wins over this browser's (and the login card's).
   await followAccountLanguage();
 }
@@ -172,6 +178,7 @@ function setUpSignupForm() {
 }
 
 export function setUpAuthForms() {
+  setUpSharedComputerChoice();
   setUpLoginForm();
   setUpSignupForm();
   setUpForgotForm();

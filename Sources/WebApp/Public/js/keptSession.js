@@ -27,6 +27,11 @@
 // while this device could not reach the server, or while the app was closed. Its kept copy
 // shows until the device reaches the server again, and never after the session's expiry;
 // closing that gap would mean showing nothing offline at all.
+//
+// Unless the student said "This is a shared computer" (sharedComputer.js): then nothing is
+// kept at all. The data cache is never made (and any left is deleted), and the account
+// record lives in this tab's sessionStorage only, so closing the tab forgets it, and the
+// browser-session cookies the server gave end when the browser closes.
 import { readCookie } from './cookies.js';
 import { pinsAfter, locationsAfter, snapshotAfter } from './keptData.js';
 
@@ -48,12 +53,23 @@ function queued(work) {
   return cacheWork;
 }
 
-function readRecord() {
+function readFrom(storage) {
   try {
-    const account = JSON.parse(localStorage.getItem(ACCOUNT_STORAGE) || 'null');
+    const account = JSON.parse(storage.getItem(ACCOUNT_STORAGE) || 'null');
     return account && typeof account.key === 'string' ? account : null;
   } catch {
     return null;
+  }
+}
+
+/** The kept record: this device's (localStorage), else this tab's (a shared computer's). */
+function readRecord() {
+  return readFrom(localStorage) || readFrom(sessionStorage);
+}
+
+function forgetRecord() {
+  for (const storage of [localStorage, sessionStorage]) {
+    try { storage.removeItem(ACCOUNT_STORAGE); } catch { /* no storage: nothing kept there */ }
   }
 }
 
@@ -72,29 +88,38 @@ function provable(record) {
  *  vouched for is forgotten here, with everything kept for it. */
 export function loadKeptAccount() {
   const record = readRecord();
-  if (record && provable(record)) return record;
-  if (record) localStorage.removeItem(ACCOUNT_STORAGE);
+  if (record && provable(record)) {
+    if (record.sharedComputer) dropKeptData();
+    return record;
+  }
+  if (record) forgetRecord();
   dropKeptData();
   return null;
 }
 
-/** Remembers `account` ({ key, firstName, lastName, email, provider, expiresAt }); null
- *  forgets it and everything kept for it. */
+/** Remembers `account` ({ key, firstName, lastName, email, provider, expiresAt,
+ *  sharedComputer }): on a shared computer for this tab only, with nothing kept for it;
+ *  null forgets it and everything kept for it. */
 export function keepAccount(account) {
   if (account) {
-    localStorage.setItem(ACCOUNT_STORAGE, JSON.stringify(account));
+    const shared = Boolean(account.sharedComputer);
+    forgetRecord();
+    (shared ? sessionStorage : localStorage).setItem(ACCOUNT_STORAGE, JSON.stringify(account));
+    if (shared) dropKeptData();
   } else {
-    localStorage.removeItem(ACCOUNT_STORAGE);
+    forgetRecord();
     dropKeptData();
   }
 }
 
 /** A session began: from now on sw.js keeps this account's answers. `fresh` first deletes
- *  whatever was kept before (another student who never logged out on this device). */
-export function startKeptData({ fresh = true } = {}) {
+ *  whatever was kept before (another student who never logged out on this device).
+ *  `shared` (a shared computer): nothing is kept, and whatever was is deleted. */
+export function startKeptData({ fresh = true, shared = false } = {}) {
   return queued(async () => {
     if (!self.caches) return;
-    if (fresh) await caches.delete(DATA_CACHE);
+    if (fresh || shared) await caches.delete(DATA_CACHE);
+    if (shared) return;
     await caches.open(DATA_CACHE);
   });
 }

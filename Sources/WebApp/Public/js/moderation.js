@@ -112,10 +112,12 @@ export function noticeText(notice) {
 /** Tells the author, once each, what moderators did to their posts. */
 function showNewNotices(account, notices) {
   const key = `onthemap.noticesSeen.${account.key}`;
-  const seen = localStorage.getItem(key) || '';
+  // A shared computer keeps nothing of the account: this tab only.
+  const storage = account.sharedComputer ? sessionStorage : localStorage;
+  const seen = storage.getItem(key) || '';
   const fresh = notices.filter((notice) => notice.created_at > seen && notice.action !== 'unhide');
   if (fresh.length === 0) return;
-  localStorage.setItem(key, notices[0].created_at);
+  storage.setItem(key, notices[0].created_at);
   const text = fresh.map(noticeText).join('\n');
   // One approval: the notice offers to show the post where classmates now see it.
   const approved = fresh.length === 1 && fresh[0].action === 'approve' && fresh[0].object_id;

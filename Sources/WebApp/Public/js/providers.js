@@ -4,6 +4,7 @@ import * as api from './api.js';
 import { state, saveAccount } from './state.js';
 import { el, setBusy, formFailureMessage } from './ui.js';
 import { startKeptData } from './keptSession.js';
+import { withSharedChoice, onSharedComputerChange, notePendingChoice, pendingChoice } from './sharedComputer.js';
 import { sessionBegan } from './sessionEvents.js';
 import { $ } from './dom.js';
 import { t, onLanguageChange } from './i18n.js';
@@ -22,6 +23,13 @@ export async function showProviderButtons() {
     onLanguageChange(() => {
       for (const link of box.querySelectorAll('[data-provider-name]')) link.textContent = continueWith(link.dataset.providerName);
     });
+    // "This is a shared computer" goes with the sign-in (the server's `shared=1`).
+    onSharedComputerChange((chosen) => {
+      for (const link of box.querySelectorAll('.provider-button')) link.setAttribute('href', withSharedChoice(link.getAttribute('href'), chosen));
+    });
+    box.addEventListener('click', (event) => {
+      if (event.target.closest('.provider-button')) notePendingChoice();
+    });
   }
   let providers = [];
   try {
@@ -33,7 +41,7 @@ export async function showProviderButtons() {
   list.replaceChildren(...providers.map((provider) => el('li', {}, [
     el('a', {
       class: 'button secondary wide provider-button',
-      href: `/auth/${encodeURIComponent(provider.id)}/start?return=${encodeURIComponent(RETURN_PATH)}`,
+      href: withSharedChoice(`/auth/${encodeURIComponent(provider.id)}/start?return=${encodeURIComponent(RETURN_PATH)}`),
       dataset: { provider: provider.id, providerName: provider.name },
     }, [continueWith(provider.name)]),
   ])));
@@ -52,12 +60,17 @@ export async function completeProviderSignIn() {
     const key = String(me.key);
     // Back from linking a provider the account is the same one, and what was kept stays.
     const same = Boolean(state.account && state.account.key === key);
+    // The choice made when the button was followed ("This is a shared computer"); linking
+    // keeps the session's own.
+    const chosen = await pendingChoice();
+    const sharedComputer = same ? Boolean(state.account.sharedComputer) : chosen;
     sessionBegan();
-    await startKeptData({ fresh: !same });
+    await startKeptData({ fresh: !same, shared: sharedComputer });
     saveAccount({
       key, firstName: me.first_name || '', lastName: me.last_name || '', email: me.email || '', provider: me.provider || null,
       // /api/auth/me does not say when the session ends; the session cookie's lifetime bounds it.
       expiresAt: same ? state.account.expiresAt || null : null,
+      sharedComputer,
     });
   } catch (error) {
     showTranslatedMessage('login-error', () => (error.kind === 'auth'

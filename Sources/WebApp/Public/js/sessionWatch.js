@@ -32,8 +32,9 @@ export function checkSession() {
         leaveSession({ ended: true });
         return;
       }
-      // Confirmed: its answers may be kept (a device signed in before this app kept any).
-      startKeptData({ fresh: false });
+      // Confirmed: its answers may be kept (a device signed in before this app kept any),
+      // unless this is a shared computer.
+      startKeptData({ fresh: false, shared: Boolean(account.sharedComputer) });
     } catch {
       // A 401 has ended the session already; no answer (offline) or a server error teaches
       // nothing, and what was kept stays shown.
