@@ -85,10 +85,14 @@ private func assemble(
         beforePublishing: { cache?.invalidate(classes: $0) })
     try await live.start()
     services.append(LiveLocationsService(live: live, feed: store.locationChangeFeed(), warmClassId: defaultClass.id))
+    let mailer = Mailer(configuration: configuration, wake: mailWake)
+    if let mailer {
+        services.append(ClassNoticeWorker(store: store, mailer: mailer, clock: configuration.clock, logger: logger))
+    }
     let router = buildRouter(
         store: store, geocoder: geocoder, albums: albums, listCache: listCache, hashing: hashing,
         trustedProxies: trustedProxies, configuration: configuration, logger: logger, directory: directory, live: live, metrics: metrics,
-        mailer: Mailer(configuration: configuration, wake: mailWake)
+        mailer: mailer
     )
     let bounds = ConnectionBounds(configuration: configuration, trustedProxies: trustedProxies)
     return Application(
@@ -147,6 +151,7 @@ func buildRouter(
     AccountController(accounts: accounts, store: store).addRoutes(to: api)
     PasswordResetController(accounts: accounts, store: store).addRoutes(to: api)
     ForgotPasswordController(store: store, mailer: mailer, configuration: configuration).addRoutes(to: api)
+    ClassNoticeController(store: store, directory: directory, mailer: mailer, configuration: configuration).addRoutes(to: api)
     let writes = LocationWrites(store: store, cache: listCache, live: live)
     ModerationController(accounts: accounts, store: store, writes: writes).addRoutes(to: api)
     let classWrites = ClassWrites(store: store, directory: directory, locations: writes)

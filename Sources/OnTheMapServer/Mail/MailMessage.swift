@@ -6,11 +6,15 @@ public struct MailContent: Sendable, Equatable {
     public var subject: String
     public var text: String
     public var html: String
+    /// Where a mail app's one-click "unsubscribe" posts (RFC 8058), for emails someone asked
+    /// for and may stop: sent as `List-Unsubscribe` with `List-Unsubscribe-Post`.
+    public var oneClickStop: String?
 
-    public init(subject: String, text: String, html: String) {
+    public init(subject: String, text: String, html: String, oneClickStop: String? = nil) {
         self.subject = subject
         self.text = text
         self.html = html
+        self.oneClickStop = oneClickStop
     }
 
     /// HTML for `paragraphs` (escaped), with `link` as a button-like link after the first.
@@ -70,6 +74,11 @@ public enum MailComposer {
             "Message-ID: \(id)",
             "MIME-Version: 1.0",
             "Auto-Submitted: auto-generated",
+        ]
+        if let stop = content.oneClickStop {
+            lines += ["List-Unsubscribe: <\(stop)>", "List-Unsubscribe-Post: List-Unsubscribe=One-Click"]
+        }
+        lines += [
             "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
             "",
             "This is a message in MIME format.",

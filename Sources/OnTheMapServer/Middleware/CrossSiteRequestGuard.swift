@@ -45,6 +45,9 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
     /// The deep-linking picker's and the window hand-off's forms: this site's own pages,
     /// form-encoded, each carrying a one-time code.
     static var ltiOwnForms: Set<String> { ["/lti/deep-link", "/lti/window"] }
+    /// A notice email's one-click stop (RFC 8058): the mail app's server posts a form to the
+    /// link, proven by the token in it; no cookie is read there.
+    static var oneClickStops: Set<String> { ["/api/notices/stop"] }
 
     func refusal(for request: Request) -> Refusal? {
         switch request.method {
@@ -53,7 +56,7 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
         }
         if request.headers[SessionCredential.headerName] != nil { return nil }
         let path = request.uri.path
-        if Self.ltiFromPlatforms.contains(path) { return nil }
+        if Self.ltiFromPlatforms.contains(path) || Self.oneClickStops.contains(path) { return nil }
         if let site = request.headers[Self.fetchSiteHeader]?.lowercased() {
             guard site == "same-origin" || site == "none" else { return .crossSite("Sec-Fetch-Site: \(site)") }
         } else if let origin = request.headers[.origin] {

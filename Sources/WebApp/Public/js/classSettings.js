@@ -181,6 +181,7 @@ class SettingsPage {
     this.me = me;
     classChanged(view);
     this.render();
+    showNotices(slug, this.moderates);
     // Only the class's teachers (and the server's administrators) may read the course's roster.
     const roster = this.manages ? this.loadCourseRoster(attempt) : null;
     const reminders = this.manages ? this.loadReminders(attempt) : null;

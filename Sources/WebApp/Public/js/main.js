@@ -21,6 +21,7 @@ import { setUpClasses, switchClass, openClass, loadClasses, shownPrecision } fro
 import { setUpNearMe } from './nearMeView.js';
 import { showJoin, showCreate, keepForAfterSignIn, takeAfterSignIn, describeInvitation, forgetInvitation } from './classPages.js';
 import { showSettings } from './classSettings.js';
+import { setUpNotices, stopNotice, stopNoticeToken } from './classNotices.js';
 import { $ } from './dom.js';
 import { ready as languageReady, language, onLanguageChange } from './i18n.js';
 
@@ -56,6 +57,12 @@ function route() {
     // (`signed-in/c/<slug>`: that class's map): ask whose session this is.
     const launched = arrival[1] && isSlug(arrival[1]) ? `c/${arrival[1]}` : null;
     completeProviderSignIn().then((ok) => go(ok ? launched || takeAfterSignIn() || 'map' : 'login'));
+    return;
+  }
+  // A notice email's "stop these emails" link works signed in or not.
+  const stopToken = stopNoticeToken(path);
+  if (stopToken) {
+    stopNotice(stopToken).finally(() => go(state.account ? 'map' : 'login'));
     return;
   }
   if (!state.account) {
@@ -144,6 +151,7 @@ function start() {
   setUpNearMe({ precision: shownPrecision });
   setUpApproval({ check: checkAccount });
   setUpClasses();
+  setUpNotices();
   setUpSessionEnd();
   startRouting(route);
   watchSession();
