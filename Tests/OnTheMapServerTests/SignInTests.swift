@@ -267,6 +267,41 @@ struct SignInTests {
         }
     }
 
+    @Test("started with shared=1 (\"This is a shared computer\"), the session's cookies end with the browser; otherwise they persist")
+    func sharedComputerSignIn() async throws {
+        try await withProvider { client, stub, issuer, _ in
+            for shared in [true, false] {
+                let uri = "/auth/school/start?return=%2F" + (shared ? "&shared=1" : "")
+                let (started, sharedCookie) = try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .seeOther)
+                    let location = try #require(response.headers[.location])
+                    let started = StartedSignIn(
+                        authorization: try #require(URLComponents(string: location)),
+                        browserCookie: try #require(response.cookie("onthemap_signin")))
+                    return (started, response.cookie(SignInController.sharedComputerCookie))
+                }
+                #expect(sharedCookie == (shared ? "1" : ""))
+                let code = "code-\(UUID().uuidString)"
+                stub.grant(
+                    code: code, idToken: try await stub.sign(claims(issuer, nonce: started.nonce)), authorization: started.authorization)
+                var headers = HTTPFields()
+                headers[.cookie] =
+                    "onthemap_signin=\(started.browserCookie)" + (shared ? "; \(SignInController.sharedComputerCookie)=1" : "")
+                try await client.execute(
+                    uri: "/auth/school/callback?code=\(code)&state=\(started.state)", method: .get, headers: headers
+                ) { response in
+                    #expect(response.status == .seeOther)
+                    for name in ["onthemap_session", "XSRF-TOKEN"] {
+                        let line = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("\(name)=") })
+                        #expect(SharedComputerTests.persists(line) == !shared, "\(line)")
+                    }
+                    // The choice is spent with the sign-in.
+                    #expect(response.cookie(SignInController.sharedComputerCookie) == (shared ? "" : nil))
+                }
+            }
+        }
+    }
+
     @Test("a forged state, a replayed callback, an expired one, or one from another browser creates nothing")
     func stateAttacks() async throws {
         try await withProvider { client, stub, issuer, store in
