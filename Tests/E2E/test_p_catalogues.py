@@ -213,7 +213,7 @@ def test_every_key_the_app_names_is_in_english():
 # formats and protocols people know by these letters.
 LATIN_ALLOWED = {
     "On", "the", "Map", "OnTheMap", "GitHub", "LinkedIn", "Google", "Facebook", "Apple", "Flickr",
-    "Wikimedia", "Commons", "Moodle", "Canvas", "LTI", "CSV", "JSON", "URL", "https", "http",
+    "Wikimedia", "Commons", "Moodle", "Canvas", "LTI", "CSV", "JSON", "GeoJSON", "URL", "https", "http",
     "OpenStreetMap", "ID", "PWA", "iOS", "Android", "QR", "Travel", "example", "com", "www", "you",
     "Lagos", "Nigeria", "Lyon", "France", "Ctrl", "JavaScript", "Leaflet",
     # Protocol names the server's course-launch and sign-in pages keep (the platform's words).

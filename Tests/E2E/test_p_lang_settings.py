@@ -39,7 +39,7 @@ FAKE_ROSTER = """
 """
 
 
-SAME_IN_GERMAN = {"classOptions.name", "classOptions.precision.region.title", "settings.invite.link"}
+SAME_IN_GERMAN = {"classOptions.name", "classOptions.precision.region.title", "settings.invite.link", "settings.members.column.name"}
 
 
 def isolated(tag, text):
