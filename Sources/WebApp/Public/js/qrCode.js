@@ -352,7 +352,7 @@ export function encodeQR(text, { mask: forcedMask, minVersion = 1 } = {}) {
 }
 
 /** The symbol as SVG markup: one path of dark squares on a light background, with a quiet
- *  zone of `quiet` modules (the standard asks for 4) on each side. */
+ *  zone of `quiet` modules (the standard asks for 4) on each side; `title` labels it. */
 export function qrSVG(symbol, { quiet = 4, title = '' } = {}) {
   const full = symbol.size + quiet * 2;
   let path = '';
@@ -360,7 +360,8 @@ export function qrSVG(symbol, { quiet = 4, title = '' } = {}) {
     row.forEach((dark, x) => { if (dark) path += `M${x + quiet} ${y + quiet}h1v1h-1z`; });
   });
   const escaped = String(title).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${full} ${full}" shape-rendering="crispEdges" role="img"`
-    + `${escaped ? ` aria-label="${escaped.replace(/"/g, '&quot;')}"` : ''}>`
+  // Unlabelled, it is a picture its container names (aria-hidden here).
+  const named = escaped ? ` role="img" aria-label="${escaped.replace(/"/g, '&quot;')}"` : ' aria-hidden="true"';
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${full} ${full}" shape-rendering="crispEdges"${named}>`
     + `<rect width="${full}" height="${full}" fill="#fff"/><path fill="#000" d="${path}"/></svg>`;
 }
