@@ -389,6 +389,8 @@ struct StoreContractTests {
             NewOutboxMail(
                 kind: "invitation", recipient: "ada@example.org", sender: "map@example.org", messageID: "<m1@example.org>",
                 message: "Subject: hi\r\n\r\nhello\r\n"), now: now)
+        // A teacher's notice goes with the move (its stop link keeps working).
+        try await from.setNotice(.waiting, on: true, classId: "class00001", accountKey: "1000000001", now: now)
         // Each post's search words: "" (indexed) and its folded words.
         let searchTerms = try await from.withDatabase { db in
             try await db.raw("SELECT COUNT(*) AS n FROM location_search_terms").first()?.decode(column: "n", as: Int.self) ?? 0
@@ -400,10 +402,10 @@ struct StoreContractTests {
                 "accounts", "classes", "class_members", "class_invitations", "sessions", "login_devices", "student_locations",
                 "location_reports", "moderation_actions", "password_resets", "identity_links", "pins", "photos",
                 "album_states", "session_sign_ins", "lti_platforms", "lti_deployments", "lti_keys", "lti_courses", "lti_roster",
-                "location_search_terms", "mail_outbox",
+                "location_search_terms", "mail_outbox", "class_notices",
             ])
         #expect(
-            copied.map(\.rows) == [1, 2, 1, 1, 1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, searchTerms, 1])
+            copied.map(\.rows) == [1, 2, 1, 1, 1, 1, DatabaseCopy.pageSize + 7, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, searchTerms, 1, 1])
         // Table by table: every table of the source is copied whole or deliberately skipped.
         let sourceTables = try await DatabaseCopy.tableNames(in: from)
         #expect(Set(sourceTables) == Set(DatabaseCopy.tables.map(\.name) + DatabaseCopy.skipped.map(\.name)))

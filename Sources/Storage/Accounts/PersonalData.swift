@@ -138,6 +138,7 @@ extension SQLStore {
                 "DELETE FROM identity_links WHERE account_key = \(bind: key)",
                 "DELETE FROM password_resets WHERE account_key = \(bind: key)",
                 "DELETE FROM class_members WHERE account_key = \(bind: key)",
+                "DELETE FROM class_notices WHERE account_key = \(bind: key)",
                 "DELETE FROM class_invitations WHERE email = \(bind: email)",
                 "UPDATE lti_roster SET account_key = NULL WHERE account_key = \(bind: key)",
                 "DELETE FROM lti_tickets WHERE account_key = \(bind: key)",

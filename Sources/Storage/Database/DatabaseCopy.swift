@@ -136,6 +136,14 @@ public enum DatabaseCopy {
                 ("failed_at", .optionalText),
             ]
         ),
+        // Who asked to be told what by email, and what they were last told (after classes and accounts).
+        (
+            "class_notices", "class_id,account_key,kind",
+            [
+                ("class_id", .text), ("account_key", .text), ("kind", .text), ("stop_token", .text),
+                ("noticed_through", .text), ("sent_at", .optionalText),
+            ]
+        ),
     ]
 
     /// Tables deliberately not copied, and why. Every table of the source must be copied or
