@@ -43,8 +43,8 @@ struct RouteFamily: Sendable, Equatable {
     static let signIn = RouteFamily(name: "sign_in", mounts: ["api/auth"], errors: .api)
     /// Signing in with other accounts: the browser's trips to and from a provider.
     static let signInPages = RouteFamily(name: "sign_in", mounts: ["auth/"], errors: .other, servedPerClass: false)
-    /// Classes, and the links in teachers' notice emails that stop them.
-    static let classes = RouteFamily(name: "classes", mounts: ["api/classes", "api/notices"], errors: .api)
+    /// Classes, the invite page's look-up of an invite link, and the links in teachers' notice emails that stop them.
+    static let classes = RouteFamily(name: "classes", mounts: ["api/classes", "api/invites", "api/notices"], errors: .api)
     /// Moderation, administration and reports.
     static let moderation = RouteFamily(name: "moderation", mounts: ["api/admin", "api/locations"], errors: .api, countedPerClass: true)
     /// The live map of a class: its snapshot, its change stream, where it would show a point.
