@@ -80,9 +80,11 @@ private func assemble(
         }
     }
     let cache = listCache
+    let callers = configuration.callerCacheSeconds > 0 ? CallerCache(lifetime: configuration.callerCacheSeconds) : nil
     let live = LiveLocations(
         store: store, settings: configuration.liveMap, logger: logger,
-        beforePublishing: { cache?.invalidate(classes: $0) })
+        beforePublishing: { cache?.invalidate(classes: $0) },
+        accessEnded: { callers?.forget(ended: $0, classId: $1) })
     try await live.start()
     services.append(LiveLocationsService(live: live, feed: store.locationChangeFeed(), warmClassId: defaultClass.id))
     let mailer = Mailer(configuration: configuration, wake: mailWake)
@@ -92,7 +94,7 @@ private func assemble(
     let router = buildRouter(
         store: store, geocoder: geocoder, albums: albums, listCache: listCache, hashing: hashing,
         trustedProxies: trustedProxies, configuration: configuration, logger: logger, directory: directory, live: live, metrics: metrics,
-        mailer: mailer
+        mailer: mailer, callers: callers
     )
     let bounds = ConnectionBounds(configuration: configuration, trustedProxies: trustedProxies)
     return Application(
@@ -115,7 +117,8 @@ func makeGeocoder(configuration: Configuration) throws -> any Geocoder {
 func buildRouter(
     store: any OnTheMapStore, geocoder: any Geocoder, albums: AlbumService, listCache: ListResponseCache?,
     hashing: PasswordHashing, trustedProxies: TrustedProxies, configuration: Configuration, logger: Logger,
-    directory: ClassDirectory, live: LiveLocations? = nil, metrics: ServerMetrics = ServerMetrics(), mailer: Mailer? = nil
+    directory: ClassDirectory, live: LiveLocations? = nil, metrics: ServerMetrics = ServerMetrics(), mailer: Mailer? = nil,
+    callers: CallerCache? = nil
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(
@@ -136,7 +139,7 @@ func buildRouter(
     MetricsRoute(metrics: metrics, token: configuration.metricsToken).register(on: router)
 
     // Who is asking is resolved once per request, on the routes that read it (`context.caller`).
-    let caller = CallerMiddleware(sessions: store, clock: configuration.clock)
+    let caller = CallerMiddleware(sessions: store, clock: configuration.clock, cache: callers)
     let root = router.group().add(middleware: caller)
     let api = router.group("api").add(middleware: caller)
     let accounts = AccountsService(store: store, configuration: configuration, hashing: hashing)

@@ -157,6 +157,9 @@ public struct Configuration: Sendable {
 
     /// The live map's buffers and timings (see `LiveLocations.Settings`); tests shorten them.
     var liveMap = LiveLocations.Settings()
+    /// How long a signed-in caller resolved for a read may answer the next reads without the
+    /// database (`CallerCache`); 0 turns the cache off. What ends access empties it sooner.
+    var callerCacheSeconds: TimeInterval = 2
 
     public init() {}
 

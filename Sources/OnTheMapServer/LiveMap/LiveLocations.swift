@@ -135,15 +135,21 @@ final class LiveLocations: Sendable {
     /// server, another one, `onthemap admin`, or someone in `psql`).
     /// It gets the ids of the classes that changed ("" when every class did).
     private let beforePublishing: @Sendable (Set<String>) -> Void
+    /// Told of every `ended` entry read from the log (its subject, an account key or a
+    /// session digest, and its class; either empty for all): the signed-in callers this server
+    /// keeps for a moment (`CallerCache`) forget what ended, whichever server ended it.
+    private let accessEnded: @Sendable (_ subject: String, _ classId: String) -> Void
 
     init(
         store: any LocationChangeRepository, settings: Settings = Settings(), logger: Logger,
-        beforePublishing: @escaping @Sendable (Set<String>) -> Void = { _ in }
+        beforePublishing: @escaping @Sendable (Set<String>) -> Void = { _ in },
+        accessEnded: @escaping @Sendable (_ subject: String, _ classId: String) -> Void = { _, _ in }
     ) {
         self.store = store
         self.settings = settings
         self.logger = logger
         self.beforePublishing = beforePublishing
+        self.accessEnded = accessEnded
         (wakes, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -278,6 +284,7 @@ final class LiveLocations: Sendable {
     func publish(_ changes: [LocationChange]) {
         for change in changes {
             if change.kind == .ended {
+                accessEnded(change.objectId, change.classId)
                 endStreams(change)
                 continue
             }
