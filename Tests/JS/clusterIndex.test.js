@@ -2,7 +2,7 @@
 // marker at a zoom, and that nothing is lost or counted twice. Run: node --test Tests/JS
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClusterIndex, mercatorX, mercatorY, longitudeOf, latitudeOf } from '../../Sources/WebApp/Public/js/clusterIndex.js';
+import { ClusterIndex, mercatorX, mercatorY, longitudeOf, latitudeOf, tooCloseToTell, spanInPixels, TOGETHER_PIXELS } from '../../Sources/WebApp/Public/js/clusterIndex.js';
 
 const point = (latitude, longitude) => ({ x: mercatorX(longitude), y: mercatorY(latitude) });
 
@@ -51,4 +51,36 @@ test('a removed point leaves every level, and the index says it changed', () => 
   index.clear();
   assert.equal(index.size, 0);
   assert.equal(index.level(3).size, 0);
+});
+
+test('students a few hundred metres apart are one place at a town\'s zoom and apart close up', () => {
+  // Five students in Lyon, about 600 m from each other.
+  const town = [[45.760, 4.835], [45.760, 4.843], [45.760, 4.851], [45.766, 4.835], [45.766, 4.851]].map(([lat, lng]) => point(lat, lng));
+  const index = new ClusterIndex(60, (zoom) => (zoom >= 12 ? 20 : 60));
+  index.add(town);
+  for (const zoom of [5, 9]) {
+    const level = index.level(zoom);
+    assert.equal(level.size, 1, `one cluster at zoom ${zoom}`);
+    assert.ok(tooCloseToTell(level, 0, zoom), `too close to tell apart at zoom ${zoom}`);
+    assert.ok(spanInPixels(level, 0, zoom) <= TOGETHER_PIXELS);
+  }
+  // At the last zoom the radius is a pin's: every student stands alone.
+  assert.equal(index.level(12).size, 5);
+  // Two towns 50 km apart are one bubble at zoom 5 but clearly two places: it zooms in.
+  const two = new ClusterIndex(60);
+  two.add([point(45.76, 4.835), point(45.76, 5.48)]);
+  const level = two.level(5);
+  assert.equal(level.size, 1);
+  assert.ok(!tooCloseToTell(level, 0, 5));
+});
+
+test('a radius per zoom changes only the zoom it names', () => {
+  const points = Array.from({ length: 50 }, (_, i) => point(10, 20 + i * 0.00015));
+  const plain = new ClusterIndex(60);
+  const lastSmall = new ClusterIndex(60, (zoom) => (zoom >= 18 ? 20 : 60));
+  plain.add(points);
+  lastSmall.add(points);
+  assert.equal(lastSmall.level(10).size, plain.level(10).size);
+  assert.ok(lastSmall.level(18).size > plain.level(18).size);
+  assert.equal(lastSmall.level(18).count.reduce((a, b) => a + b, 0), 50);
 });

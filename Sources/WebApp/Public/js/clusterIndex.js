@@ -42,10 +42,31 @@ class Level {
   }
 }
 
+/** How far apart (pixels, at the zoom shown) a cluster's students may be and still be one
+ *  place on screen: their pins would cover each other, so zooming in one step does not part
+ *  them and the map names them in one list instead. */
+export const TOGETHER_PIXELS = 12;
+
+/** The widest side (pixels at `zoom`) of the box around cluster `c`'s points. */
+export function spanInPixels(level, c, zoom) {
+  const scale = 256 * 2 ** zoom;
+  return Math.max(level.maxX[c] - level.minX[c], level.maxY[c] - level.minY[c]) * scale;
+}
+
+/** Whether cluster `c`'s students are too close to tell apart at `zoom`. */
+export function tooCloseToTell(level, c, zoom, pixels = TOGETHER_PIXELS) {
+  return spanInPixels(level, c, zoom) <= pixels;
+}
+
 export class ClusterIndex {
-  /** @param {number} radius  pixels within which points draw as one cluster */
-  constructor(radius) {
+  /**
+   * @param {number} radius  pixels within which points draw as one cluster
+   * @param {(zoom: number) => number} [radiusAt]  the radius at a zoom, where it is not `radius`
+   *   (the map's last zoom clusters only pins that would cover each other)
+   */
+  constructor(radius, radiusAt = null) {
     this.radius = radius;
+    this.radiusAt = radiusAt;
     /** Points: `{ x, y, ... }` objects as given to add(); removed ones leave a null hole. */
     this.points = [];
     this.holes = 0;
@@ -113,7 +134,8 @@ export class ClusterIndex {
   build(zoom) {
     const points = this.points;
     const n = points.length;
-    const cell = this.radius / (256 * 2 ** zoom);
+    const radius = this.radiusAt ? this.radiusAt(zoom) : this.radius;
+    const cell = radius / (256 * 2 ** zoom);
     const columns = Math.ceil(1 / cell) + 1;
     // Pass 1: every point into its grid cell.
     const cellIndex = new Map();

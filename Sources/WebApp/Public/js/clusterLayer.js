@@ -1,8 +1,10 @@
 // Draws a ClusterIndex on a Leaflet map: only the clusters and pins in view (plus a margin)
 // exist as layers, and a move redraws only what changed. A click on a cluster zooms to it;
-// where its points sit together at any zoom (or the map is at its last zoom) it fans them
-// out around it ("spiderfies"), so every student can be reached.
-import { ClusterIndex, mercatorX, mercatorY, longitudeOf, latitudeOf } from './clusterIndex.js';
+// where its students are too close to tell apart at the zoom shown (their pins would cover
+// each other), or the map is at its last zoom, it names them in one list (groupOpened), or
+// without one fans them out around it ("spiderfies"), so every student can be reached.
+// After every drawing the map hears `markersdrawn` (the place names make room).
+import { ClusterIndex, mercatorX, mercatorY, longitudeOf, latitudeOf, tooCloseToTell } from './clusterIndex.js';
 
 const L = window.L;
 /** The view is extended by this share of its size on each side, so a short pan shows pins
@@ -19,16 +21,19 @@ export class ClusterLayer {
    * @param {L.Map} map
    * @param {object} options
    * @param {number} options.radius  pixels within which points draw as one cluster
+   * @param {number} [options.lastRadius]  the same at the map's last zoom (pins further apart
+   *   than this stand on their own there)
    * @param {(point: object) => L.Marker} options.pin  the marker of one point (kept by the caller)
    * @param {(point: object, latlng: L.LatLng) => L.Marker} options.fannedPin  a point's marker drawn away from its place
    * @param {(count: number) => L.Icon} options.clusterIcon
    * @param {(points: object[], latlng: L.LatLng) => void} [options.groupOpened]  a cluster of
-   *   points at one place was clicked: show who they are (else they fan out)
+   *   points too close to tell apart was clicked: show who they are (else they fan out)
    */
   constructor(map, options) {
     this.map = map;
     this.options = options;
-    this.index = new ClusterIndex(options.radius);
+    const lastRadius = options.lastRadius || options.radius;
+    this.index = new ClusterIndex(options.radius, (zoom) => (zoom >= map.getMaxZoom() ? lastRadius : options.radius));
     this.group = L.featureGroup().addTo(map);
     this.fan = L.featureGroup().addTo(map);
     /** What is drawn: key → layer (a point's key is the point itself). */
@@ -105,6 +110,7 @@ export class ClusterLayer {
     for (const [key, layer] of this.drawn) if (!wanted.has(key)) this.group.removeLayer(layer);
     for (const [key, layer] of wanted) if (!this.drawn.has(key)) this.group.addLayer(layer);
     this.drawn = wanted;
+    map.fire('markersdrawn');
   }
 
   clusterMarker(level, c, zoom) {
@@ -125,9 +131,10 @@ export class ClusterLayer {
     }
   }
 
-  /** Zooms to a cluster's points, or fans them out when zooming cannot part them. */
+  /** Zooms to a cluster's points; names them in a list (or fans them out) when they are too
+   *  close to tell apart at this zoom or zooming cannot part them. */
   clusterClicked(cluster) {
-    const { level, c, version } = cluster;
+    const { level, c, version, zoom } = cluster;
     if (version !== this.index.version) return;
     const bounds = L.latLngBounds(
       [latitudeOf(level.maxY[c]), longitudeOf(level.minX[c])],
@@ -135,8 +142,9 @@ export class ClusterLayer {
     );
     const together = level.minX[c] === level.maxX[c] && level.minY[c] === level.maxY[c];
     const map = this.map;
-    if (together && this.options.groupOpened) {
-      // Students at one place: a list that names them, not a fan of identical pins.
+    const last = map.getZoom() >= map.getMaxZoom();
+    if (this.options.groupOpened && (together || last || tooCloseToTell(level, c, zoom))) {
+      // Students one pin would cover: a list that names them, not a fan of pins.
       this.fold();
       this.options.groupOpened(this.index.membersOf(level, c), L.latLng(latitudeOf(level.y[c]), longitudeOf(level.x[c])));
     } else if (together || map.getZoom() >= map.getMaxZoom()) {
@@ -199,6 +207,7 @@ export class ClusterLayer {
     const drawnCluster = Array.from(this.drawn.values()).find((layer) => layer.cluster && layer.cluster.c === c && layer.cluster.level === level);
     if (drawnCluster) drawnCluster.setOpacity(0.3);
     this.fanned = { markers, drawnCluster };
+    map.fire('markersdrawn');
   }
 
   /** Folds fanned-out pins back into their cluster. */
@@ -207,6 +216,7 @@ export class ClusterLayer {
     this.fan.clearLayers();
     if (this.fanned.drawnCluster) this.fanned.drawnCluster.setOpacity(1);
     this.fanned = null;
+    this.map.fire('markersdrawn');
   }
 }
 

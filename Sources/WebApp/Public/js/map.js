@@ -10,6 +10,7 @@ import { ownDirectionHTML } from './bidi.js';
 import { isOwn } from './approval.js';
 import { youBadge, ownActions } from './myPin.js';
 import { localTimeElement } from './nearMeView.js';
+import { initials } from './mapMarks.js';
 
 const L = window.L;
 
@@ -18,10 +19,15 @@ const L = window.L;
 const BASEMAP_MAX_ZOOM = 12;
 const TILES_MAX_ZOOM = 18;
 
-export function pinIcon(extraClass = '') {
+/** A pin; `letters` (a student's initials) are written on its head, in their own direction
+ *  and hidden from screen readers (the pin is named with the whole name). */
+export function pinIcon(extraClass = '', letters = '') {
+  const written = letters
+    ? `<span class="pin-initials" dir="auto" aria-hidden="true">${letters.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)}</span>`
+    : '';
   return L.divIcon({
-    className: `student-pin ${extraClass}`.trim(),
-    html: '<span class="pin-head"></span>',
+    className: `student-pin ${letters ? 'lettered' : ''} ${extraClass}`.replace(/\s+/g, ' ').trim(),
+    html: `<span class="pin-head"></span>${written}`,
     iconSize: [28, 36],
     iconAnchor: [14, 36],
     popupAnchor: [0, -32],
@@ -175,9 +181,11 @@ class MapPoint {
   }
 }
 
-/** Pixels within which students draw as one cluster. */
+/** Pixels within which students draw as one cluster; at the last zoom only pins that would
+ *  cover each other's initials are one (further apart they stand as pins of their own). */
 const CLUSTER_RADIUS = 60;
 /** A class in one town opens on the town, not on its streets. */
+const LAST_ZOOM_RADIUS = 20;
 const FIT_MAX_ZOOM = 9;
 
 export class StudentMap {
@@ -191,7 +199,8 @@ export class StudentMap {
     this.viewChosen = false;
     this.map.on('dragstart', () => { this.viewChosen = true; });
     this.icon = pinIcon();
-    this.ownIcon = pinIcon('own');
+    /** Pins' icons by what they show (own or not, initials), made once each. */
+    this.icons = new Map();
     // Markers share their defaults through the prototype; each is made only when first drawn.
     this.Marker = L.Marker.extend({ options: { icon: this.icon, keyboard: true }, onAdd: labelledOnAdd });
     /** Drawn students by objectId (see pointsByObjectId). */
@@ -204,6 +213,7 @@ export class StudentMap {
       clusterIcon,
       groupOpened: (points, latlng) => this.openGroup(points, latlng),
     });
+      lastRadius: LAST_ZOOM_RADIUS,
     const opened = (event) => {
       if (!event.layer.location) return;
       this.openPopup(event.layer);
@@ -313,11 +323,12 @@ export class StudentMap {
     const location = point.location;
     const title = pinTitle(location, point.own);
     const marker = new this.Marker(latlng, point.own
-      ? { title, alt: title, icon: this.ownIcon, zIndexOffset: 1000 }
-      : { title, alt: title });
+      ? { title, alt: title, icon, zIndexOffset: 1000 }
+      : { title, alt: title, icon });
     marker.location = location;
     return marker;
   }
+    const icon = this.pinIconFor(location, point.own);
 
   /** Points for a batch: an array of locations, or a snapshot's columns (each objectId once:
    *  the snapshot and mapData see to it). */
@@ -329,6 +340,20 @@ export class StudentMap {
         if (point) points.push(point);
       }
       return points;
+  /** The icon of a student's pin: their initials on it, the signed-in student's own in the
+   *  accent colour. */
+  pinIconFor(location, own) {
+    const letters = initials(location.firstName, location.lastName);
+    const key = `${own ? 'own' : ''}|${letters}`;
+    let icon = this.icons.get(key);
+    if (!icon) {
+      icon = pinIcon(own ? 'own' : '', letters);
+      if (this.icons.size > 5000) this.icons.clear();
+      this.icons.set(key, icon);
+    }
+    return icon;
+  }
+
     }
     const { columns, count } = batch;
     const zones = Array.isArray(batch.timeZones) ? batch.timeZones : null;
@@ -444,9 +469,15 @@ export class StudentMap {
   /** Students at one place, named: "Berlin · 5 students" and a button per student (the
    *  signed-in one marked), each opening that student's card, which leads back to the list. */
   openGroup(points, latlng) {
-    const locations = points.map((point) => point.location)
-      .sort((a, b) => fullName(a).localeCompare(fullName(b), language()));
-    const place = locations.map((location) => location.mapString).find(Boolean) || '';
+    // A town's thousand students sorted by name in a few milliseconds: each name made once,
+    // one collator for every comparison.
+    const collator = new Intl.Collator(language());
+    const named = points.map((point) => ({ location: point.location, name: fullName(point.location) }))
+      .sort((a, b) => collator.compare(a.name, b.name));
+    const locations = named.map((entry) => entry.location);
+    // The place is named when the group shares it (students a few streets apart may not).
+    const places = new Set(locations.map((location) => location.mapString).filter(Boolean));
+    const place = places.size === 1 ? [...places][0] : '';
     const list = () => {
       const title = el('strong', { class: 'group-title', dir: 'auto', text: place
         ? `${place} · ${t('students.count', { count: locations.length })}` : t('students.count', { count: locations.length }) });

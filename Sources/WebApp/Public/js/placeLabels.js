@@ -1,8 +1,11 @@
 // Place names on the offline basemap, from places.json (built from the bundled GeoNames
 // gazetteer): region names from zoom 5, then cities, the largest first, more of them as the
-// map zooms in, never overlapping. Drawn as text in a pane of their own, hidden from screen
-// readers (the pins carry the names that matter to them).
+// map zooms in, never overlapping, and never under a pin or a cluster's bubble: a name that a
+// marker would cover is left out while it would be (leaving it out, rather than moving it,
+// keeps every other name where it was at every zoom). Drawn as text in a pane of their own,
+// hidden from screen readers (the pins carry the names that matter to them).
 import { fetchPlaces } from './api.js';
+import { overlaps, overlapsAny } from './mapMarks.js';
 
 /** The smallest population labelled at each zoom (below MIN_ZOOM nothing is). */
 const MIN_ZOOM = 4;
@@ -43,27 +46,35 @@ const placeLabelsLayer = {
     }
     this.pane = map.getPane('labels');
     this.group = window.L.DomUtil.create('div', 'place-labels leaflet-zoom-hide', this.pane);
-    map.on('moveend', this.draw, this);
+    this.drawn = 0;
+    map.on('moveend markersdrawn', this.draw, this);
     this.draw();
   },
 
   onRemove(map) {
-    map.off('moveend', this.draw, this);
+    map.off('moveend markersdrawn', this.draw, this);
     this.group.remove();
   },
 
   async draw() {
     const map = this._map;
     if (!map) return;
+    // A move draws the markers and then these: the last call of a burst draws.
+    const ticket = ++this.drawn;
     const zoom = map.getZoom();
     if (zoom < MIN_ZOOM) {
       this.show([]);
       return;
     }
     const data = await loadPlaces();
-    if (!data || this._map !== map || map.getZoom() !== zoom) return;
+    if (!data || this._map !== map || map.getZoom() !== zoom || ticket !== this.drawn) return;
     const bounds = map.getBounds();
     const size = map.getSize();
+    const markers = markerBoxes(map);
+    const origin = map.getContainer().getBoundingClientRect();
+    const inContainer = markers.map((box) => ({
+      left: box.left - origin.left, right: box.right - origin.left, top: box.top - origin.top, bottom: box.bottom - origin.top,
+    }));
     const taken = [];
     const labels = [];
     const place = (name, lat, lng, kind) => {
@@ -75,7 +86,7 @@ const placeLabelsLayer = {
       const width = name.length * (kind === 'region' ? 7.5 : 7) + 12;
       const box = { left: point.x - width / 2, right: point.x + width / 2, top: point.y - 12, bottom: point.y + 12 };
       if (box.left < 0 || box.right > size.x || box.top < 0 || box.bottom > size.y) return;
-      if (taken.some((other) => box.left < other.right && box.right > other.left && box.top < other.bottom && box.bottom > other.top)) return;
+      if (taken.some((other) => overlaps(box, other)) || overlapsAny(box, inContainer)) return;
       taken.push(box);
       labels.push({ name, kind, at: map.latLngToLayerPoint([lat, shifted]) });
     };
@@ -90,10 +101,12 @@ const placeLabelsLayer = {
         place(name, lat, lng, 'region');
       }
     }
-    this.show(labels);
+    this.show(labels, markers, zoom);
   },
 
-  show(labels) {
+  /** Puts the labels on the map, then leaves out any whose text as drawn (wider than guessed,
+   *  in another script) reaches under a marker (`markers`: their boxes on screen). */
+  show(labels, markers = [], zoom = null) {
     const nodes = labels.map(({ name, kind, at }) => {
       const node = window.L.DomUtil.create('span', `place-label place-${kind}`);
       node.textContent = name;
@@ -101,7 +114,33 @@ const placeLabelsLayer = {
       return node;
     });
     this.group.replaceChildren(...nodes);
+    let shown = nodes.length;
+    if (markers.length) {
+      for (const node of nodes) {
+        if (overlapsAny(node.getBoundingClientRect(), markers)) {
+          node.remove();
+          shown -= 1;
+        }
+      }
+    }
     const container = this._map && this._map.getContainer();
-    if (container) container.dataset.placeLabels = String(labels.length);
+    if (container) {
+      container.dataset.placeLabels = String(shown);
+      // The zoom they were placed for (tests wait for the names of the zoom shown).
+      container.dataset.placeLabelsZoom = zoom === null ? '' : String(zoom);
+    }
   },
 };
+
+/** The boxes on screen (client pixels) of the markers drawn on `map`: pins, clusters' bubbles,
+ *  fanned-out pins. */
+function markerBoxes(map) {
+  const pane = map.getPane('markerPane');
+  if (!pane) return [];
+  const boxes = [];
+  for (const icon of pane.children) {
+    const box = icon.getBoundingClientRect();
+    if (box.width > 0 && box.height > 0) boxes.push(box);
+  }
+  return boxes;
+}
