@@ -184,8 +184,8 @@ class MapPoint {
 /** Pixels within which students draw as one cluster; at the last zoom only pins that would
  *  cover each other's initials are one (further apart they stand as pins of their own). */
 const CLUSTER_RADIUS = 60;
-/** A class in one town opens on the town, not on its streets. */
 const LAST_ZOOM_RADIUS = 20;
+/** A class in one town opens on the town, not on its streets. */
 const FIT_MAX_ZOOM = 9;
 
 export class StudentMap {
@@ -208,12 +208,12 @@ export class StudentMap {
     this.ownKey = null;
     this.clusters = new ClusterLayer(this.map, {
       radius: CLUSTER_RADIUS,
+      lastRadius: LAST_ZOOM_RADIUS,
       pin: (point) => point.marker || (point.marker = this.markerFor(point, L.latLng(point.latitude, point.longitude))),
       fannedPin: (point, latlng) => this.markerFor(point, latlng),
       clusterIcon,
       groupOpened: (points, latlng) => this.openGroup(points, latlng),
     });
-      lastRadius: LAST_ZOOM_RADIUS,
     const opened = (event) => {
       if (!event.layer.location) return;
       this.openPopup(event.layer);
@@ -322,24 +322,14 @@ export class StudentMap {
   markerFor(point, latlng) {
     const location = point.location;
     const title = pinTitle(location, point.own);
+    const icon = this.pinIconFor(location, point.own);
     const marker = new this.Marker(latlng, point.own
       ? { title, alt: title, icon, zIndexOffset: 1000 }
       : { title, alt: title, icon });
     marker.location = location;
     return marker;
   }
-    const icon = this.pinIconFor(location, point.own);
 
-  /** Points for a batch: an array of locations, or a snapshot's columns (each objectId once:
-   *  the snapshot and mapData see to it). */
-  pointsFor(batch) {
-    const points = [];
-    if (Array.isArray(batch)) {
-      for (const location of batch) {
-        const point = this.pointFor(location);
-        if (point) points.push(point);
-      }
-      return points;
   /** The icon of a student's pin: their initials on it, the signed-in student's own in the
    *  accent colour. */
   pinIconFor(location, own) {
@@ -354,6 +344,16 @@ export class StudentMap {
     return icon;
   }
 
+  /** Points for a batch: an array of locations, or a snapshot's columns (each objectId once:
+   *  the snapshot and mapData see to it). */
+  pointsFor(batch) {
+    const points = [];
+    if (Array.isArray(batch)) {
+      for (const location of batch) {
+        const point = this.pointFor(location);
+        if (point) points.push(point);
+      }
+      return points;
     }
     const { columns, count } = batch;
     const zones = Array.isArray(batch.timeZones) ? batch.timeZones : null;
