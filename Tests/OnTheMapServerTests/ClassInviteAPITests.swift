@@ -87,6 +87,12 @@ struct ClassInviteAPITests {
                 #expect(text.contains("https://map.example.org/#/join/geo-101/\(code)"), "\(text)")
                 #expect(text.contains("Class geo-101"), "the class's name")
                 #expect(text.contains("Ada Lovelace"), "the teacher's name")
+                // Each address is on the roster as invited, for the teacher to follow, send again or withdraw.
+                let roster = try await client.execute(
+                    uri: "/api/classes/geo-101/members", method: .get, headers: teacher.cookieHeaders
+                ) { try $0.json }
+                let invited = (roster["invitations"] as? [[String: Any]] ?? []).compactMap { $0["email"] as? String }.sorted()
+                #expect(invited == ["ana@example.org", "ben@example.org"])
 
                 #expect(try await Self.send(client, student, slug: "geo-101", ["c@example.org"]).status == .forbidden)
                 let invalid = try await Self.send(client, teacher, slug: "geo-101", ["c@example.org", "not an address"])

@@ -87,6 +87,17 @@ struct ClassInviteController: Sendable {
                 "A class sends at most \(Self.perClassPerDay) invitations by email a day; try again tomorrow, or copy the link.")
         }
         mailer.messageWritten()
+        // Each address not yet a member is on the roster as invited (as a student, unless it was
+        // invited with another role): the teacher sees who joined, may send again or withdraw,
+        // and an account with the address finds the class among those it may join.
+        let invited = Set(try await store.invitations(classId: found.id).map { $0.email.lowercased() })
+        for email in addresses where !invited.contains(email.lowercased()) {
+            if let account = try await store.account(email: email), try await store.role(classId: found.id, accountKey: account.key) != nil
+            {
+                continue
+            }
+            try await store.invite(classId: found.id, email: email, role: .student, now: now)
+        }
         context.logger.notice("class invitations emailed", metadata: ["class": "\(found.slug)", "count": "\(mails.count)"])
         var response = try JSONResponse.make(["sent": mails.count])
         response.status = .accepted
