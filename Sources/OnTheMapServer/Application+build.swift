@@ -208,7 +208,7 @@ func buildRouter(
     )
     .addRoutes(to: api)
 
-    WebAppRoutes(configuration: configuration, logger: logger).register(on: router, framing: ltiPlatforms)
+    WebAppRoutes(configuration: configuration, logger: logger).register(on: router, framing: ltiPlatforms, embedding: directory)
     return router
 }
 

@@ -59,13 +59,19 @@ public struct WebAppRoutes: Sendable {
     }
 
     /// `framing`: the LTI platforms whose course pages may frame the app for a launch's session.
-    func register(on router: Router<AppRequestContext>, framing: LTIPlatforms?) {
+    /// `embedding`: the classes, for `/embed/<slug>` (a public class's map any site may frame).
+    func register(on router: Router<AppRequestContext>, framing: LTIPlatforms?, embedding: ClassDirectory? = nil) {
         if let leafletDirectory {
             logger.info("web app", metadata: ["public": "\(publicDirectory)", "leaflet": "\(leafletDirectory)"])
         } else {
             logger.warning("web app without maps: no Leaflet on this machine; install Debian's libjs-leaflet or pass --leaflet-dir")
         }
         router.add(middleware: SecurityHeadersMiddleware(contentSecurityPolicy: contentSecurityPolicy, framing: framing))
+        if let embedding {
+            router.add(
+                middleware: EmbedPageMiddleware<AppRequestContext>(
+                    directory: embedding, publicDirectory: publicDirectory, contentSecurityPolicy: contentSecurityPolicy))
+        }
         let revalidate = CacheControl([(MediaType(type: .any), [.noCache])])
         router.add(
             middleware: FileMiddleware<AppRequestContext, LocalFileSystem>(
@@ -182,7 +188,9 @@ public struct WebAppRoutes: Sendable {
 /// Content-Security-Policy (no inline script), nosniff, a strict referrer policy and no
 /// framing, on every response that passes through it. A request carrying a launch's cookie
 /// (`LTIController.embeddedCookie`, set only inside a registered platform's frame) may be
-/// framed by the registered platforms' origins, never by anyone else.
+/// framed by the registered platforms' origins, never by anyone else. A response that names
+/// its own `frame-ancestors` other than `'none'` (only `/embed/<slug>` of a public class,
+/// `EmbedPageMiddleware`) keeps them, and gets no `X-Frame-Options`.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     let headers: HTTPFields
     let contentSecurityPolicy: String
@@ -212,6 +220,11 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
                     of: "frame-ancestors 'none'", with: "frame-ancestors " + ancestors.joined(separator: " "))
                 fields[HTTPField.Name("X-Frame-Options")!] = nil
             }
+        }
+        if let own = response.headers[.contentSecurityPolicy], own.contains("frame-ancestors "),
+            !own.contains("frame-ancestors 'none'")
+        {
+            fields[HTTPField.Name("X-Frame-Options")!] = nil
         }
         for field in fields where response.headers[field.name] == nil {
             response.headers.append(field)

@@ -134,6 +134,8 @@ export function setUpApproval({ check: checker }) {
   // rejected or moved (it went from classmates' maps). Asked again; a move that waits went
   // from the author's own list as well, so the list is loaded again to bring its row back.
   document.addEventListener('onthemap:live-change', async (event) => {
+    // The map says a pin changed too (with no detail): live.js's event is the one that says whose.
+    if (!event.detail) return;
     const { kind, objectId, own } = event.detail;
     if (!own && objectId !== waitingId) return;
     const me = await check().catch(() => null);

@@ -13,6 +13,7 @@
 // its teachers also see the course's roster: who in the course is not on the map yet.
 // Moderators see the roster; every member can leave the class.
 import * as api from './api.js';
+import { renderEmbedCode } from './embedCode.js';
 import { state } from './state.js';
 import { go } from './router.js';
 import { classAddress, currentClass, defaultClass, linkTo } from './currentClass.js';
@@ -133,6 +134,7 @@ class SettingsPage {
       this.renderInvite();
       this.renderEndOfTerm();
     }
+    renderEmbedCode(this.view, this.manages);
     if (!$('members-section').hidden && this.membersLoaded) this.renderRoster({ members: this.members, invitations: this.invitations });
     else if (!$('members-section').hidden && $('members-hint').textContent) $('members-hint').textContent = t('settings.members.loading');
     if (this.roster && !$('course-roster-section').hidden) this.renderCourseRoster(this.roster);
@@ -150,6 +152,7 @@ class SettingsPage {
     showNotices(slug, false); // hidden until the class's answer says whether the caller moderates
     for (const id of ['class-form', 'invite-section', 'members-section', 'member-form', 'course-roster-section', 'leave-section', 'end-section',
       'export-section', 'remind-box', 'members-count']) $(id).hidden = true;
+    renderEmbedCode(null, false);
     this.reminders = null;
     $('delete-class-confirm').value = '';
     this.membersLoaded = false;
@@ -223,6 +226,8 @@ class SettingsPage {
       $('export-csv').href = api.exportURL(view.slug, 'csv');
       $('export-geojson').href = api.exportURL(view.slug, 'geojson');
     }
+    // A public class's map on another site: its embed code (js/embedCode.js).
+    renderEmbedCode(view, this.manages);
   }
 
 

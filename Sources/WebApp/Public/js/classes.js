@@ -302,7 +302,14 @@ class ClassesSheet {
       class: 'text-button class-row-settings', href: `#/c/${item.slug}/settings`,
       'aria-label': t('classes.settingsOf', { class: item.name }), text: t('classes.settings'),
     });
-    return el('li', { class: 'class-item' }, [link, settings]);
+    // Its teachers and moderators may show it on the classroom's projector (js/present.js).
+    const present = item.role === 'teacher' || item.role === 'moderator'
+      ? el('a', {
+        class: 'text-button class-row-present', href: `#/c/${item.slug}/present`,
+        'aria-label': t('classes.presentOf', { class: item.name }), text: t('classes.present'),
+      })
+      : null;
+    return el('li', { class: 'class-item' }, [link, present, settings]);
   }
 
   joinableRow(item) {

@@ -22,6 +22,9 @@ export class LiveUpdates {
    * @param {() => string|null} hooks.ownKey the signed-in account's key
    * @param {() => void} hooks.reload        loads everything again (the server said we are too far behind)
    * @param {(count: number) => void} hooks.counted  the map's marker count changed
+   * @param {string} [hooks.changes]  the stream's path (a class's own, for the present view and
+   *   an embed); the shown class's when not given
+   * @param {boolean} [hooks.quiet]  tells the rest of the page nothing (a second map of the class)
    */
   constructor(hooks) {
     this.hooks = hooks;
@@ -71,17 +74,17 @@ export class LiveUpdates {
     this.setState('connecting');
     // EventSource resumes by itself after a drop (it sends Last-Event-ID); `since` is only
     // where this connection begins.
-    const source = new EventSource(`${classPath(CHANGES)}?since=${this.version}`);
+    const source = new EventSource(`${this.hooks.changes || classPath(CHANGES)}?since=${this.version}`);
     this.source = source;
     source.addEventListener('open', () => {
       this.retryDelay = FIRST_RETRY_MS;
       this.setState('live');
-      noteServerAnswered();
+      if (!this.hooks.quiet) noteServerAnswered();
     });
     source.addEventListener('error', () => {
       if (this.source !== source) return;
       // Ended, or the server is gone: connection.js finds out which, and says so at once.
-      noteStreamLost();
+      if (!this.hooks.quiet) noteStreamLost();
       if (source.readyState === EventSource.CLOSED) {
         // An HTTP error (a proxy's 502, say): EventSource gives up, so we try again.
         this.setState('offline');
@@ -128,6 +131,7 @@ export class LiveUpdates {
     if (map) this.hooks.counted(map.markerCount);
     // The student's own post as the server keeps it (its place as the class shows it): what
     // the device kept follows (api.js changed it already as the write answered).
+    if (this.hooks.quiet) return;
     if (own) keptLocationsChanged(classPath(''), kind === 'deleted' ? { deleted: record.objectId } : { location: record });
     document.dispatchEvent(new CustomEvent('onthemap:live-change', { detail: { kind, objectId: record.objectId, own } }));
   }

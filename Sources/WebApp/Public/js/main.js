@@ -16,11 +16,12 @@ import { LiveUpdates } from './live.js';
 import { showFormMessage } from './ui.js';
 import { moderationSignedIn, setUpReporting, checkAccount } from './moderation.js';
 import { setUpApproval } from './approval.js';
-import { currentClass, isSlug } from './currentClass.js';
+import { currentClass, isSlug, linkTo } from './currentClass.js';
 import { setUpClasses, switchClass, openClass, loadClasses, shownPrecision } from './classes.js';
 import { setUpNearMe } from './nearMeView.js';
 import { showJoin, showCreate, keepForAfterSignIn, takeAfterSignIn, describeInvitation, forgetInvitation } from './classPages.js';
 import { showSettings } from './classSettings.js';
+import { showPresent, hidePresent } from './present.js';
 import { setUpNotices, stopNotice, stopNoticeToken } from './classNotices.js';
 import { $ } from './dom.js';
 import { ready as languageReady, language, onLanguageChange } from './i18n.js';
@@ -30,7 +31,8 @@ function decoded(text) {
 }
 
 /** What an address shows. `#/c/<slug>/…` is class <slug>'s (null: the default class's):
- *  its tabs, a spot on its map, its settings. `#/join/<slug>/<code>` is an invitation,
+ *  its tabs, a spot on its map, its settings, its present view (the projector's, js/present.js).
+ *  `#/join/<slug>/<code>` is an invitation,
  *  `#/classes/new` the new-class page. */
 function readAddress(path) {
   const join = /^join\/([^/]+)\/([^/]+)$/.exec(path);
@@ -44,6 +46,7 @@ function readAddress(path) {
     view = inClass[2] || 'map';
   }
   if (slug && view === 'settings') return { page: 'settings', slug };
+  if (slug && view === 'present') return { page: 'present', slug };
   // `map@6.45,3.39,10`: a spot on the map (latitude, longitude, zoom), as a link can share.
   const spot = /^map@(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?),(\d+(?:\.\d+)?)$/.exec(view);
   return { page: 'main', slug, tab: spot ? 'map' : TABS.includes(view) ? view : 'map', spot };
@@ -77,6 +80,12 @@ function route() {
   showFormMessage('login-note', '');
   forgetInvitation();
   const address = readAddress(path);
+  if (address.page === 'present') {
+    // Over the app: leaving it (Leave, Escape) shows the class's map.
+    showPresent(address.slug, () => go(linkTo('map', address.slug)));
+    return;
+  }
+  hidePresent();
   // The map's own pages ask for the list of classes once their markers are in (classes.js).
   if (address.page !== 'main') loadClasses().catch(() => {});
   if (address.page === 'join') showJoin(address.slug, address.code);

@@ -100,8 +100,9 @@ export function mapOptions(config) {
 
 /** Popup body: the whole card is a link (new tab, no opener) when the link is http(s). The
  *  signed-in student's own says "You" and carries Edit and "Remove me from the map" (myPin.js). */
-export function popupContent(location) {
-  const own = isOwn(location);
+export function popupContent(location, { readOnly = false } = {}) {
+  // Read-only (the present view, an embed): no "You", no Edit.
+  const own = !readOnly && isOwn(location);
   const card = popupCard(location, own);
   if (!own || !location.objectId) return card;
   return el('div', { class: 'popup-own' }, [card, ownActions(location)]);
@@ -189,7 +190,11 @@ const LAST_ZOOM_RADIUS = 20;
 const FIT_MAX_ZOOM = 9;
 
 export class StudentMap {
-  constructor(container, config) {
+  /** `names`: every pin carries its student's name (the present view, an embed); `readOnly`:
+   *  popups offer nothing to change. */
+  constructor(container, config, { names = false, readOnly = false } = {}) {
+    this.names = names;
+    this.readOnly = readOnly;
     this.map = L.map(container, mapOptions(config));
     translateLeaflet(this.map);
     this.map.setView([25, 10], initialZoom(container));
@@ -233,7 +238,7 @@ export class StudentMap {
     this.popupLocation = null;
     // Another language: the open popup and the clusters' names say it.
     onLanguageChange(() => {
-      if (this.popup.isOpen() && this.popupLocation) this.popup.setContent(popupContent(this.popupLocation));
+      if (this.popup.isOpen() && this.popupLocation) this.popup.setContent(popupContent(this.popupLocation, this));
       this.clusters.relabel();
       this.renamePins();
     });
@@ -255,6 +260,7 @@ export class StudentMap {
         element.alt = name;
         nameMarker(element, name);
       }
+      if (marker.getTooltip()) marker.setTooltipContent(name);
     }
   }
 
@@ -327,6 +333,10 @@ export class StudentMap {
       ? { title, alt: title, icon, zIndexOffset: 1000 }
       : { title, alt: title, icon });
     marker.location = location;
+    // Names written on the map (a projector's): the student's, beside the pin.
+    if (this.names) {
+      marker.bindTooltip(title, { permanent: true, direction: 'right', offset: [12, -22], className: 'pin-name', interactive: false });
+    }
     return marker;
   }
 
@@ -463,7 +473,7 @@ export class StudentMap {
   openPopup(marker) {
     if (!marker || !marker.location) return;
     this.popupLocation = marker.location;
-    this.popup.setLatLng(marker.getLatLng()).setContent(popupContent(marker.location)).openOn(this.map);
+    this.popup.setLatLng(marker.getLatLng()).setContent(popupContent(marker.location, this)).openOn(this.map);
   }
 
   /** Students at one place, named: "Berlin · 5 students" and a button per student (the
@@ -483,7 +493,7 @@ export class StudentMap {
         ? `${place} · ${t('students.count', { count: locations.length })}` : t('students.count', { count: locations.length }) });
       const items = locations.map((location) => {
         const button = el('button', { type: 'button', class: 'group-name', dir: 'auto', text: fullName(location) });
-        if (isOwn(location)) button.append(' ', youBadge());
+        if (!this.readOnly && isOwn(location)) button.append(' ', youBadge());
         button.addEventListener('click', () => card(location));
         return el('li', {}, [button]);
       });
@@ -497,7 +507,7 @@ export class StudentMap {
         this.popup.setContent(list());
         focusFirst('.group-name');
       });
-      this.popup.setContent(el('div', { class: 'popup-in-group' }, [popupContent(location), back]));
+      this.popup.setContent(el('div', { class: 'popup-in-group' }, [popupContent(location, this), back]));
       focusFirst('.popup-card');
     };
     const focusFirst = (selector) => {

@@ -9,11 +9,12 @@ import { state } from './state.js';
 import { classPath, currentClass } from './currentClass.js';
 import { noteAccount } from './approval.js';
 import { followAccountLanguage } from './accountLanguage.js';
-import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure, formatCount, setBusy } from './ui.js';
+import { el, fullName, safeURL, linkHost, timeAgo, showAlert, confirmAction, describeFailure, formatCount, setBusy, formatCoordinates } from './ui.js';
 import { t, onLanguageChange } from './i18n.js';
 import { $ } from './dom.js';
 import { withParts } from './bidi.js';
 import { showStudent } from './myPin.js';
+import { miniMap } from './miniMap.js';
 
 /** The lists, each with its tab's label in the page's language. */
 const VIEWS = {
@@ -413,7 +414,11 @@ class ModerationDialog {
       ? el('a', { href, target: '_blank', rel: 'noopener noreferrer' },
         [el('bdi', { text: linkHost(href) }), el('span', { class: 'visually-hidden', text: ` ${t('moderation.newTab')}` })])
       : t('moderation.noLink');
-    const row = el('li', { class: 'moderation-row', dataset: { objectId: post.objectId } }, [
+    // Where the post is (or would be, once approved): a small map named by its place.
+    const where = miniMap(post.latitude, post.longitude,
+      post.mapString || formatCoordinates(Number(post.latitude), Number(post.longitude)));
+    const row = el('li', { class: where ? 'moderation-row with-map' : 'moderation-row', dataset: { objectId: post.objectId } }, [
+      where,
       el('div', { class: 'moderation-who', id: whoId }, [
         el('strong', { dir: 'auto', text: fullName(post) }),
         el('span', {}, [' · ', el('bdi', { text: post.mapString }), ' · ', link, ` · ${when}`]),

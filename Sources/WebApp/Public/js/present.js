@@ -1,0 +1,233 @@
+// The present view: a class's map for the classroom projector (`#/c/<slug>/present`, from the
+// Classes sheet), and the same map framed by another site (`/embed/<slug>`, js/embed.js).
+// Read-only: large pins, each student's name beside the pin, the count, live changes; nothing
+// to post, edit or moderate. In the app it takes the whole screen where the browser lets it
+// (the Fullscreen API), the whole window otherwise; Escape or Leave closes it. An embed reads
+// everything with no session (credentials omitted), so it shows only what anyone may read.
+import { StudentMap } from './map.js';
+import { LiveUpdates } from './live.js';
+import { fetchConfig, fetchWorld } from './api.js';
+import { t, onLanguageChange } from './i18n.js';
+import { el } from './ui.js';
+
+const FULLSCREEN_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5" fill="none" stroke="currentColor" stroke-width="2"/></svg>';
+const LEAVE_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="m6.4 5 5.6 5.6L17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6l5.6-5.6L5 6.4 6.4 5Z"/></svg>';
+
+/** The address of the present view of class `slug`, as router.js's go() takes it. */
+export function presentAddress(slug) {
+  return `c/${slug}/present`;
+}
+
+/** Reads `path` on this server as JSON; `anonymous`: without the session's cookies. */
+async function read(path, anonymous) {
+  const response = await fetch(path, { credentials: anonymous ? 'omit' : 'same-origin', headers: { Accept: 'application/json' } });
+  if (!response.ok) {
+    const error = new Error(`${path}: HTTP ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
+  return response.json();
+}
+
+export class PresentView {
+  /**
+   * @param {HTMLElement} root  where the view is drawn (emptied)
+   * @param {object} options
+   * @param {string} options.slug  the class
+   * @param {boolean} [options.embed]  framed by another site: no Leave, no full screen, no session
+   * @param {() => void} [options.leave]  closes the view (Leave, Escape, the end of full screen)
+   */
+  constructor(root, { slug, embed = false, leave = null }) {
+    this.root = root;
+    this.slug = slug;
+    this.embed = embed;
+    this.leave = leave;
+    this.count = null;
+    this.name = null;
+    this.map = null;
+    this.closed = false;
+    root.classList.add('present');
+    if (embed) root.classList.add('present-embed');
+    root.dataset.slug = slug;
+
+    this.title = el('h1', { class: 'present-title', dir: 'auto' });
+    this.counter = el('p', { class: 'present-count', role: 'status', 'aria-live': 'polite' });
+    this.indicator = el('span', { class: 'live-indicator present-live', role: 'status', dataset: { state: 'off' } }, [
+      el('span', { class: 'live-dot', 'aria-hidden': 'true' }),
+      el('span', { class: 'live-text', 'aria-hidden': 'true' }),
+    ]);
+    const buttons = [];
+    if (!embed) {
+      this.fullButton = el('button', { type: 'button', class: 'present-button present-fullscreen' });
+      this.fullButton.innerHTML = FULLSCREEN_ICON;
+      this.fullButton.addEventListener('click', () => this.enterFullscreen());
+      this.fullButton.hidden = !document.fullscreenEnabled;
+      this.leaveButton = el('button', { type: 'button', class: 'present-button present-leave' });
+      this.leaveButton.innerHTML = LEAVE_ICON;
+      this.leaveButton.append(el('span', { class: 'present-leave-label' }));
+      this.leaveButton.addEventListener('click', () => this.close());
+      buttons.push(this.fullButton, this.leaveButton);
+    }
+    this.status = el('p', { class: 'present-status', role: 'alert', hidden: true });
+    this.container = el('div', { class: 'map present-map' });
+    root.replaceChildren(
+      el('div', { class: 'present-bar' }, [this.title, this.counter, this.indicator, ...buttons]),
+      this.container,
+      this.status,
+    );
+    this.translate();
+    this.stopTranslating = onLanguageChange(() => this.translate());
+
+    this.live = new LiveUpdates({
+      indicator: this.indicator,
+      map: () => this.map,
+      list: () => null,
+      ownKey: () => null,
+      reload: () => this.load(),
+      counted: (count) => this.showCount(count),
+      changes: `/c/${slug}/api/locations/changes`,
+      quiet: true,
+    });
+    this.onKey = (event) => {
+      if (event.key === 'Escape' && !event.defaultPrevented) this.close();
+    };
+    this.onFullscreen = () => {
+      // Escape in full screen is the browser's: it ends full screen, and that ends the view.
+      if (this.wasFullscreen && !document.fullscreenElement) this.close();
+      this.wasFullscreen = Boolean(document.fullscreenElement);
+      if (this.fullButton) this.fullButton.hidden = !document.fullscreenEnabled || this.wasFullscreen;
+      if (this.map) this.map.invalidateSize();
+    };
+    if (!embed) {
+      document.addEventListener('keydown', this.onKey);
+      document.addEventListener('fullscreenchange', this.onFullscreen);
+    }
+  }
+
+  translate() {
+    this.title.textContent = this.name || '';
+    if (this.count !== null) this.counter.textContent = t('students.count', { count: this.count });
+    this.indicator.querySelector('.live-text').textContent = t('live.badge');
+    this.container.setAttribute('aria-label', this.name ? t('present.mapOf', { class: this.name }) : t('map.label'));
+    if (this.fullButton) {
+      this.fullButton.title = t('present.fullScreen');
+      this.fullButton.setAttribute('aria-label', t('present.fullScreen'));
+    }
+    if (this.leaveButton) {
+      this.leaveButton.querySelector('.present-leave-label').textContent = t('present.leave');
+      this.leaveButton.title = t('present.leaveHint');
+    }
+    if (this.failed) this.status.textContent = t('present.failed');
+  }
+
+  showCount(count) {
+    this.count = count;
+    this.root.dataset.count = String(count);
+    this.counter.textContent = t('students.count', { count });
+  }
+
+  /** Full screen where the browser allows it now (after a click or a key); otherwise the view
+   *  keeps the whole window, and its button asks again. */
+  enterFullscreen() {
+    if (this.embed || !document.fullscreenEnabled || document.fullscreenElement) return;
+    this.root.requestFullscreen().catch(() => {});
+  }
+
+  /** Draws the class: its name, its map and its pins, then follows its changes. */
+  async start() {
+    const anonymous = this.embed;
+    const [config, world] = await Promise.all([fetchConfig(), fetchWorld()]);
+    if (this.closed) return;
+    this.map = new StudentMap(this.container, config, { names: true, readOnly: true });
+    this.map.setBasemap(config, world);
+    read(`/api/classes/${this.slug}`, anonymous).then((detail) => {
+      if (detail && typeof detail.name === 'string') {
+        this.name = detail.name;
+        this.translate();
+      }
+    }, () => {});
+    await this.load();
+  }
+
+  async load() {
+    this.live.stop();
+    let snapshot;
+    try {
+      snapshot = await read(`/c/${this.slug}/api/locations/snapshot/map`, this.embed);
+      if (!snapshot || !snapshot.columns || typeof snapshot.version !== 'number') throw new Error('snapshot: unexpected answer');
+    } catch {
+      if (this.closed) return;
+      this.failed = true;
+      this.status.hidden = false;
+      this.status.textContent = t('present.failed');
+      this.root.dataset.state = 'failed';
+      return;
+    }
+    if (this.closed) return;
+    this.failed = false;
+    this.status.hidden = true;
+    const count = await this.map.setLocations(snapshot);
+    if (this.closed) return;
+    this.map.fitToStudents();
+    this.showCount(count);
+    this.root.dataset.state = 'ready';
+    this.live.follow(snapshot.version);
+  }
+
+  /** Ends the view: its stream, its full screen, its listeners; then `leave`. */
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.live.stop();
+    document.removeEventListener('keydown', this.onKey);
+    document.removeEventListener('fullscreenchange', this.onFullscreen);
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+    if (this.stopTranslating) this.stopTranslating();
+    if (this.map) this.map.map.remove();
+    if (this.leave) this.leave();
+  }
+}
+
+let shown = null;
+
+/** Shows class `slug`'s present view over the app; `leave` goes back (to its map). */
+export function showPresent(slug, leave) {
+  if (shown && shown.slug === slug && !shown.closed) return;
+  if (shown) shown.close();
+  let root = document.getElementById('present-scene');
+  if (!root) {
+    root = el('div', { id: 'present-scene' });
+    document.body.append(root);
+  }
+  root.hidden = false;
+  document.documentElement.classList.add('presenting');
+  const view = new PresentView(root, {
+    slug,
+    leave: () => {
+      if (shown === view) shown = null;
+      root.hidden = true;
+      root.replaceChildren();
+      document.documentElement.classList.remove('presenting');
+      leave();
+    },
+  });
+  shown = view;
+  view.enterFullscreen();
+  view.start().catch(() => {});
+}
+
+/** Closes the present view when the address leaves it (Back, a link). */
+export function hidePresent() {
+  if (!shown) return;
+  const view = shown;
+  shown = null;
+  view.leave = () => {
+    const root = document.getElementById('present-scene');
+    if (root) {
+      root.hidden = true;
+      root.replaceChildren();
+    }
+    document.documentElement.classList.remove('presenting');
+  };
+  view.close();
+}
