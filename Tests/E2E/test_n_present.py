@@ -40,7 +40,7 @@ def test_queue_rows_show_where_and_the_present_view_is_read_only_and_live(page, 
         assert page.js("return document.querySelectorAll('#mini-map-world').length") == 1
         drawn = page.js("return document.querySelector('.mini-map use').getBBox().width")
         assert drawn > 300, drawn
-    page.viewport(DESKTOP)
+    page.screenshot("approval-queue-maps")
     page.clickable("#moderation-approve-all").click()
     page.alert()
     page.dismiss_alert("#alert-ok")
@@ -72,6 +72,7 @@ def test_queue_rows_show_where_and_the_present_view_is_read_only_and_live(page, 
     as_teacher(cleo, "POST", f"/api/classes/{slug}/join", {})
     post_in_class(cleo, slug, "Accra", 5.6, -0.19)
     page.text_in("#present-scene .present-count", "3 students", 20)
+    page.screenshot("present")
 
     # At phone size too; then Escape leaves it for the class's map.
     page.viewport(PHONE)
@@ -168,6 +169,8 @@ def test_a_public_class_embeds_on_another_site_and_nothing_else_does(page, api, 
                    "the embed never went live")
         post_in_class(api.create_user("Emil", "Embed"), public, "Cusco", -13.53, -71.97)
         page.text_in(".present-count", "2 students", 20)
+        driver.switch_to.default_content()
+        page.screenshot("embed-on-another-site", sizes=(DESKTOP,))
         driver.switch_to.default_content()
         # The members-only class's frame shows the 404, and the app's frame nothing at all.
         for name in ("members", "app"):

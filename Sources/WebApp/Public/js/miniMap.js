@@ -92,7 +92,7 @@ export function miniMap(latitude, longitude, label) {
   dot.setAttribute('class', 'mini-map-dot');
   dot.setAttribute('cx', String(round(lon + 180)));
   dot.setAttribute('cy', String(round(90 - lat)));
-  dot.setAttribute('r', '2.2');
+  dot.setAttribute('r', '2.8');
   svg.append(title, land, dot);
   return svg;
 }

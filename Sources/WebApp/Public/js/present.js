@@ -84,7 +84,10 @@ export class PresentView {
       list: () => null,
       ownKey: () => null,
       reload: () => this.load(),
-      counted: (count) => this.showCount(count),
+      counted: (count) => {
+        this.showCount(count);
+        this.keepEveryoneInView();
+      },
       changes: `/c/${slug}/api/locations/changes`,
       quiet: true,
     });
@@ -98,6 +101,13 @@ export class PresentView {
       if (this.fullButton) this.fullButton.hidden = !document.fullscreenEnabled || this.wasFullscreen;
       if (this.map) this.map.invalidateSize();
     };
+    // Another size (a phone turned, the projector's window): everyone in view again.
+    this.onResize = () => requestAnimationFrame(() => {
+      if (!this.map || this.closed) return;
+      this.map.invalidateSize();
+      if (!this.map.viewChosen && this.count) this.map.fitToStudents();
+    });
+    window.addEventListener('resize', this.onResize);
     if (!embed) {
       document.addEventListener('keydown', this.onKey);
       document.addEventListener('fullscreenchange', this.onFullscreen);
@@ -118,6 +128,16 @@ export class PresentView {
       this.leaveButton.title = t('present.leaveHint');
     }
     if (this.failed) this.status.textContent = t('present.failed');
+  }
+
+  /** A post that arrived outside the view brings everyone into it again (unless the viewer
+   *  moved the map themselves). */
+  keepEveryoneInView() {
+    if (!this.map || this.map.viewChosen) return;
+    const view = this.map.map.getBounds();
+    if (this.map.clusters.index.points.some((point) => point && !view.contains([point.latitude, point.longitude]))) {
+      this.map.fitToStudents();
+    }
   }
 
   showCount(count) {
@@ -180,6 +200,7 @@ export class PresentView {
     this.closed = true;
     this.live.stop();
     document.removeEventListener('keydown', this.onKey);
+    window.removeEventListener('resize', this.onResize);
     document.removeEventListener('fullscreenchange', this.onFullscreen);
     if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
     if (this.stopTranslating) this.stopTranslating();
@@ -189,11 +210,24 @@ export class PresentView {
 }
 
 let shown = null;
+/** The app's parts made inert under the view (nothing under it is reached by Tab or a reader). */
+let covered = [];
+
+function uncover() {
+  const root = document.getElementById('present-scene');
+  if (root) {
+    root.hidden = true;
+    root.replaceChildren();
+  }
+  for (const element of covered) element.inert = false;
+  covered = [];
+  document.documentElement.classList.remove('presenting');
+}
 
 /** Shows class `slug`'s present view over the app; `leave` goes back (to its map). */
 export function showPresent(slug, leave) {
   if (shown && shown.slug === slug && !shown.closed) return;
-  if (shown) shown.close();
+  if (shown) hidePresent();
   let root = document.getElementById('present-scene');
   if (!root) {
     root = el('div', { id: 'present-scene' });
@@ -201,18 +235,19 @@ export function showPresent(slug, leave) {
   }
   root.hidden = false;
   document.documentElement.classList.add('presenting');
+  covered = [...document.body.children].filter((element) => element !== root && !element.inert);
+  for (const element of covered) element.inert = true;
   const view = new PresentView(root, {
     slug,
     leave: () => {
       if (shown === view) shown = null;
-      root.hidden = true;
-      root.replaceChildren();
-      document.documentElement.classList.remove('presenting');
+      uncover();
       leave();
     },
   });
   shown = view;
   view.enterFullscreen();
+  if (view.leaveButton) view.leaveButton.focus();
   view.start().catch(() => {});
 }
 
@@ -221,13 +256,6 @@ export function hidePresent() {
   if (!shown) return;
   const view = shown;
   shown = null;
-  view.leave = () => {
-    const root = document.getElementById('present-scene');
-    if (root) {
-      root.hidden = true;
-      root.replaceChildren();
-    }
-    document.documentElement.classList.remove('presenting');
-  };
+  view.leave = uncover;
   view.close();
 }
