@@ -281,7 +281,7 @@ export class StudentMap {
     // Names written beside the pins (to their right) need room on that side.
     const padding = this.names ? { paddingTopLeft: [48, 48], paddingBottomRight: [200, 40] } : { padding: [40, 40] };
     this.map.fitBounds([[bounds.south, bounds.west], [bounds.north, bounds.east]], {
-      padding: [40, 40], maxZoom: FIT_MAX_ZOOM, animate: false,
+      ...padding, maxZoom: FIT_MAX_ZOOM, animate: false,
     });
     container.dataset.fitted = [bounds.south, bounds.west, bounds.north, bounds.east].join(',');
   }
