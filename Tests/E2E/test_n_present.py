@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import DESKTOP, PHONE
-from test_n_classes import administrator, as_teacher, post_in_class, unique_slug
+from conftest import DESKTOP, PHONE, SCREENSHOTS
+from test_n_classes import administrator, as_teacher, axe_check, post_in_class, unique_slug
 
 
 def test_queue_rows_show_where_and_the_present_view_is_read_only_and_live(page, api):
@@ -73,6 +73,9 @@ def test_queue_rows_show_where_and_the_present_view_is_read_only_and_live(page, 
     post_in_class(cleo, slug, "Accra", 5.6, -0.19)
     page.text_in("#present-scene .present-count", "3 students", 20)
     page.screenshot("present")
+    found = []
+    axe_check(page, "present view", found)
+    assert not found, "axe found serious or critical violations:\n" + "\n".join(found)
 
     # At phone size too; then Escape leaves it for the class's map.
     page.viewport(PHONE)
@@ -148,6 +151,18 @@ def test_a_public_class_embeds_on_another_site_and_nothing_else_does(page, api, 
     assert code.get_attribute("value").startswith(f'<iframe src="{server}/embed/{public}" title="Open Geography"')
     page.clickable("#embed-copy").click()
     page.until(lambda d: page.find("#embed-done").is_displayed() or page.find("#embed-error").is_displayed(), 10, "Copy said nothing")
+    page.open(f"/#/c/{members}/settings")
+    page.text_in("#embed-hint", "Only a map anyone may see")
+    page.open(f"/#/c/{public}/settings")
+    page.visible("#embed-code")
+    page.viewport(PHONE)
+    page.js("document.getElementById('embed-section').scrollIntoView()")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.driver.save_screenshot(str(SCREENSHOTS / "class-settings-embed-390x844.png"))
+    page.viewport(DESKTOP)
+    found = []
+    axe_check(page, "settings with the embed code", found)
+    assert not found, "axe found serious or critical violations:\n" + "\n".join(found)
     page.open(f"/#/c/{members}/settings")
     page.text_in("#embed-hint", "Only a map anyone may see")
     assert not page.find("#embed-box").is_displayed()

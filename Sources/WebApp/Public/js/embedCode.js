@@ -26,7 +26,8 @@ function section() {
     el('p', { id: 'embed-hint', class: 'class-hint' }),
     el('div', { id: 'embed-box', class: 'embed-box' }, [
       el('label', { class: 'field', for: 'embed-code' }, [el('span', { id: 'embed-code-label', class: 'field-label' })]),
-      el('div', { class: 'input-with-button' }, [code, copy]),
+      code,
+      el('div', { class: 'embed-actions' }, [copy]),
     ]),
     el('p', { id: 'embed-error', class: 'form-error', role: 'alert', hidden: true }),
     el('div', { role: 'status' }, [el('p', { id: 'embed-done', class: 'form-success', hidden: true })]),
