@@ -50,6 +50,8 @@ def test_queue_rows_show_where_and_the_present_view_is_read_only_and_live(page, 
 
     # The class menu's Present link opens the projector's view over the app.
     page.clickable("#class-button").click()
+    page.clickable(f"a.class-row-present[href='#/c/{slug}/present']")
+    page.screenshot("classes-with-present")
     page.clickable(f"a.class-row-present[href='#/c/{slug}/present']").click()
     page.until(lambda d: page.js("return document.getElementById('present-scene')?.dataset.state") == "ready",
                20, "the present view never drew its map")

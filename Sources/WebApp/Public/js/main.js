@@ -54,6 +54,8 @@ function readAddress(path) {
 
 function route() {
   const path = location.hash.replace(/^#\/?/, '');
+  // Any other address (Back, a link, logging out) closes the present view first.
+  if (!/^c\/[^/]+\/present$/.test(path)) hidePresent();
   const arrival = /^signed-in(?:\/c\/([^/]+))?$/.exec(path);
   if (arrival) {
     // Back from a provider (signing in, or linking it), or launched from a course
@@ -85,7 +87,6 @@ function route() {
     showPresent(address.slug, () => go(linkTo('map', address.slug)));
     return;
   }
-  hidePresent();
   // The map's own pages ask for the list of classes once their markers are in (classes.js).
   if (address.page !== 'main') loadClasses().catch(() => {});
   if (address.page === 'join') showJoin(address.slug, address.code);
