@@ -179,6 +179,7 @@ def test_a_public_class_embeds_on_another_site_and_nothing_else_does(page, api, 
                    "the embedded map never drew")
         page.text_in(".present-count", "1 student")
         page.text_in(".present-title", "Open Geography")
+        assert page.js("return document.title") == "Open Geography · On the Map"
         page.until(lambda d: "Dana Embed" in page.js(
             "return [...document.querySelectorAll('.pin-name')].map((e) => e.textContent).join()"), 10, "no named pin")
         assert not page.find_all(".present-leave")

@@ -10,7 +10,7 @@ import { $ } from './dom.js';
 export function embedSnippet(origin, slug, name) {
   const attribute = (text) => String(text).replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char]);
   return `<iframe src="${attribute(`${origin}/embed/${slug}`)}" title="${attribute(name)}" width="100%" height="450" `
-    + 'style="border:0" loading="lazy" allow="fullscreen" referrerpolicy="no-referrer"></iframe>';
+    + 'style="border:0" loading="lazy" referrerpolicy="no-referrer"></iframe>';
 }
 
 let copiedTimer = null;

@@ -116,6 +116,8 @@ export class PresentView {
 
   translate() {
     this.title.textContent = this.name || '';
+    // The embed is a page of its own: its title names the class ("Geography · On the Map").
+    if (this.embed && this.name) document.title = t('app.pageTitle', { page: this.name });
     if (this.count !== null) this.counter.textContent = t('students.count', { count: this.count });
     this.indicator.querySelector('.live-text').textContent = t('live.badge');
     this.container.setAttribute('aria-label', this.name ? t('present.mapOf', { class: this.name }) : t('map.label'));
