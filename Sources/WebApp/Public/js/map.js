@@ -186,6 +186,8 @@ class MapPoint {
  *  cover each other's initials are one (further apart they stand as pins of their own). */
 const CLUSTER_RADIUS = 60;
 const LAST_ZOOM_RADIUS = 20;
+/** A group's list shows this many names at once, the rest a moment later. */
+const FIRST_NAMES = 50;
 /** A class in one town opens on the town, not on its streets. */
 const FIT_MAX_ZOOM = 9;
 
@@ -490,16 +492,25 @@ export class StudentMap {
     // The place is named when the group shares it (students a few streets apart may not).
     const places = new Set(locations.map((location) => location.mapString).filter(Boolean));
     const place = places.size === 1 ? [...places][0] : '';
-    const list = () => {
+    // Made once: "back" from a card shows the same list, every name in it, where it was.
+    let made = null;
+    const list = () => made || (made = makeList());
+    const makeList = () => {
       const title = el('strong', { class: 'group-title', dir: 'auto', text: place
         ? `${place} · ${t('students.count', { count: locations.length })}` : t('students.count', { count: locations.length }) });
-      const items = locations.map((location) => {
+      const item = (location) => {
         const button = el('button', { type: 'button', class: 'group-name', dir: 'auto', text: fullName(location) });
         if (!this.readOnly && isOwn(location)) button.append(' ', youBadge());
         button.addEventListener('click', () => card(location));
         return el('li', {}, [button]);
-      });
-      return el('div', { class: 'popup-group', role: 'group', 'aria-label': title.textContent }, [title, el('ul', { class: 'group-list' }, items)]);
+      };
+      // A town's thousand names: the first screenfuls at once, the rest as soon as the list
+      // is painted (the popup measures its content: a thousand names cost it 50 ms).
+      const items = el('ul', { class: 'group-list' }, locations.slice(0, FIRST_NAMES).map(item));
+      if (locations.length > FIRST_NAMES) {
+        requestAnimationFrame(() => setTimeout(() => items.append(...locations.slice(FIRST_NAMES).map(item))));
+      }
+      return el('div', { class: 'popup-group', role: 'group', 'aria-label': title.textContent }, [title, items]);
     };
     const card = (location) => {
       this.popupLocation = location;
