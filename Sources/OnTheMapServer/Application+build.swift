@@ -84,7 +84,8 @@ private func assemble(
     let live = LiveLocations(
         store: store, settings: configuration.liveMap, logger: logger,
         beforePublishing: { cache?.invalidate(classes: $0) },
-        accessEnded: { callers?.forget(ended: $0, classId: $1) })
+        accessEnded: { callers?.forget(ended: $0, classId: $1) },
+        teachersOf: { classId in Set((try? await store.memberKeys(classId: classId, role: .teacher)) ?? []) })
     try await live.start()
     services.append(LiveLocationsService(live: live, feed: store.locationChangeFeed(), warmClassId: defaultClass.id))
     let mailer = Mailer(configuration: configuration, wake: mailWake)

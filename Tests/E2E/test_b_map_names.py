@@ -136,3 +136,21 @@ def test_in_arabic_on_a_phone_the_list_opens_and_initials_read_right_to_left(ara
     labels_clear(page)
     violations = blocking(axe_violations(page.driver, "#map"))
     assert violations == [], describe(violations)
+
+
+def test_a_teachers_pin_is_marked_and_named(page, api, town):
+    # Runs last: the teacher's post joins the town class here.
+    slug, teacher = town
+    post_in_class(teacher, slug, "Villeurbanne, France", 45.7719, 4.8902)
+    viewer = api.create_user("Noor", "Viewer")
+    class_request(viewer, "POST", f"/api/classes/{slug}/join", {})
+    page.log_in(viewer)
+    page.open(f"/#/c/{slug}/map@45.7719,4.8902,12")
+    pin = page.visible("#map .student-pin.teacher", 15)
+    assert pin.get_attribute("title") == f"{teacher.first} {teacher.last} (teacher)"
+    assert pin.find_element("css selector", ".pin-initials").get_attribute("textContent") == teacher.first[0] + teacher.last[0]
+    # The students' pins carry no such mark.
+    page.until(lambda d: len(page.find_all("#map .student-pin")) == 6, 10, "not every pin drawn")
+    assert len(page.find_all("#map .student-pin.teacher")) == 1
+    violations = blocking(axe_violations(page.driver, "#map"))
+    assert violations == [], describe(violations)

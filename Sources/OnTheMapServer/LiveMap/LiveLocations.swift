@@ -139,17 +139,22 @@ final class LiveLocations: Sendable {
     /// session digest, and its class; either empty for all): the signed-in callers this server
     /// keeps for a moment (`CallerCache`) forget what ended, whichever server ended it.
     private let accessEnded: @Sendable (_ subject: String, _ classId: String) -> Void
+    /// The account keys of a class's teachers, asked each time its map layout is encoded (at
+    /// most once per change of the class): the map marks their pins.
+    private let teachersOf: @Sendable (_ classId: String) async -> Set<String>
 
     init(
         store: any LocationChangeRepository, settings: Settings = Settings(), logger: Logger,
         beforePublishing: @escaping @Sendable (Set<String>) -> Void = { _ in },
-        accessEnded: @escaping @Sendable (_ subject: String, _ classId: String) -> Void = { _, _ in }
+        accessEnded: @escaping @Sendable (_ subject: String, _ classId: String) -> Void = { _, _ in },
+        teachersOf: @escaping @Sendable (_ classId: String) async -> Set<String> = { _ in [] }
     ) {
         self.store = store
         self.settings = settings
         self.logger = logger
         self.beforePublishing = beforePublishing
         self.accessEnded = accessEnded
+        self.teachersOf = teachersOf
         (wakes, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -388,7 +393,11 @@ final class LiveLocations: Sendable {
                     if let encoding = map.encoding[layout], encoding.version >= changedAt { return .encode(encoding.task) }
                     let version = Self.classVersion(classId, in: s)
                     let records = map.records
-                    let task = Task { LiveMapJSON.snapshot(records, version: version, layout: layout) }
+                    let teachersOf = self.teachersOf
+                    let task = Task {
+                        let teachers = layout == .mapColumns ? await teachersOf(classId) : []
+                        return LiveMapJSON.snapshot(records, version: version, layout: layout, teachers: teachers)
+                    }
                     map.encoding[layout] = (version, task)
                     return .encode(task)
                 }

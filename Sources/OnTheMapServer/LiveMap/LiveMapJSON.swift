@@ -30,14 +30,17 @@ enum LiveMapJSON {
 
     /// The snapshot in `layout`, most recently updated first (the list's order, objectId
     /// breaking ties as the Parse list does), plain and gzipped.
-    static func snapshot(_ records: [String: StudentInformation], version: Int64, layout: SnapshotLayout) -> EncodedSnapshot {
+    /// `teachers`: the account keys of the class's teachers, whose posts the map layout marks.
+    static func snapshot(
+        _ records: [String: StudentInformation], version: Int64, layout: SnapshotLayout, teachers: Set<String> = []
+    ) -> EncodedSnapshot {
         let sorted = records.values.sorted { a, b in
             a.updatedAt != b.updatedAt ? a.updatedAt > b.updatedAt : a.objectId > b.objectId
         }
         let buffer =
             switch layout {
             case .records: recordsBody(sorted, version: version)
-            case .mapColumns: mapColumnsBody(sorted, version: version)
+            case .mapColumns: mapColumnsBody(sorted, version: version, teachers: teachers)
             }
         return EncodedSnapshot(version: version, count: sorted.count, plain: buffer, gzipped: Gzip.compress(buffer))
     }
@@ -54,12 +57,14 @@ enum LiveMapJSON {
         return buffer
     }
 
-    /// `{"columns":{"firstName":[…],…,"timeZone":[…],"uniqueKey":[…]},"count":N,"timeZones":[…],"version":V}`:
+    /// `{"columns":{"firstName":[…],…,"timeZone":[…],"uniqueKey":[…]},"count":N,"teachers":[…],"timeZones":[…],"version":V}`:
     /// the i-th entry of every column is the i-th location; `timeZone` holds an index into
     /// `timeZones` (IANA names, each once) or null, the zone of the point as members see it
-    /// (`timeZone(latitude, longitude)`, asked once per distinct point).
+    /// (`timeZone(latitude, longitude)`, asked once per distinct point); `teachers` lists, in
+    /// order, the indexes of the locations posted by one of `teachers` (the class's teachers'
+    /// account keys), so the map marks their pins (the Parse wire format carries no such flag).
     static func mapColumnsBody(
-        _ sorted: [StudentInformation], version: Int64,
+        _ sorted: [StudentInformation], version: Int64, teachers: Set<String> = [],
         timeZone: (Double, Double) -> String? = LiveMapJSON.bundledTimeZone
     ) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: 128 + sorted.count * 144)
@@ -106,7 +111,16 @@ enum LiveMapJSON {
             if zone < 0 { buffer.writeStaticString("null") } else { buffer.writeString(String(zone)) }
         }
         column("uniqueKey") { StudentLocationJSON.writeString($0.uniqueKey, into: &$1) }
-        buffer.writeString(#"]},"count":\#(sorted.count),"timeZones":["#)
+        buffer.writeString(#"]},"count":\#(sorted.count),"teachers":["#)
+        if !teachers.isEmpty {
+            var first = true
+            for (index, record) in sorted.enumerated() where teachers.contains(record.uniqueKey) {
+                if !first { buffer.writeStaticString(",") }
+                first = false
+                buffer.writeString(String(index))
+            }
+        }
+        buffer.writeStaticString(#"],"timeZones":["#)
         for (index, name) in zoneNames.enumerated() {
             if index > 0 { buffer.writeStaticString(",") }
             StudentLocationJSON.writeString(name, into: &buffer)

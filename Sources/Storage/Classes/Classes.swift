@@ -185,6 +185,8 @@ public protocol ClassRepository: Sendable {
     /// The class's members, teachers first, then by name.
     func members(classId: String) async throws -> [ClassMember]
     func role(classId: String, accountKey: String) async throws -> ClassRole?
+    /// The account keys of the class's members who have `role` (the map marks its teachers' pins).
+    func memberKeys(classId: String, role: ClassRole) async throws -> [String]
     /// Adds the account as a member with `role`, or gives a member that role; refuses (with
     /// nothing changed) to leave the class without a teacher.
     func setMember(classId: String, accountKey: String, role: ClassRole, now: Date) async throws -> MembershipChange

@@ -141,6 +141,16 @@ extension SQLStore {
         }.flatMap(ClassRole.init(rawValue:))
     }
 
+    public func memberKeys(classId: String, role: ClassRole) async throws -> [String] {
+        try await withDatabase { db in
+            try await db.raw(
+                """
+                SELECT account_key FROM class_members WHERE class_id = \(bind: classId) AND role = \(bind: role.rawValue)
+                """
+            ).all().map { try $0.decode(column: "account_key", as: String.self) }
+        }
+    }
+
     public func setMember(classId: String, accountKey: String, role: ClassRole, now: Date) async throws -> MembershipChange {
         try await withTransaction { db in
             try await Self.lockClassRoster(classId: classId, on: db)

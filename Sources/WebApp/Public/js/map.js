@@ -131,9 +131,11 @@ function popupCard(location, own) {
   ]);
 }
 
-/** A pin's name: the student's, and for the signed-in student's own pin "(you)" too. */
-function pinTitle(location, own) {
-  return own ? t('mine.pinTitle', { name: fullName(location) }) : fullName(location);
+/** A pin's name: the student's, and for the signed-in student's own pin "(you)" too, or for
+ *  a teacher's "(teacher)". */
+function pinTitle(location, own, teacher = false) {
+  if (own) return t('mine.pinTitle', { name: fullName(location) });
+  return teacher ? t('map.teacherPinTitle', { name: fullName(location) }) : fullName(location);
 }
 
 function isPlace(latitude, longitude) {
@@ -150,6 +152,8 @@ class MapPoint {
     this.x = mercatorX(longitude);
     this.y = mercatorY(latitude);
     this.own = own;
+    /** Posted by one of the class's teachers (the snapshot says so). */
+    this.teacher = false;
     this.marker = null;
     this.record = location;
     this.columns = columns;
@@ -213,6 +217,8 @@ export class StudentMap {
     /** Drawn students by objectId (see pointsByObjectId). */
     this.byObjectId = null;
     this.ownKey = null;
+    /** The account keys of the class's teachers who have a post (from the snapshot). */
+    this.teacherKeys = new Set();
     this.clusters = new ClusterLayer(this.map, {
       radius: CLUSTER_RADIUS,
       lastRadius: LAST_ZOOM_RADIUS,
@@ -252,7 +258,7 @@ export class StudentMap {
     for (const point of this.clusters.index.points) {
       const marker = point && point.marker;
       if (!marker) continue;
-      const name = pinTitle(marker.location, point.own);
+      const name = pinTitle(marker.location, point.own, point.teacher);
       if (name === marker.options.title) continue;
       marker.options.title = name;
       marker.options.alt = name;
@@ -322,7 +328,10 @@ export class StudentMap {
     const latitude = Number(location.latitude);
     const longitude = Number(location.longitude);
     if (!isPlace(latitude, longitude)) return null;
-    return new MapPoint(latitude, longitude, this.isOwn(location.uniqueKey), location, null, -1);
+    const point = new MapPoint(latitude, longitude, this.isOwn(location.uniqueKey), location, null, -1);
+    // A live change says nothing of roles: a teacher is known from the last snapshot.
+    point.teacher = this.teacherKeys.has(location.uniqueKey);
+    return point;
   }
 
   isOwn(uniqueKey) {
@@ -331,8 +340,8 @@ export class StudentMap {
 
   markerFor(point, latlng) {
     const location = point.location;
-    const title = pinTitle(location, point.own);
-    const icon = this.pinIconFor(location, point.own);
+    const title = pinTitle(location, point.own, point.teacher);
+    const icon = this.pinIconFor(location, point.own, point.teacher);
     const marker = new this.Marker(latlng, point.own
       ? { title, alt: title, icon, zIndexOffset: 1000 }
       : { title, alt: title, icon });
@@ -345,13 +354,14 @@ export class StudentMap {
   }
 
   /** The icon of a student's pin: their initials on it, the signed-in student's own in the
-   *  accent colour. */
-  pinIconFor(location, own) {
+   *  accent colour, a teacher's with a ring. */
+  pinIconFor(location, own, teacher = false) {
     const letters = initials(location.firstName, location.lastName);
-    const key = `${own ? 'own' : ''}|${letters}`;
+    const extra = `${own ? 'own' : ''} ${teacher ? 'teacher' : ''}`.trim();
+    const key = `${extra}|${letters}`;
     let icon = this.icons.get(key);
     if (!icon) {
-      icon = pinIcon(own ? 'own' : '', letters);
+      icon = pinIcon(extra, letters);
       if (this.icons.size > 5000) this.icons.clear();
       this.icons.set(key, icon);
     }
@@ -372,10 +382,15 @@ export class StudentMap {
     const { columns, count } = batch;
     const zones = Array.isArray(batch.timeZones) ? batch.timeZones : null;
     const latitudes = columns.latitude, longitudes = columns.longitude, keys = columns.uniqueKey;
+    // The rows the class's teachers posted (the snapshot's map layout lists them).
+    const teachers = new Set(Array.isArray(batch.teachers) ? batch.teachers.filter(Number.isInteger) : []);
+    for (const row of teachers) if (typeof keys[row] === 'string') this.teacherKeys.add(keys[row]);
     for (let row = 0; row < count; row++) {
       const latitude = latitudes[row], longitude = longitudes[row];
       if (typeof latitude !== 'number' || typeof longitude !== 'number' || !isPlace(latitude, longitude)) continue;
-      points.push(new MapPoint(latitude, longitude, this.isOwn(keys[row]), null, columns, row, zones));
+      const point = new MapPoint(latitude, longitude, this.isOwn(keys[row]), null, columns, row, zones);
+      if (teachers.has(row)) point.teacher = true;
+      points.push(point);
     }
     return points;
   }
@@ -411,6 +426,7 @@ export class StudentMap {
   beginLoad(ownKey = null) {
     this.ownKey = ownKey;
     this.loadPoints = [];
+    this.teacherKeys = new Set();
   }
 
   addBatch(batch) {
@@ -489,6 +505,7 @@ export class StudentMap {
     const named = points.map((point) => ({ location: point.location, name: fullName(point.location) }))
       .sort((a, b) => collator.compare(a.name, b.name));
     const locations = named.map((entry) => entry.location);
+    const teachers = new Set(points.filter((point) => point.teacher).map((point) => point.location));
     // The place is named when the group shares it (students a few streets apart may not).
     const places = new Set(locations.map((location) => location.mapString).filter(Boolean));
     const place = places.size === 1 ? [...places][0] : '';
@@ -501,6 +518,7 @@ export class StudentMap {
       const item = (location) => {
         const button = el('button', { type: 'button', class: 'group-name', dir: 'auto', text: fullName(location) });
         if (!this.readOnly && isOwn(location)) button.append(' ', youBadge());
+        if (teachers.has(location)) button.append(' ', el('span', { class: 'teacher-badge', text: t('classOptions.role.teacher') }));
         button.addEventListener('click', () => card(location));
         return el('li', {}, [button]);
       };
