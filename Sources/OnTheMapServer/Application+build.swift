@@ -160,9 +160,9 @@ func buildRouter(
     ModerationController(accounts: accounts, store: store, writes: writes).addRoutes(to: api)
     let classWrites = ClassWrites(store: store, directory: directory, locations: writes)
     ClassController(accounts: accounts, store: store, directory: directory, classes: classWrites, writes: writes).addRoutes(to: api)
+    ClassInviteController(store: store, directory: directory, mailer: mailer, configuration: configuration).addRoutes(to: api)
     ClassReminderController(store: store, directory: directory, mailer: mailer, configuration: configuration).addRoutes(to: api)
     ClassExportController(store: store, directory: directory).addRoutes(to: api)
-    ClassInviteController(store: store, directory: directory, mailer: mailer, configuration: configuration).addRoutes(to: api)
     PersonalDataController(accounts: accounts, store: store, writes: writes).addRoutes(to: api)
     AccountNameController(configuration: configuration, writes: writes).addRoutes(to: api)
 

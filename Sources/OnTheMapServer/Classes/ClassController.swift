@@ -432,30 +432,25 @@ struct MemberView: Encodable {
     let key, firstName, lastName, role, joinedAt: String
     /// Teachers only.
     let email: String?
+    /// On the map, waiting for approval, or not yet (`ClassMapStatus`).
+    let mapStatus: ClassMapStatus
+    /// Their newest post there that is still there; null when none.
+    let lastPostAt: String?
     init(_ member: ClassMember, withEmail: Bool) {
         key = member.accountKey
         email = withEmail ? member.email : nil
         firstName = member.firstName
         lastName = member.lastName
-    /// On the map, waiting for approval, or not yet (`ClassMapStatus`).
-    let mapStatus: ClassMapStatus
-    /// Their newest post there that is still there; null when none.
-    let lastPostAt: String?
         role = member.role.rawValue
         joinedAt = ParseDate.string(from: member.joinedAt)
+        mapStatus = member.mapStatus
+        lastPostAt = member.lastPostAt.map { ParseDate.string(from: $0) }
     }
     enum CodingKeys: String, CodingKey {
         case key, email, role
         case firstName = "first_name"
         case lastName = "last_name"
-        mapStatus = member.mapStatus
-        lastPostAt = member.lastPostAt.map { ParseDate.string(from: $0) }
         case joinedAt = "joined_at"
-    }
-}
-
-struct MembersView: Encodable {
-    let members: [MemberView]
         case mapStatus = "map_status"
         case lastPostAt = "last_post_at"
     }
@@ -471,6 +466,11 @@ struct MembersView: Encodable {
         try c.encode(joinedAt, forKey: .joinedAt)
         try c.encode(mapStatus, forKey: .mapStatus)
         try c.encode(lastPostAt, forKey: .lastPostAt)
+    }
+}
+
+struct MembersView: Encodable {
+    let members: [MemberView]
     /// Teachers only: the addresses invited, not yet joined.
     let invitations: [InvitationView]
 }

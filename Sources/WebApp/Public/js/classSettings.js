@@ -230,7 +230,6 @@ class SettingsPage {
     renderEmbedCode(view, this.manages);
   }
 
-
   renderIntro() {
     const view = this.view;
     const role = this.me.class_role;
@@ -462,7 +461,6 @@ class SettingsPage {
       el('span', { class: 'member-last', role: 'cell' }, [last]),
     ];
   }
-
 
   memberRow(member) {
     const name = memberName(member);
