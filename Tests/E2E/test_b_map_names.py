@@ -42,6 +42,14 @@ def town(api):
     return slug, teacher
 
 
+def settle(page):
+    """Waits for open popups to finish fading in: axe measures colours as they are drawn, and
+    half-faded text is paler than the popup will be."""
+    page.until(lambda d: page.js(
+        "return [...document.querySelectorAll('.leaflet-popup')].every((p) => getComputedStyle(p).opacity === '1')"),
+        5, "a popup did not finish fading in")
+
+
 def zoom(page):
     return float(page.js("return document.getElementById('map').dataset.zoom"))
 
@@ -89,6 +97,7 @@ def test_a_town_opens_as_one_named_list_and_close_up_as_lettered_pins(page, api,
     page.find_all(".popup-group .group-name")[0].click()
     page.text_in(".popup-in-group .popup-name", names[0])
     assert page.find_all("#map .spider-leg") == []
+    settle(page)
     violations = blocking(axe_violations(page.driver, "#map"))
     assert violations == [], describe(violations)
 
@@ -102,6 +111,7 @@ def test_a_town_opens_as_one_named_list_and_close_up_as_lettered_pins(page, api,
                for pin in page.find_all("#map .student-pin")}
     assert written == {f"{first} {last}": letters for first, last, _, _, letters in STUDENTS}, written
     labels_clear(page)
+    settle(page)
     violations = blocking(axe_violations(page.driver, "#map"))
     assert violations == [], describe(violations)
     page.screenshot("map-initials")
@@ -134,6 +144,7 @@ def test_in_arabic_on_a_phone_the_list_opens_and_initials_read_right_to_left(ara
     """)
     assert order["dir"] == "auto" and order["first"] > order["last"], order
     labels_clear(page)
+    settle(page)
     violations = blocking(axe_violations(page.driver, "#map"))
     assert violations == [], describe(violations)
 
@@ -152,5 +163,6 @@ def test_a_teachers_pin_is_marked_and_named(page, api, town):
     # The students' pins carry no such mark.
     page.until(lambda d: len(page.find_all("#map .student-pin")) == 6, 10, "not every pin drawn")
     assert len(page.find_all("#map .student-pin.teacher")) == 1
+    settle(page)
     violations = blocking(axe_violations(page.driver, "#map"))
     assert violations == [], describe(violations)

@@ -186,12 +186,15 @@ def test_arabic_shell_is_right_to_left(arabic_browser, server, api):
     assert page.js("""return getComputedStyle(document.querySelector('.leaflet-control-attribution span[dir="auto"]')).direction""") == "rtl"
     page.screenshot("languages-shell-ar")
 
-    # The offline banner, with the kept copy's date in Arabic.
+    # The offline banner, with the kept copy's date in Arabic: the device has no network (the
+    # browser says so), so the banner blames the network, not the server.
+    page.offline(True)
     page.js("return import('/js/connection.js').then((m) => m.noteAnswer('2026-03-05T09:30:00Z'))")
     page.visible("#offline-banner")
     date = page.js("""return new Intl.DateTimeFormat('ar', { dateStyle: 'medium', timeStyle: 'short' })
         .format(new Date('2026-03-05T09:30:00Z'))""")
     assert page.find("#offline-text").get_attribute("textContent") == fill(arabic["offline.keptAsOf"], date=date)
+    page.offline(False)
     page.js("return import('/js/connection.js').then((m) => m.noteAnswer(null))")
     page.gone("#offline-banner")
     # Back online the app refreshes what it shows: let it finish.

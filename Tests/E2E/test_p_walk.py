@@ -49,7 +49,7 @@ ADMIN_EMAIL, ADMIN_PASSWORD = "demo@onthemap.local", "onthemap-demo"
 # Names that are the same in every language (products, formats, the app's own name).
 ALLOWED_PHRASES = ["On the Map", "OnTheMap", "GitHub", "LinkedIn", "Google", "Moodle", "Canvas", "Facebook",
                    "Udacity", "Wikimedia Commons", "Wikimedia", "Flickr", "OpenStreetMap", "Natural Earth",
-                   "GeoNames", "Leaflet", "Microsoft", "Apple", "CSV", "JSON", "URL", "LTI", "HTTPS", "HTTP"]
+                   "GeoNames", "Leaflet", "Microsoft", "Apple", "CSV", "GeoJSON", "JSON", "URL", "LTI", "HTTPS", "HTTP"]
 # Common English words the catalogue might not hold (a sentence hard-coded in a script).
 COMMON_ENGLISH = set("""the a an of to your you is are on in for with this that these those no not and or by at
 from as be it its will can has have was were here there all any new open close back my me we our they their
@@ -139,7 +139,7 @@ if (className && shown(className) && className.scrollWidth > className.clientWid
 return cut;
 """
 
-# Words Intl writes in the language (relative times, month and day names, lists): not English.
+# Words Intl writes in the language (relative times, month and day names, times of day, lists): not English.
 INTL_WORDS = """
 const tag = arguments[0];
 const words = [];
@@ -149,6 +149,8 @@ for (const unit of ['second', 'minute', 'hour', 'day', 'week', 'month', 'year'])
 for (let month = 0; month < 12; month++)
   for (const style of ['long', 'short']) words.push(new Date(2024, month, 3).toLocaleDateString(tag, { month: style, weekday: style, day: 'numeric', year: 'numeric', hour: 'numeric', minute: '2-digit' }));
 words.push(new Intl.ListFormat(tag).format(['x', 'y', 'z']), new Intl.ListFormat(tag, { type: 'disjunction' }).format(['x', 'y']));
+// Times of day, morning and evening (a language may mark them in Latin letters, as Hindi's am/pm).
+for (const hour of [9, 21]) words.push(new Date(2024, 0, 3, hour, 5).toLocaleTimeString(tag, { hour: 'numeric', minute: '2-digit' }));
 return words.join(' ');
 """
 
