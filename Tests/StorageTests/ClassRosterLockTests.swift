@@ -57,7 +57,7 @@ struct ClassRosterLockTests {
     }
 
     @Test(
-        "a second roster change of the same class waits for the first transaction to end", .timeLimit(.minutes(1)),
+        "a second roster change of the same class waits for the first transaction to end", .timeLimit(.minutes(3)),
         arguments: Backend.available)
     func sameClassWaits(backend: Backend) async throws {
         try await backend.withStore { store in
@@ -81,7 +81,7 @@ struct ClassRosterLockTests {
     }
 
     @Test(
-        "roster changes of different classes do not wait for each other", .timeLimit(.minutes(1)),
+        "roster changes of different classes do not wait for each other", .timeLimit(.minutes(3)),
         arguments: Backend.available.filter { $0 == .postgres })
     func otherClassDoesNotWait(backend: Backend) async throws {
         // (On SQLite every write transaction waits for the one open: nothing to show there.)
