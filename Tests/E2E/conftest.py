@@ -6,6 +6,7 @@ ONTHEMAP_E2E_BASE=http://host:port runs the suite against a server already runni
 (started with --demo) instead.
 """
 import json
+import contextlib
 import os
 import shutil
 import signal
@@ -104,6 +105,26 @@ class ServerProcess:
                 self.process.wait()
         self.log.close()
         shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def server_with_email(photo_stub, name):
+    """A server of its own whose emails go to a real SMTP relay (smtp_sink.py); its public URL is
+    its own address. Yields {"base", "sink"}; `name` names its log and the relay's folder."""
+    from smtp_sink import SMTPSink
+    sink = SMTPSink(tempfile.mkdtemp(prefix=f"onthemap-e2e-{name}-")).start()
+    port = free_port()
+    server = None
+    try:
+        server = ServerProcess(photo_stub, log_name=f"e2e-{name}-server.log", port=port, extra=[
+            "--smtp-url", sink.url, "--mail-from", "On the Map <map@school.example>",
+            "--public-url", f"http://127.0.0.1:{port}",
+        ])
+        yield {"base": server.base, "sink": sink}
+    finally:
+        if server:
+            server.stop()
+        sink.stop()
 
 
 @pytest.fixture(scope="session")

@@ -4,15 +4,13 @@ password set and used, the old one and the spent link refused; an unknown addres
 same answer and no email; a server without email says so plainly."""
 import os
 import re
-import tempfile
 import time
 
 import pytest
 
 from a11y import axe_violations, blocking, describe
-from conftest import ServerProcess, clean_page, free_port
+from conftest import clean_page, server_with_email
 from helpers import Api, HTTPFailure
-from smtp_sink import SMTPSink
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")),
                                 reason="starts a server of its own, with email set up")
@@ -23,20 +21,8 @@ NEW_PASSWORD = "a-new-pass-phrase"
 
 @pytest.fixture(scope="module")
 def mail_server(photo_stub):
-    """A server whose emails go to an SMTP sink; its public URL is its own address."""
-    sink = SMTPSink(tempfile.mkdtemp(prefix="onthemap-e2e-mail-")).start()
-    port = free_port()
-    server = None
-    try:
-        server = ServerProcess(photo_stub, log_name="e2e-forgot-server.log", port=port, extra=[
-            "--smtp-url", sink.url, "--mail-from", "On the Map <map@school.example>",
-            "--public-url", f"http://127.0.0.1:{port}",
-        ])
-        yield {"base": server.base, "sink": sink}
-    finally:
-        if server:
-            server.stop()
-        sink.stop()
+    with server_with_email(photo_stub, "forgot") as server:
+        yield server
 
 
 @pytest.fixture

@@ -4,14 +4,12 @@ arrives with the count, the class's link and a one-click stop; followed signed o
 asks, stops that email and says so."""
 import os
 import re
-import tempfile
 
 import pytest
 
 from a11y import axe_violations, blocking, describe
-from conftest import ServerProcess, clean_page, free_port
+from conftest import clean_page, server_with_email
 from helpers import Api
-from smtp_sink import SMTPSink
 from test_n_classes import ADMIN_EMAIL, administrator, as_teacher, post_in_class, unique_slug
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")),
@@ -20,19 +18,8 @@ pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")),
 
 @pytest.fixture(scope="module")
 def notice_server(photo_stub):
-    sink = SMTPSink(tempfile.mkdtemp(prefix="onthemap-e2e-notices-")).start()
-    port = free_port()
-    server = None
-    try:
-        server = ServerProcess(photo_stub, log_name="e2e-notices-server.log", port=port, extra=[
-            "--smtp-url", sink.url, "--mail-from", "On the Map <map@school.example>",
-            "--public-url", f"http://127.0.0.1:{port}",
-        ])
-        yield {"base": server.base, "sink": sink}
-    finally:
-        if server:
-            server.stop()
-        sink.stop()
+    with server_with_email(photo_stub, "notices") as server:
+        yield server
 
 
 def answer_and_wait_for_the_next(page):

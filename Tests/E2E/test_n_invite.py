@@ -7,15 +7,13 @@ new visitor, names the class and its teacher and opens on Sign up; a revoked lin
 before anyone signs up."""
 import os
 import struct
-import tempfile
 import uuid
 import zlib
 
 import pytest
 
-from conftest import DESKTOP, PHONE, ServerProcess, clean_page, free_port
+from conftest import DESKTOP, PHONE, clean_page, server_with_email
 from helpers import Api
-from smtp_sink import SMTPSink
 from test_n_classes import administrator, as_teacher, copy_invite_link, make_class
 
 
@@ -116,20 +114,8 @@ def test_settings_open_on_the_invite_with_copy_and_a_qr_code(page, api):
 
 @pytest.fixture(scope="module")
 def mail_server(photo_stub):
-    """A server whose emails go to an SMTP sink; its public URL is its own address."""
-    sink = SMTPSink(tempfile.mkdtemp(prefix="onthemap-e2e-invite-")).start()
-    port = free_port()
-    server = None
-    try:
-        server = ServerProcess(photo_stub, log_name="e2e-invite-server.log", port=port, extra=[
-            "--smtp-url", sink.url, "--mail-from", "On the Map <map@school.example>",
-            "--public-url", f"http://127.0.0.1:{port}",
-        ])
-        yield {"base": server.base, "sink": sink}
-    finally:
-        if server:
-            server.stop()
-        sink.stop()
+    with server_with_email(photo_stub, "invite") as server:
+        yield server
 
 
 @pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")), reason="starts a server of its own, with email set up")
