@@ -84,11 +84,15 @@ export SCHEMATHESIS_HOOKS=hooks
 export PYTHONPATH="$PWD/Scripts/fuzz${PYTHONPATH:+:$PYTHONPATH}"
 SEED_ARGS=()
 [ -n "${FUZZ_SEED:-}" ] && SEED_ARGS=(--seed "$FUZZ_SEED")
+# One worker: with two, schemathesis draws examples for two operations at once on threads of
+# one process, and hypothesis's own bookkeeping is not safe for that (twice a run failed with a
+# hypothesis-internal FlakyFailure while generating an example, never on a server answer). One
+# worker also makes a run with FUZZ_SEED repeatable.
 set +e
 "$VENV/bin/schemathesis" run "${FUZZ_SCHEMA:-$BASE/openapi.json}" --url "$BASE" \
     --phases examples,coverage,fuzzing \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
-    --max-examples "$MAX_EXAMPLES" --max-time "$MAX_TIME" --request-timeout 20 --workers 2 \
+    --max-examples "$MAX_EXAMPLES" --max-time "$MAX_TIME" --request-timeout 20 --workers 1 \
     --generation-with-security-parameters false \
     -H "X-Parse-Application-Id: QrX47CA9cyuGewLdsL7o5Eb8iug6Em8ye0dnAbIr" \
     -H "X-Parse-REST-API-Key: QuWThTdiRmTux3YaDseUSEpUKo7aBYM737yKd4gY" \
