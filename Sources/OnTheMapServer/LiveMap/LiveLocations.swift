@@ -24,12 +24,42 @@ enum SnapshotLayout: Sendable, Hashable {
     case mapColumns
 }
 
-/// The snapshot body at one version, plain and gzipped, built once per version asked for.
+/// The snapshot body at one version, built once per version asked for and kept gzipped (a
+/// million locations: about 35 MB, against 150 to 260 MB plain). The plain body is kept as
+/// well when it is small; a large one is made on the first request that cannot take gzip,
+/// and kept from then on.
 struct EncodedSnapshot: Sendable {
     let version: Int64
     let count: Int
-    let plain: ByteBuffer
     let gzipped: ByteBuffer?
+    private let plainBody: PlainBody
+
+    /// Plain bodies up to this size are kept next to the gzipped one from the start.
+    static let keptPlainBytes = 1 << 20
+
+    init(version: Int64, count: Int, body: ByteBuffer) {
+        self.version = version
+        self.count = count
+        let gzipped = Gzip.compress(body)
+        self.gzipped = gzipped
+        self.plainBody = PlainBody(gzipped == nil || body.readableBytes <= Self.keptPlainBytes ? body : nil)
+    }
+
+    var plain: ByteBuffer { plainBody.get(from: gzipped) }
+
+    private final class PlainBody: Sendable {
+        private let kept: Mutex<ByteBuffer?>
+        init(_ body: ByteBuffer?) { kept = Mutex(body) }
+
+        func get(from gzipped: ByteBuffer?) -> ByteBuffer {
+            kept.withLock { kept in
+                if let kept { return kept }
+                let body = gzipped.flatMap(Gzip.decompress) ?? ByteBuffer()
+                kept = body
+                return body
+            }
+        }
+    }
 }
 
 /// The live maps of one server, one per class: the change log's newest entries in memory
@@ -61,7 +91,8 @@ final class LiveLocations: Sendable {
         var snapshotPageSize = 5_000
         /// Classes whose snapshot is kept in memory; the least recently read goes first.
         var keptClassMaps = 64
-        /// And locations in all those snapshots together (about 1 KB each in memory): a few big
+        /// And locations in all those snapshots together (about 200 bytes each in memory, see
+        /// `CompactLocations`, and a tenth of that for the gzipped snapshot): a few big
         /// classes cannot hold the memory 64 small ones would.
         var keptLocations = 500_000
         init() {}
@@ -95,8 +126,8 @@ final class LiveLocations: Sendable {
 
     /// One class's map, once a snapshot of it was asked for.
     private struct ClassMap {
-        /// Every visible location of the class by objectId.
-        var records: [String: StudentInformation]
+        /// Every visible location of the class.
+        var records: CompactLocations
         var encoded: [SnapshotLayout: EncodedSnapshot] = [:]
         var encoding: [SnapshotLayout: (version: Int64, task: Task<EncodedSnapshot, Never>)] = [:]
         /// When it was last read (a counter), for keeping the most recently read.
@@ -142,13 +173,18 @@ final class LiveLocations: Sendable {
     /// The account keys of a class's teachers, asked each time its map layout is encoded (at
     /// most once per change of the class): the map marks their pins.
     private let teachersOf: @Sendable (_ classId: String) async -> Set<String>
+    /// The time zone of a point, found once for each location as it comes in (the map
+    /// layout's `timeZone` column).
+    private let timeZone: @Sendable (_ latitude: Double, _ longitude: Double) -> String?
 
     init(
         store: any LocationChangeRepository, settings: Settings = Settings(), logger: Logger,
         beforePublishing: @escaping @Sendable (Set<String>) -> Void = { _ in },
         accessEnded: @escaping @Sendable (_ subject: String, _ classId: String) -> Void = { _, _ in },
-        teachersOf: @escaping @Sendable (_ classId: String) async -> Set<String> = { _ in [] }
+        teachersOf: @escaping @Sendable (_ classId: String) async -> Set<String> = { _ in [] },
+        timeZone: @escaping @Sendable (_ latitude: Double, _ longitude: Double) -> String? = LiveMapJSON.bundledTimeZone
     ) {
+        self.timeZone = timeZone
         self.store = store
         self.settings = settings
         self.logger = logger
@@ -307,7 +343,7 @@ final class LiveLocations: Sendable {
                 if change.kind == .reset {
                     s.maps.removeAll()
                 } else if s.maps[change.classId] != nil {
-                    Self.apply(change, to: &s.maps[change.classId]!.records)
+                    apply(change, to: &s.maps[change.classId]!.records)
                 }
                 return LiveFrame(
                     version: change.version, bytes: frame, ends: change.kind == .reset,
@@ -362,10 +398,15 @@ final class LiveLocations: Sendable {
         for await _ in wakes { await poll() }
     }
 
-    private static func apply(_ change: LocationChange, to records: inout [String: StudentInformation]) {
+    private func apply(_ change: LocationChange, to records: inout CompactLocations) {
         switch change.kind {
-        case .created, .updated: records[change.objectId] = change.record
-        case .deleted: records[change.objectId] = nil
+        case .created, .updated:
+            if let record = change.record {
+                records.upsert(record, zone: timeZone(record.latitude, record.longitude))
+            } else {
+                records.remove(change.objectId)
+            }
+        case .deleted: records.remove(change.objectId)
         case .reset: records.removeAll()
         case .ended: break
         }
@@ -433,11 +474,11 @@ final class LiveLocations: Sendable {
     private func load(_ classId: String) async throws {
         do {
             let start = version
-            var records: [String: StudentInformation] = [:]
+            var records = CompactLocations()
             var last = ""
             while true {
                 let page = try await store.locationsByObjectId(after: last, in: classId, limit: settings.snapshotPageSize)
-                for record in page { records[record.objectId] = record }
+                for record in page { records.upsert(record, zone: timeZone(record.latitude, record.longitude)) }
                 guard page.count == settings.snapshotPageSize, let next = page.last?.objectId else { break }
                 last = next
             }
@@ -448,7 +489,7 @@ final class LiveLocations: Sendable {
                     !s.ring.contains(where: { $0.change.version > start && $0.change.kind == .reset })
                 else { return }
                 for entry in s.ring where entry.change.version > start && entry.change.classId == classId {
-                    Self.apply(entry.change, to: &records)
+                    apply(entry.change, to: &records)
                 }
                 s.reads += 1
                 s.maps[classId] = ClassMap(records: records, lastRead: s.reads)

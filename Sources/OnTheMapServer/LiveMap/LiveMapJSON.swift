@@ -29,29 +29,57 @@ enum LiveMapJSON {
     }
 
     /// The snapshot in `layout`, most recently updated first (the list's order, objectId
-    /// breaking ties as the Parse list does), plain and gzipped.
+    /// breaking ties as the Parse list does), gzipped (see `EncodedSnapshot`).
     /// `teachers`: the account keys of the class's teachers, whose posts the map layout marks.
+    static func snapshot(
+        _ locations: CompactLocations, version: Int64, layout: SnapshotLayout, teachers: Set<String> = []
+    ) -> EncodedSnapshot {
+        let order = locations.sortedForSnapshot()
+        let buffer =
+            switch layout {
+            case .records: recordsBody(locations, order: order, version: version)
+            case .mapColumns: mapColumnsBody(locations, order: order, version: version, teachers: teachers)
+            }
+        return EncodedSnapshot(version: version, count: order.count, body: buffer)
+    }
+
+    /// The same from records by objectId (tests).
     static func snapshot(
         _ records: [String: StudentInformation], version: Int64, layout: SnapshotLayout, teachers: Set<String> = []
     ) -> EncodedSnapshot {
-        let sorted = records.values.sorted { a, b in
-            a.updatedAt != b.updatedAt ? a.updatedAt > b.updatedAt : a.objectId > b.objectId
-        }
-        let buffer =
-            switch layout {
-            case .records: recordsBody(sorted, version: version)
-            case .mapColumns: mapColumnsBody(sorted, version: version, teachers: teachers)
-            }
-        return EncodedSnapshot(version: version, count: sorted.count, plain: buffer, gzipped: Gzip.compress(buffer))
+        snapshot(CompactLocations(records.values, timeZone: bundledTimeZone), version: version, layout: layout, teachers: teachers)
     }
 
-    /// `{"count":N,"locations":[…],"version":V}`
-    static func recordsBody(_ sorted: [StudentInformation], version: Int64) -> ByteBuffer {
-        var buffer = ByteBufferAllocator().buffer(capacity: 64 + sorted.count * 260)
-        buffer.writeString(#"{"count":\#(sorted.count),"locations":["#)
-        for (index, record) in sorted.enumerated() {
-            if index > 0 { buffer.writeStaticString(",") }
-            write(record, into: &buffer)
+    /// `{"count":N,"locations":[…],"version":V}`, the rows in `order`.
+    static func recordsBody(_ locations: CompactLocations, order: [Int32], version: Int64) -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: 64 + order.count * 260)
+        buffer.writeString(#"{"count":\#(order.count),"locations":["#)
+        locations.read { rows in
+            func text(_ row: Int32, _ field: CompactLocations.Field) {
+                StudentLocationJSON.writeString(utf8: rows.field(row, field), into: &buffer)
+            }
+            for (index, row) in order.enumerated() {
+                if index > 0 { buffer.writeStaticString(",") }
+                buffer.writeStaticString(#"{"firstName":"#)
+                text(row, .firstName)
+                buffer.writeStaticString(#","lastName":"#)
+                text(row, .lastName)
+                buffer.writeStaticString(#","latitude":"#)
+                StudentLocationJSON.writeNumber(rows.latitude(row), into: &buffer)
+                buffer.writeStaticString(#","longitude":"#)
+                StudentLocationJSON.writeNumber(rows.longitude(row), into: &buffer)
+                buffer.writeStaticString(#","mapString":"#)
+                text(row, .mapString)
+                buffer.writeStaticString(#","mediaURL":"#)
+                text(row, .mediaURL)
+                buffer.writeStaticString(#","objectId":"#)
+                text(row, .objectId)
+                buffer.writeStaticString(#","uniqueKey":"#)
+                text(row, .uniqueKey)
+                buffer.writeStaticString(#","updatedAt":"#)
+                text(row, .updatedAt)
+                buffer.writeStaticString("}")
+            }
         }
         buffer.writeString(#"],"version":\#(version)}"#)
         return buffer
@@ -59,79 +87,86 @@ enum LiveMapJSON {
 
     /// `{"columns":{"firstName":[…],…,"timeZone":[…],"uniqueKey":[…]},"count":N,"teachers":[…],"timeZones":[…],"version":V}`:
     /// the i-th entry of every column is the i-th location; `timeZone` holds an index into
-    /// `timeZones` (IANA names, each once) or null, the zone of the point as members see it
-    /// (`timeZone(latitude, longitude)`, asked once per distinct point); `teachers` lists, in
-    /// order, the indexes of the locations posted by one of `teachers` (the class's teachers'
-    /// account keys), so the map marks their pins (the Parse wire format carries no such flag).
+    /// `timeZones` (IANA names, each once, in the order first used) or null, the zone of the
+    /// point as members see it (found when the row came in); `teachers` lists, in order, the
+    /// indexes of the locations posted by one of `teachers` (the class's teachers' account
+    /// keys), so the map marks their pins (the Parse wire format carries no such flag).
     static func mapColumnsBody(
-        _ sorted: [StudentInformation], version: Int64, teachers: Set<String> = [],
-        timeZone: (Double, Double) -> String? = LiveMapJSON.bundledTimeZone
+        _ locations: CompactLocations, order: [Int32], version: Int64, teachers: Set<String> = []
     ) -> ByteBuffer {
-        var buffer = ByteBufferAllocator().buffer(capacity: 128 + sorted.count * 144)
-        var zoneNames: [String] = []
-        var zoneIndex: [String: Int] = [:]
-        var zoneOfPoint: [PointKey: Int] = [:]
-        let zones = sorted.map { record -> Int in
-            let point = PointKey(latitude: record.latitude.bitPattern, longitude: record.longitude.bitPattern)
-            if let known = zoneOfPoint[point] { return known }
-            var index = -1
-            if let name = timeZone(record.latitude, record.longitude) {
-                if let known = zoneIndex[name] {
-                    index = known
-                } else {
-                    index = zoneNames.count
-                    zoneIndex[name] = index
-                    zoneNames.append(name)
+        var buffer = ByteBufferAllocator().buffer(capacity: 128 + order.count * 144)
+        let teacherKeys = teachers.map { Array($0.utf8) }
+        locations.read { rows in
+            func column(_ name: StaticString, first: Bool = false, _ write: (Int32, inout ByteBuffer) -> Void) {
+                if !first { buffer.writeStaticString("],") }
+                buffer.writeStaticString("\"")
+                buffer.writeStaticString(name)
+                buffer.writeStaticString("\":[")
+                for (index, row) in order.enumerated() {
+                    if index > 0 { buffer.writeStaticString(",") }
+                    write(row, &buffer)
                 }
             }
-            zoneOfPoint[point] = index
-            return index
-        }
-        func column(_ name: StaticString, first: Bool = false, _ write: (StudentInformation, inout ByteBuffer) -> Void) {
-            if !first { buffer.writeStaticString("],") }
-            buffer.writeStaticString("\"")
-            buffer.writeStaticString(name)
-            buffer.writeStaticString("\":[")
-            for (index, record) in sorted.enumerated() {
+            func text(_ field: CompactLocations.Field) -> (Int32, inout ByteBuffer) -> Void {
+                { row, buffer in StudentLocationJSON.writeString(utf8: rows.field(row, field), into: &buffer) }
+            }
+            buffer.writeStaticString(#"{"columns":{"#)
+            column("firstName", first: true, text(.firstName))
+            column("lastName", text(.lastName))
+            column("latitude") { StudentLocationJSON.writeNumber(rows.latitude($0), into: &$1) }
+            column("longitude") { StudentLocationJSON.writeNumber(rows.longitude($0), into: &$1) }
+            column("mapString", text(.mapString))
+            column("mediaURL", text(.mediaURL))
+            column("objectId", text(.objectId))
+            // The store's zone numbers, renumbered in the order this snapshot first uses them.
+            var snapshotZone: [UInt32: Int] = [:]
+            var zoneNames: [String] = []
+            column("timeZone") { row, buffer in
+                let zone = rows.zone(row)
+                if zone == CompactLocations.noZone {
+                    buffer.writeStaticString("null")
+                    return
+                }
+                if snapshotZone[zone] == nil {
+                    snapshotZone[zone] = zoneNames.count
+                    zoneNames.append(locations.zoneNames[Int(zone)])
+                }
+                buffer.writeString(String(snapshotZone[zone]!))
+            }
+            column("uniqueKey", text(.uniqueKey))
+            buffer.writeString(#"]},"count":\#(order.count),"teachers":["#)
+            if !teacherKeys.isEmpty {
+                var first = true
+                for (index, row) in order.enumerated() {
+                    let key = rows.field(row, .uniqueKey)
+                    guard teacherKeys.contains(where: { $0.elementsEqual(key) }) else { continue }
+                    if !first { buffer.writeStaticString(",") }
+                    first = false
+                    buffer.writeString(String(index))
+                }
+            }
+            buffer.writeStaticString(#"],"timeZones":["#)
+            for (index, name) in zoneNames.enumerated() {
                 if index > 0 { buffer.writeStaticString(",") }
-                write(record, &buffer)
+                StudentLocationJSON.writeString(name, into: &buffer)
             }
-        }
-        buffer.writeStaticString(#"{"columns":{"#)
-        column("firstName", first: true) { StudentLocationJSON.writeString($0.firstName, into: &$1) }
-        column("lastName") { StudentLocationJSON.writeString($0.lastName, into: &$1) }
-        column("latitude") { StudentLocationJSON.writeNumber($0.latitude, into: &$1) }
-        column("longitude") { StudentLocationJSON.writeNumber($0.longitude, into: &$1) }
-        column("mapString") { StudentLocationJSON.writeString($0.mapString, into: &$1) }
-        column("mediaURL") { StudentLocationJSON.writeString($0.mediaURL, into: &$1) }
-        column("objectId") { StudentLocationJSON.writeString($0.objectId, into: &$1) }
-        buffer.writeStaticString(#"],"timeZone":["#)
-        for (index, zone) in zones.enumerated() {
-            if index > 0 { buffer.writeStaticString(",") }
-            if zone < 0 { buffer.writeStaticString("null") } else { buffer.writeString(String(zone)) }
-        }
-        column("uniqueKey") { StudentLocationJSON.writeString($0.uniqueKey, into: &$1) }
-        buffer.writeString(#"]},"count":\#(sorted.count),"teachers":["#)
-        if !teachers.isEmpty {
-            var first = true
-            for (index, record) in sorted.enumerated() where teachers.contains(record.uniqueKey) {
-                if !first { buffer.writeStaticString(",") }
-                first = false
-                buffer.writeString(String(index))
-            }
-        }
-        buffer.writeStaticString(#"],"timeZones":["#)
-        for (index, name) in zoneNames.enumerated() {
-            if index > 0 { buffer.writeStaticString(",") }
-            StudentLocationJSON.writeString(name, into: &buffer)
         }
         buffer.writeString(#"],"version":\#(version)}"#)
         return buffer
     }
 
+    /// The map layout of locations already in order (tests), each zone asked once per point.
+    static func mapColumnsBody(
+        _ sorted: [StudentInformation], version: Int64, teachers: Set<String> = [],
+        timeZone: (Double, Double) -> String? = LiveMapJSON.bundledTimeZone
+    ) -> ByteBuffer {
+        let locations = CompactLocations(sorted, timeZone: timeZone)
+        return mapColumnsBody(locations, order: locations.insertionOrder(), version: version, teachers: teachers)
+    }
+
     /// The time zone of a point from the bundled gazetteer (nil without one), remembered per
-    /// point: a snapshot is encoded again after every change of its class, and a class of
-    /// 100,000 exact points would otherwise search the gazetteer 100,000 times each time.
+    /// point: a class shown by town has many posts at each point, and a snapshot that is
+    /// dropped to save memory is loaded again.
     @Sendable static func bundledTimeZone(_ latitude: Double, _ longitude: Double) -> String? {
         guard case .success(let gazetteer) = BundledGazetteer.shared else { return nil }
         let point = PointKey(latitude: latitude.bitPattern, longitude: longitude.bitPattern)
@@ -146,7 +181,7 @@ enum LiveMapJSON {
 
     /// Points' zones found so far (nil inside: the point has none), at most `zoneCacheLimit`.
     static let zoneCache = Mutex<[PointKey: String?]>([:])
-    static let zoneCacheLimit = 1_000_000
+    static let zoneCacheLimit = 100_000
 
     /// A point, exactly, as a dictionary key.
     struct PointKey: Hashable, Sendable {

@@ -59,27 +59,30 @@ enum StudentLocationJSON {
 
     /// A JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
     static func writeString(_ text: String, into buffer: inout ByteBuffer) {
-        buffer.writeStaticString("\"")
         var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
-                switch byte {
-                case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
-                case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
-                case 0x0A: buffer.writeStaticString("\\n")
-                case 0x0D: buffer.writeStaticString("\\r")
-                case 0x09: buffer.writeStaticString("\\t")
-                default:
-                    buffer.writeStaticString("\\u00")
-                    buffer.writeInteger(hexDigit(byte >> 4))
-                    buffer.writeInteger(hexDigit(byte & 0x0F))
-                }
-                start = index + 1
+        text.withUTF8 { writeString(utf8: $0, into: &buffer) }
+    }
+
+    /// The same, from text already held as UTF-8 (the live map's compact rows).
+    static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("\"")
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
+            switch byte {
+            case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
+            case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
+            case 0x0A: buffer.writeStaticString("\\n")
+            case 0x0D: buffer.writeStaticString("\\r")
+            case 0x09: buffer.writeStaticString("\\t")
+            default:
+                buffer.writeStaticString("\\u00")
+                buffer.writeInteger(hexDigit(byte >> 4))
+                buffer.writeInteger(hexDigit(byte & 0x0F))
             }
-            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
+            start = index + 1
         }
+        buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
         buffer.writeStaticString("\"")
     }
 

@@ -1,0 +1,257 @@
+import Foundation
+import OnTheMapModels
+
+/// A class's visible locations as the live map keeps them in memory (`LiveLocations`): every
+/// row's text back to back in one UTF-8 buffer, its numbers in one flat array, and an index of
+/// row numbers by objectId; not a dictionary of `StudentInformation` (a hashed key and up to
+/// ten separately allocated strings each). At a million locations that is about a quarter of
+/// the memory. `createdAt` is not kept (nothing the live map sends carries it); each row's time
+/// zone is found once, when the row comes in, for the map layout's `timeZone` column.
+///
+/// A changed row's text is written again at the end; the space of changed and removed rows
+/// is reclaimed once it outgrows the live rows'.
+struct CompactLocations: Sendable {
+    /// The text fields of a row, back to back in this order.
+    enum Field: Int, Sendable {
+        case objectId, uniqueKey, firstName, lastName, mapString, mediaURL, updatedAt
+    }
+
+    struct Row: Sendable {
+        /// Where the row's text starts in `text`; -1 once removed.
+        var start: Int
+        /// Lanes 0-6: each field's length in bytes, in `Field` order; lane 7: the row's time
+        /// zone, an index into `zoneNames` (`noZone` for none).
+        var lengths: SIMD8<UInt32>
+        var latitude: Double
+        var longitude: Double
+    }
+
+    static let noZone = UInt32.max
+    private static let emptySlot: Int32 = -1
+    private static let removedSlot: Int32 = -2
+
+    private var text: [UInt8] = []
+    private var rows: [Row] = []
+    /// Open addressing (linear probing) over row numbers, keyed by the objectId's bytes; a
+    /// power of two long, at most 70% used counting removed slots.
+    private var slots: [Int32] = Array(repeating: CompactLocations.emptySlot, count: 16)
+    private var removedSlots = 0
+    private var deadBytes = 0
+    private var deadRows = 0
+    /// Live rows.
+    private(set) var count = 0
+    /// The time zones rows are in, each once, in the order first seen.
+    private(set) var zoneNames: [String] = []
+    private var zoneIds: [String: UInt32] = [:]
+
+    init() {}
+
+    /// `records` in their order, each zone asked once per distinct point.
+    init(_ records: some Sequence<StudentInformation>, timeZone: (Double, Double) -> String?) {
+        var zoneOfPoint: [LiveMapJSON.PointKey: String?] = [:]
+        for record in records {
+            let point = LiveMapJSON.PointKey(latitude: record.latitude.bitPattern, longitude: record.longitude.bitPattern)
+            let zone: String?
+            if let known = zoneOfPoint[point] {
+                zone = known
+            } else {
+                zone = timeZone(record.latitude, record.longitude)
+                zoneOfPoint[point] = .some(zone)
+            }
+            upsert(record, zone: zone)
+        }
+    }
+
+    // MARK: Changes
+
+    /// Adds the location, or replaces the one with its objectId.
+    mutating func upsert(_ record: StudentInformation, zone: String?) {
+        var lengths = SIMD8<UInt32>()
+        let start = text.count
+        var end = start
+        for (lane, value) in [
+            record.objectId, record.uniqueKey, record.firstName, record.lastName, record.mapString, record.mediaURL, record.updatedAt,
+        ].enumerated() {
+            var value = value
+            value.withUTF8 { text.append(contentsOf: $0) }
+            lengths[lane] = UInt32(text.count - end)
+            end = text.count
+        }
+        lengths[7] = zoneId(zone)
+        let row = Row(start: start, lengths: lengths, latitude: record.latitude, longitude: record.longitude)
+        let (slot, found) = find(record.objectId)
+        if found {
+            let existing = Int(slots[slot])
+            deadBytes += Self.byteCount(rows[existing])
+            rows[existing] = row
+        } else {
+            if slots[slot] == Self.removedSlot { removedSlots -= 1 }
+            slots[slot] = Int32(rows.count)
+            rows.append(row)
+            count += 1
+            if (count + removedSlots) * 10 > slots.count * 7 { rebuildIndex() }
+        }
+        compactIfWasteful()
+    }
+
+    /// Removes the location with this objectId, if there is one.
+    mutating func remove(_ objectId: String) {
+        let (slot, found) = find(objectId)
+        guard found else { return }
+        let row = Int(slots[slot])
+        deadBytes += Self.byteCount(rows[row])
+        rows[row].start = -1
+        deadRows += 1
+        slots[slot] = Self.removedSlot
+        removedSlots += 1
+        count -= 1
+        compactIfWasteful()
+    }
+
+    mutating func removeAll() { self = CompactLocations() }
+
+    private mutating func zoneId(_ zone: String?) -> UInt32 {
+        guard let zone else { return Self.noZone }
+        if let known = zoneIds[zone] { return known }
+        let id = UInt32(zoneNames.count)
+        zoneNames.append(zone)
+        zoneIds[zone] = id
+        return id
+    }
+
+    private static func byteCount(_ row: Row) -> Int {
+        Int((row.lengths &* SIMD8(1, 1, 1, 1, 1, 1, 1, 0)).wrappedSum())
+    }
+
+    // MARK: Index
+
+    private func hash(_ key: UnsafeBufferPointer<UInt8>) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(key))
+        return hasher.finalize()
+    }
+
+    /// The slot holding `objectId`'s row, or the slot it would take (the first removed one on
+    /// its probe path, else the empty one that ends the path).
+    private func find(_ objectId: String) -> (slot: Int, found: Bool) {
+        var objectId = objectId
+        return objectId.withUTF8 { key in
+            text.withUnsafeBufferPointer { text in
+                let mask = slots.count - 1
+                var slot = hash(key) & mask
+                var firstRemoved: Int? = nil
+                while true {
+                    let entry = slots[slot]
+                    if entry == Self.emptySlot { return (firstRemoved ?? slot, false) }
+                    if entry == Self.removedSlot {
+                        if firstRemoved == nil { firstRemoved = slot }
+                    } else {
+                        let row = rows[Int(entry)]
+                        let length = Int(row.lengths[0])
+                        if length == key.count, length == 0 || memcmp(text.baseAddress! + row.start, key.baseAddress!, length) == 0 {
+                            return (slot, true)
+                        }
+                    }
+                    slot = (slot + 1) & mask
+                }
+            }
+        }
+    }
+
+    /// Every live row placed again in a table sized for them (removed slots dropped).
+    private mutating func rebuildIndex() {
+        var size = 16
+        while count * 10 > size * 5 { size *= 2 }
+        slots = Array(repeating: Self.emptySlot, count: size)
+        removedSlots = 0
+        let mask = size - 1
+        text.withUnsafeBufferPointer { text in
+            for (index, row) in rows.enumerated() where row.start >= 0 {
+                let key = UnsafeBufferPointer(rebasing: text[row.start..<row.start + Int(row.lengths[0])])
+                var slot = hash(key) & mask
+                while slots[slot] != Self.emptySlot { slot = (slot + 1) & mask }
+                slots[slot] = Int32(index)
+            }
+        }
+    }
+
+    /// Writes the live rows again, back to back, once the dead ones take more room than they.
+    private mutating func compactIfWasteful() {
+        guard deadBytes > 4096, deadBytes > text.count / 2 || deadRows > rows.count / 2 else { return }
+        var newText: [UInt8] = []
+        newText.reserveCapacity(text.count - deadBytes)
+        var newRows: [Row] = []
+        newRows.reserveCapacity(count)
+        for var row in rows where row.start >= 0 {
+            let length = Self.byteCount(row)
+            newText.append(contentsOf: text[row.start..<row.start + length])
+            row.start = newText.count - length
+            newRows.append(row)
+        }
+        text = newText
+        rows = newRows
+        deadBytes = 0
+        deadRows = 0
+        rebuildIndex()
+    }
+
+    // MARK: Reading
+
+    /// The live rows, most recently updated first, objectId breaking ties (descending): the
+    /// list's order. Both are compared as UTF-8 bytes, which is the order of their Unicode
+    /// scalars (the server writes both in ASCII).
+    func sortedForSnapshot() -> [Int32] {
+        var order: [Int32] = []
+        order.reserveCapacity(count)
+        for (index, row) in rows.enumerated() where row.start >= 0 { order.append(Int32(index)) }
+        read { reader in
+            order.sort { a, b in
+                let byTime = reader.compare(a, b, .updatedAt)
+                return byTime != 0 ? byTime > 0 : reader.compare(a, b, .objectId) > 0
+            }
+        }
+        return order
+    }
+
+    /// The rows in the order they came in (each replaced row where its first version was).
+    func insertionOrder() -> [Int32] {
+        rows.indices.filter { rows[$0].start >= 0 }.map { Int32($0) }
+    }
+
+    func read<Result>(_ body: (Reader) throws -> Result) rethrows -> Result {
+        try text.withUnsafeBufferPointer { text in
+            try rows.withUnsafeBufferPointer { rows in try body(Reader(text: text, rows: rows)) }
+        }
+    }
+
+    /// Rows by number, valid only inside `read`.
+    struct Reader {
+        let text: UnsafeBufferPointer<UInt8>
+        let rows: UnsafeBufferPointer<Row>
+
+        func field(_ row: Int32, _ field: Field) -> UnsafeBufferPointer<UInt8> {
+            let r = rows[Int(row)]
+            var start = r.start
+            for lane in 0..<field.rawValue { start += Int(r.lengths[lane]) }
+            return UnsafeBufferPointer(rebasing: text[start..<start + Int(r.lengths[field.rawValue])])
+        }
+
+        func string(_ row: Int32, _ field: Field) -> String { String(decoding: self.field(row, field), as: UTF8.self) }
+        func latitude(_ row: Int32) -> Double { rows[Int(row)].latitude }
+        func longitude(_ row: Int32) -> Double { rows[Int(row)].longitude }
+        /// An index into `zoneNames`, or `noZone`.
+        func zone(_ row: Int32) -> UInt32 { rows[Int(row)].lengths[7] }
+
+        /// Negative, zero or positive as `a`'s field sorts before, with or after `b`'s (bytewise).
+        func compare(_ a: Int32, _ b: Int32, _ name: Field) -> Int {
+            let x = field(a, name)
+            let y = field(b, name)
+            let shared = min(x.count, y.count)
+            if shared > 0 {
+                let order = memcmp(x.baseAddress!, y.baseAddress!, shared)
+                if order != 0 { return Int(order) }
+            }
+            return x.count - y.count
+        }
+    }
+}

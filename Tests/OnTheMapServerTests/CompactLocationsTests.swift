@@ -1,0 +1,119 @@
+import Foundation
+import NIOCore
+import OnTheMapModels
+import Testing
+
+@testable import OnTheMapServer
+
+/// The live map keeps a class's locations in a compact form (`CompactLocations`); what it
+/// sends must be byte for byte what the same locations as records would give.
+@Suite("The live map's compact locations")
+struct CompactLocationsTests {
+    /// A seeded generator, so a failure can be run again.
+    struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let names = ["Ada", "Zoë", "عمر", "李", "", "O'Brien \"Bob\"", "Back\\slash", "Tab\tNew\nLine", "Ünïcödé"]
+
+    func record(_ id: String, _ rng: inout Seeded) -> StudentInformation {
+        let day = Int.random(in: 1...9, using: &rng)
+        return StudentInformation(
+            objectId: id, uniqueKey: "k\(Int.random(in: 0..<20, using: &rng))", firstName: Self.names.randomElement(using: &rng)!,
+            lastName: Self.names.randomElement(using: &rng)!,
+            mapString: ["Berlin", "القاهرة", "", "São Paulo"].randomElement(using: &rng)!,
+            mediaURL: "https://example.com/\(Int.random(in: 0..<1000, using: &rng))",
+            latitude: Double(Int.random(in: -90...90, using: &rng)) / 2, longitude: Double(Int.random(in: -180...180, using: &rng)) / 3,
+            createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-0\(day)T00:00:00.000Z")
+    }
+
+    /// The records layout as the change frames write each location, in the list's order.
+    func expectedRecordsBody(_ records: [String: StudentInformation], version: Int64) -> String {
+        let sorted = records.values.sorted { a, b in a.updatedAt != b.updatedAt ? a.updatedAt > b.updatedAt : a.objectId > b.objectId }
+        var buffer = ByteBuffer()
+        buffer.writeString(#"{"count":\#(sorted.count),"locations":["#)
+        for (index, record) in sorted.enumerated() {
+            if index > 0 { buffer.writeString(",") }
+            LiveMapJSON.write(record, into: &buffer)
+        }
+        buffer.writeString(#"],"version":\#(version)}"#)
+        return String(buffer: buffer)
+    }
+
+    @Test("after thousands of adds, moves and removals it holds exactly what a dictionary would, in the same bytes")
+    func matchesRecords() throws {
+        var rng = Seeded(state: 46)
+        var compact = CompactLocations()
+        var reference: [String: StudentInformation] = [:]
+        for step in 0..<6000 {
+            let id = "id\(Int.random(in: 0..<700, using: &rng))"
+            if Int.random(in: 0..<4, using: &rng) == 0 {
+                compact.remove(id)
+                reference[id] = nil
+            } else {
+                let new = record(id, &rng)
+                compact.upsert(new, zone: nil)
+                reference[id] = new
+            }
+            #expect(compact.count == reference.count)
+            if step % 1000 == 999 {
+                let body = LiveMapJSON.recordsBody(compact, order: compact.sortedForSnapshot(), version: Int64(step))
+                #expect(String(buffer: body) == expectedRecordsBody(reference, version: Int64(step)))
+            }
+        }
+        compact.removeAll()
+        #expect(compact.count == 0)
+        #expect(
+            String(buffer: LiveMapJSON.recordsBody(compact, order: compact.sortedForSnapshot(), version: 1))
+                == #"{"count":0,"locations":[],"version":1}"#)
+    }
+
+    @Test("each row keeps its time zone; the map layout numbers the zones in the order it first uses them")
+    func zones() throws {
+        var compact = CompactLocations()
+        var rng = Seeded(state: 7)
+        var a = record("a", &rng)
+        a.updatedAt = "2026-01-01T00:00:00.000Z"
+        var b = record("b", &rng)
+        b.updatedAt = "2026-01-02T00:00:00.000Z"
+        var c = record("c", &rng)
+        c.updatedAt = "2026-01-03T00:00:00.000Z"
+        compact.upsert(a, zone: "Europe/Berlin")
+        compact.upsert(b, zone: nil)
+        compact.upsert(c, zone: "Asia/Tokyo")
+        // c, b, a: Tokyo is used first.
+        let body = LiveMapJSON.mapColumnsBody(compact, order: compact.sortedForSnapshot(), version: 3)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any])
+        #expect(json["timeZones"] as? [String] == ["Asia/Tokyo", "Europe/Berlin"])
+        let column = try #require((json["columns"] as? [String: [Any]])?["timeZone"])
+        #expect(column[0] as? Int == 0 && column[1] is NSNull && column[2] as? Int == 1)
+        #expect((json["columns"] as? [String: [Any]])?["objectId"] as? [String] == ["c", "b", "a"])
+        // A move takes the new point's zone.
+        compact.upsert(c, zone: nil)
+        let moved = LiveMapJSON.mapColumnsBody(compact, order: compact.sortedForSnapshot(), version: 4)
+        let after = try #require(try JSONSerialization.jsonObject(with: Data(buffer: moved)) as? [String: Any])
+        #expect(after["timeZones"] as? [String] == ["Europe/Berlin"])
+    }
+
+    @Test("a large snapshot keeps only its gzipped body until a reader cannot take gzip")
+    func plainOnDemand() throws {
+        var compact = CompactLocations()
+        var rng = Seeded(state: 11)
+        for index in 0..<20_000 { compact.upsert(record("row\(index)", &rng), zone: nil) }
+        let encoded = LiveMapJSON.snapshot(compact, version: 9, layout: .records)
+        let gzipped = try #require(encoded.gzipped)
+        #expect(gzipped.readableBytes < EncodedSnapshot.keptPlainBytes)
+        let plain = encoded.plain
+        #expect(plain.readableBytes > EncodedSnapshot.keptPlainBytes)
+        #expect(Gzip.decompress(gzipped) == plain)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: plain)) as? [String: Any])
+        #expect(json["count"] as? Int == 20_000)
+    }
+}
