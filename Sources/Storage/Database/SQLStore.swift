@@ -259,6 +259,22 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         }
     }
 
+    /// SQLite only, for what SQLKit would make slow; errors mapped as in `withDatabase`. `body`
+    /// runs in the calling task (no task of its own, no hop back to an event loop), so a read
+    /// costs one trip to the pool's event loop for the connection and one to SQLite's thread.
+    func withSQLiteConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        guard case .sqlite(let pool, _) = pool else { preconditionFailure("not a SQLite store") }
+        do {
+            let connection = try await pool.requestConnection(logger: logger).get()
+            defer { pool.releaseConnection(connection, logger: logger) }
+            return try await body(connection)
+        } catch let error as SQLiteError where error.message.contains(PatternMatcher.deadlineMessage) {
+            throw StorageError.queryTimeout
+        } catch is ConnectionPoolTimeoutError {
+            throw StorageError.queryTimeout
+        }
+    }
+
     /// Runs `body` in one transaction on one connection (SQLite: `BEGIN IMMEDIATE`, taking the
     /// write lock at once, so two writers queue instead of failing to upgrade a read lock).
     func withTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {

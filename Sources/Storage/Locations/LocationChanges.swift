@@ -98,15 +98,18 @@ extension SQLStore {
     }
 
     public func locationsByObjectId(after objectId: String, in classId: String, limit: Int) async throws -> [StudentInformation] {
-        try await withDatabase { db in
-            try await db.raw(
-                """
-                SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations
-                WHERE class_id = \(bind: classId) AND \(unsafeRaw: VisiblePost.condition) AND object_id > \(bind: objectId)
-                ORDER BY object_id LIMIT \(literal: max(0, limit))
-                """
-            ).all().map(Self.location(from:))
+        let statement: SQLQueryString = """
+            SELECT \(unsafeRaw: Self.locationColumns) FROM student_locations
+            WHERE class_id = \(bind: classId) AND \(unsafeRaw: VisiblePost.condition) AND object_id > \(bind: objectId)
+            ORDER BY object_id LIMIT \(literal: max(0, limit))
+            """
+        // A live map's snapshot reads its class in pages of these: the rows are read as the
+        // list reads them (`SQLiteSupport`, `PostgresSupport`), not through SQLKit's decoder.
+        if case .postgres = pool {
+            let logger = logger
+            return try await withPostgresConnection { try await PostgresSupport.locations(statement, on: $0, logger: logger) }
         }
+        return try await withSQLiteConnection { try await SQLiteSupport.locations(statement, on: $0) }
     }
 
     public func locationLogHorizon() async throws -> Int64 {

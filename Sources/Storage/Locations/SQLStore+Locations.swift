@@ -26,12 +26,10 @@ extension SQLStore {
             let logger = logger
             return try await withPostgresConnection { try await PostgresSupport.locations(statement, on: $0, logger: logger) }
         }
-        return try await withDatabase { db in
-            try await db.raw(statement).all().map(Self.location(from:))
-        }
+        return try await withSQLiteConnection { try await SQLiteSupport.locations(statement, on: $0) }
     }
 
-    /// What a list query selects, in the order `PostgresSupport.locations` decodes it.
+    /// What a list query selects, in the order `PostgresSupport.locations` and `SQLiteSupport.locations` read it.
     static let locationColumns =
         "object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at"
 
