@@ -1,6 +1,8 @@
 import Foundation
+import NIOPosix
 import OnTheMapModels
 import SQLKit
+import SQLiteNIO
 import TestDatabases
 import Testing
 
@@ -104,5 +106,61 @@ struct LocationRowReadingTests {
             }
             #expect(try await store.locations(LocationQuery(limit: 1_000), in: MapClass.migratedDefaultID, author: nil).count == 60)
         }
+    }
+}
+
+/// The SQLite connections list and snapshot pages read on (`SQLiteReadConnections`).
+@Suite("SQLite read connections")
+struct SQLiteReadConnectionsTests {
+    @Test("more reads at once than read connections: the others take the pool's, and all answer; the store then closes")
+    func manyReadsAtOnce() async throws {
+        try await Backend.sqlite.withStore { store in
+            for index in 0..<30 {
+                try await store.insertLocation(record(String(format: "many%03d", index)))
+            }
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<48 {
+                    group.addTask {
+                        if index % 4 == 0 {
+                            return try await store.locationsByObjectId(after: "", in: MapClass.migratedDefaultID, limit: 100).count
+                        }
+                        return try await store.locations(LocationQuery(limit: 100), in: MapClass.migratedDefaultID, author: nil).count
+                    }
+                }
+                for try await count in group { #expect(count == 30) }
+            }
+        }
+    }
+
+    @Test("a read finds a read connection busy and uses the pool; shutting down waits for the one in use, then closes it")
+    func busyAndShutdown() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-reads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let threads = NIOThreadPool(numberOfThreads: 2)
+        threads.start()
+        let reads = SQLiteReadConnections(
+            source: ServerSQLiteSource(path: directory.appendingPathComponent("reads.sqlite").path, threadPool: threads), limit: 1,
+            logger: TestDatabases.logger("test"))
+        let holding = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await reads.withConnection(
+                { connection in
+                    try await connection.query("SELECT 1", []) { _ in }
+                    holding.continuation.yield()
+                    for await _ in release.stream { break }
+                    return "read connection"
+                }, otherwise: { "pool" })
+        }
+        for await _ in holding.stream { break }
+        #expect(try await reads.withConnection({ _ in "read connection" }, otherwise: { "pool" }) == "pool")
+        let shutdown = Task { await reads.shutdown() }
+        // Busy, and (once the task runs) shutting down: either way a read goes to the pool.
+        #expect(try await reads.withConnection({ _ in "read connection" }, otherwise: { "pool" }) == "pool")
+        release.continuation.yield()
+        #expect(try await holder.value == "read connection")
+        await shutdown.value
+        try await threads.shutdownGracefully()
     }
 }

@@ -21,6 +21,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     let pool: Pool
+    /// SQLite only: connections of their own for list and snapshot pages (`withSQLiteConnection`).
+    private let sqliteReads: SQLiteReadConnections?
     /// PostgreSQL only: where the change feed connects, and its channel (set by `open`).
     private var changeFeed: (configuration: SQLPostgresConfiguration, channel: String)? = nil
     let logger: Logger
@@ -72,12 +74,10 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             // other connection, and nothing else that uses NIO's shared blocking pool.
             let threads = NIOThreadPool(numberOfThreads: 2 * System.coreCount)
             threads.start()
+            let source = ServerSQLiteSource(path: path, synchronous: synchronous, threadPool: threads)
             store = SQLStore(
-                pool: .sqlite(
-                    Self.makePool(
-                        ServerSQLiteSource(path: path, synchronous: synchronous, threadPool: threads), perEventLoop: 2, limits: limits,
-                        logger: logger),
-                    threads),
+                pool: .sqlite(Self.makePool(source, perEventLoop: 2, limits: limits, logger: logger), threads),
+                sqliteReads: SQLiteReadConnections(source: source, limit: 2 * System.coreCount, logger: logger),
                 photoStorage: photoStorage ?? PhotoFileStore(dataDirectory: URL(fileURLWithPath: dataDirectory ?? directory.path)),
                 limits: limits, logger: logger
             )
@@ -154,8 +154,11 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         )
     }
 
-    private init(pool: Pool, photoStorage: any PhotoStorage, limits: QueryLimits, logger: Logger) {
+    private init(
+        pool: Pool, sqliteReads: SQLiteReadConnections? = nil, photoStorage: any PhotoStorage, limits: QueryLimits, logger: Logger
+    ) {
         self.pool = pool
+        self.sqliteReads = sqliteReads
         self.limits = limits
         self.patternGate = PatternQueryGate(limit: limits.concurrentPatternQueries)
         self.logger = logger
@@ -210,6 +213,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     public func close() async throws {
         switch pool {
         case .sqlite(let pool, let threads):
+            await sqliteReads?.shutdown()
             try await pool.shutdownAsync()
             try await threads.shutdownGracefully()
         case .postgres(let pool): try await pool.shutdownAsync()
@@ -260,14 +264,18 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     }
 
     /// SQLite only, for what SQLKit would make slow; errors mapped as in `withDatabase`. `body`
-    /// runs in the calling task (no task of its own, no hop back to an event loop), so a read
-    /// costs one trip to the pool's event loop for the connection and one to SQLite's thread.
+    /// runs in the calling task (no task of its own), on one of `sqliteReads`' connections, so
+    /// a read is one trip to SQLite's thread and back; when all of those are in use, on one of
+    /// the pool's (then also a trip to its event loop for the connection).
     func withSQLiteConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
-        guard case .sqlite(let pool, _) = pool else { preconditionFailure("not a SQLite store") }
+        guard case .sqlite(let pool, _) = pool, let sqliteReads else { preconditionFailure("not a SQLite store") }
+        let logger = logger
         do {
-            let connection = try await pool.requestConnection(logger: logger).get()
-            defer { pool.releaseConnection(connection, logger: logger) }
-            return try await body(connection)
+            return try await sqliteReads.withConnection(body) {
+                let connection = try await pool.requestConnection(logger: logger).get()
+                defer { pool.releaseConnection(connection, logger: logger) }
+                return try await body(connection)
+            }
         } catch let error as SQLiteError where error.message.contains(PatternMatcher.deadlineMessage) {
             throw StorageError.queryTimeout
         } catch is ConnectionPoolTimeoutError {
