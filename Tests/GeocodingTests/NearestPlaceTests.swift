@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@testable import Geocoding
+
+/// `nearestPlace` passes over places that cannot be nearer than the best so far without working
+/// out their distance; what it answers must still be the nearest place of all.
+@Suite("The nearest place")
+struct NearestPlaceTests {
+    /// The smallest distance from the point to any place of the gazetteer, by looking at each.
+    func exhaustiveNearest(_ gazetteer: Gazetteer, _ latitude: Double, _ longitude: Double, minimumPopulation: Int32) -> Double {
+        var best = Double.infinity
+        for p in 0..<gazetteer.placeCount where gazetteer.placePopulation[p] >= minimumPopulation {
+            best = min(
+                best,
+                Gazetteer.distanceKm(latitude, longitude, Double(gazetteer.placeLatitude[p]), Double(gazetteer.placeLongitude[p])))
+        }
+        return best
+    }
+
+    @Test("at random points on land and sea, near the poles and the date line, it is the nearest of all places")
+    func matchesExhaustiveSearch() {
+        let gazetteer = Fixture.gazetteer
+        var rng = SystemRandomNumberGenerator()
+        var points: [(Double, Double)] = (0..<150).map { _ in
+            (Double.random(in: -90...90, using: &rng), Double.random(in: -180..<180, using: &rng))
+        }
+        // Cities, the date line, the poles, and a longitude outside -180...180.
+        points += [(52.52, 13.405), (-36.85, 174.76), (64.8, -179.99), (64.8, 179.99), (89.9, 0), (-89.9, 45), (51.5, 359.9)]
+        for (latitude, longitude) in points {
+            for minimumPopulation: Int32 in [0, 100_000] {
+                let found = gazetteer.nearestPlace(
+                    latitude: latitude, longitude: longitude, maximumDistanceKm: 20_000, minimumPopulation: minimumPopulation)
+                let expected = exhaustiveNearest(gazetteer, latitude, longitude, minimumPopulation: minimumPopulation)
+                let distance = found.map {
+                    Gazetteer.distanceKm(latitude, longitude, Double(gazetteer.placeLatitude[$0]), Double(gazetteer.placeLongitude[$0]))
+                }
+                #expect(distance == expected, "at \(latitude), \(longitude), population \(minimumPopulation)")
+            }
+        }
+    }
+}
