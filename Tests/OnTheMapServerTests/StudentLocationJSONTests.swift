@@ -39,6 +39,23 @@ struct StudentLocationJSONTests {
         }
     }
 
+    @Test("the list's byte array and a ByteBuffer (the live map's, the exports') receive the same bytes")
+    func bothSinksWriteTheSameBytes() {
+        var records: [StudentInformation] = []
+        for (index, text) in Self.tricky.enumerated() {
+            records.append(
+                Self.record(text + String(repeating: "\u{7F}é\"\\\n", count: index), latitude: -1.5 * Double(index), longitude: 1e-7))
+        }
+        var buffer = ByteBuffer()
+        buffer.writeStaticString(#"{"results":["#)
+        for (index, record) in records.enumerated() {
+            if index > 0 { buffer.writeStaticString(",") }
+            StudentLocationJSON.write(record, into: &buffer)
+        }
+        buffer.writeStaticString("]}")
+        #expect(StudentLocationJSON.listBody(records, count: nil) == buffer)
+    }
+
     @Test("is byte-identical to JSONEncoder with sorted keys for ordinary records")
     func byteIdenticalForOrdinaryRecords() throws {
         let records = [
