@@ -452,6 +452,8 @@ final class LiveLocations: Sendable {
                 return encoded
             case .encode(let task):
                 let encoded = await task.value
+                // The plain body it was compressed from is freed by now.
+                if encoded.count >= FreedMemory.worthFrom { FreedMemory.giveBack() }
                 state.withLock { s in
                     guard s.maps[classId] != nil else { return }
                     if (s.maps[classId]!.encoded[layout]?.version ?? -1) < encoded.version { s.maps[classId]!.encoded[layout] = encoded }
@@ -502,6 +504,7 @@ final class LiveLocations: Sendable {
                     s.maps[oldest] = nil
                 }
             }
+            if records.count >= FreedMemory.worthFrom { FreedMemory.giveBack() }
         } catch {
             state.withLock { $0.loading[classId] = nil }
             throw error
