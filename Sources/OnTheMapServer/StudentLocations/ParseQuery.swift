@@ -171,15 +171,48 @@ enum ParseQuery {
         regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
+    /// Whether `text` is an ASCII letter followed by ASCII letters, digits and `_` (and `.`
+    /// when `dots`): a name both name patterns accept, told without running a regex on every
+    /// request. A name this refuses still goes to the pattern, which alone decides the rest
+    /// (its `$` also matches before a final line break, for one).
+    static func isPlainName(_ text: String, dots: Bool) -> Bool {
+        var isFirst = true
+        for byte in text.utf8 {
+            let isLetter = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            let isOther =
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || (dots && byte == UInt8(ascii: "."))
+            guard isLetter || (!isFirst && isOther) else { return false }
+            isFirst = false
+        }
+        return !isFirst
+    }
+
+    static func isFieldName(_ text: String) -> Bool {
+        isPlainName(text, dots: false) || matches(fieldNamePattern, text)
+    }
+
+    static func isKeyName(_ text: String) -> Bool {
+        isPlainName(text, dots: true) || matches(keyNamePattern, text)
+    }
+
+    /// `text` without leading and trailing `.whitespaces`; text that starts and ends with an
+    /// ASCII character other than a space or tab has none, and is kept without asking Foundation.
+    static func trimmingWhitespace(_ text: Substring) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last, first < 0x80, last < 0x80,
+            first != UInt8(ascii: " "), first != UInt8(ascii: "\t"), last != UInt8(ascii: " "), last != UInt8(ascii: "\t")
+        else { return text.trimmingCharacters(in: .whitespaces) }
+        return String(text)
+    }
+
     /// `order=-updatedAt,firstName`: invalid names are errors, unknown valid ones are ignored.
     static func sort(_ value: String) throws -> [LocationSort] {
         var sort: [LocationSort] = []
         for entry in value.split(separator: ",") {
-            var name = entry.trimmingCharacters(in: .whitespaces)
+            var name = trimmingWhitespace(entry)
             let descending = name.hasPrefix("-")
             if descending { name.removeFirst() }
             if name.isEmpty { continue }
-            guard matches(fieldNamePattern, name) else { throw ParseError(105, "Invalid field name: \(name).") }
+            guard isFieldName(name) else { throw ParseError(105, "Invalid field name: \(name).") }
             if let field = LocationField(rawValue: name), !sort.contains(where: { $0.field == field }) {
                 sort.append(LocationSort(field, descending: descending))
             }
@@ -195,7 +228,7 @@ enum ParseQuery {
         } else {
             names = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
-        for name in names where !name.isEmpty && !matches(keyNamePattern, name) {
+        for name in names where !name.isEmpty && !isKeyName(name) {
             throw ParseError(105, "Invalid field name: \(name).")
         }
         return Set(names.filter { !$0.isEmpty })
@@ -221,7 +254,7 @@ enum ParseQuery {
             case "ACL":
                 throw ParseError(102, "Cannot query on ACL.")
             default:
-                guard matches(keyNamePattern, key) else { throw ParseError(105, "Invalid key name: \(key)") }
+                guard isKeyName(key) else { throw ParseError(105, "Invalid key name: \(key)") }
                 parts.append(try constraint(on: key, value))
             }
         }
