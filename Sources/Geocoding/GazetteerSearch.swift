@@ -302,7 +302,8 @@ extension Gazetteer {
                 // R asin(cos(placeLat) sin(dLon)) >= R cosEdge (x - x^3/6) for x = |dLon| <= pi/2,
                 // cosEdge being the cosine at the place's cell's edge farther from the equator.
                 let latitudeBound = abs(placeLat - latitude) * radians
-                var x = abs(placeLon - longitude).truncatingRemainder(dividingBy: 360)
+                var x = abs(placeLon - longitude)
+                if x >= 360 { x = x.truncatingRemainder(dividingBy: 360) }  // a longitude outside -180...180
                 if x > 180 { x = 360 - x }
                 x *= radians
                 let longitudeBound = x <= .pi / 2 ? cosEdge * (x - x * x * x / 6) : 0
