@@ -91,24 +91,29 @@ struct PhotoProviderTests {
         #expect(WikimediaProvider.plainText("<span class=\"x\"><a href=\"y\">Jane &amp; John</a>\n Doe</span>") == "Jane & John Doe")
     }
 
-    @Test("The downloader keeps to its concurrency bound and checks images")
+    @Test("The downloader keeps to its concurrency bound and checks images", .timeLimit(.minutes(1)))
     func downloader() async throws {
         try await PhotoStub.run { stub in
+            // Images are held until the test lets them go, so the bound is reached however slowly
+            // a loaded machine sends the requests (a 100 ms delay did not always get 3 at once).
             stub.update {
-                $0.imageDelay = .milliseconds(100)
+                $0.imageDelay = .seconds(60)
                 $0.truncated = ["cut"]
             }
             let fetcher = HTTPFetcher()
             defer { fetcher.shutdown() }
-            // A generous deadline: the test is about the bound and the checks, not speed (it failed on a loaded machine at 2 s).
-            let downloader = ImageDownloader(fetcher: fetcher, concurrency: 3, timeout: 10, retryDelay: .milliseconds(10))
+            // A generous deadline: the test is about the bound and the checks, not speed.
+            let downloader = ImageDownloader(fetcher: fetcher, concurrency: 3, timeout: 30, retryDelay: .milliseconds(10))
             try await withThrowingTaskGroup(of: ImageFormat?.self) { group in
                 for index in 0..<12 {
                     group.addTask { try await downloader.download(URL(string: "\(stub.baseURL)/img/p\(index).png")!)?.format }
                 }
+                while stub.imagesInFlight < 3 { try await Task.sleep(for: .milliseconds(10)) }
+                stub.update { $0.imageDelay = .zero }
                 for try await format in group { #expect(format == .png) }
             }
             #expect(stub.maxImagesInFlight == 3)
+            #expect(stub.imageRequests.filter { $0.hasPrefix("p") }.count == 12)
             await #expect(throws: ImageDownloadError.truncated(.jpeg)) {
                 try await downloader.download(URL(string: "\(stub.baseURL)/img/cut.jpg")!)
             }

@@ -50,6 +50,7 @@ final class PhotoStub: @unchecked Sendable {
     var searches: [[String: String]] { lock.withLock { _searches } }
     var imageRequests: [String] { lock.withLock { _imageRequests } }
     var maxImagesInFlight: Int { lock.withLock { _maxInFlight } }
+    var imagesInFlight: Int { lock.withLock { inFlight } }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var flickrURL: String { baseURL + "/services/rest/" }
