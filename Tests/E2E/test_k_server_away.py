@@ -27,7 +27,9 @@ def halt(server):
     """Stops the server process (as a host does) and keeps its data for the next start."""
     if server.process.poll() is None:
         server.process.send_signal(signal.SIGINT)
-        server.process.wait(timeout=15)
+        # A minute: a graceful stop waits for the album downloads under way (a moved pin
+        # fetches a new album just before), which took over 15 s once on a loaded machine.
+        server.process.wait(timeout=60)
     server.log.close()
 
 
