@@ -437,7 +437,11 @@ final class LiveLocations: Sendable {
                     let teachersOf = self.teachersOf
                     let task = Task {
                         let teachers = layout == .mapColumns ? await teachersOf(classId) : []
-                        return LiveMapJSON.snapshot(records, version: version, layout: layout, teachers: teachers)
+                        let encoded = LiveMapJSON.snapshot(records, version: version, layout: layout, teachers: teachers)
+                        // The plain body it was compressed from is freed by now; once per encoding,
+                        // however many readers wait for it.
+                        if encoded.count >= FreedMemory.worthFrom { FreedMemory.giveBack() }
+                        return encoded
                     }
                     map.encoding[layout] = (version, task)
                     return .encode(task)
@@ -452,8 +456,6 @@ final class LiveLocations: Sendable {
                 return encoded
             case .encode(let task):
                 let encoded = await task.value
-                // The plain body it was compressed from is freed by now.
-                if encoded.count >= FreedMemory.worthFrom { FreedMemory.giveBack() }
                 state.withLock { s in
                     guard s.maps[classId] != nil else { return }
                     if (s.maps[classId]!.encoded[layout]?.version ?? -1) < encoded.version { s.maps[classId]!.encoded[layout] = encoded }

@@ -103,13 +103,8 @@ extension SQLStore {
             WHERE class_id = \(bind: classId) AND \(unsafeRaw: VisiblePost.condition) AND object_id > \(bind: objectId)
             ORDER BY object_id LIMIT \(literal: max(0, limit))
             """
-        // A live map's snapshot reads its class in pages of these: the rows are read as the
-        // list reads them (`SQLiteSupport`, `PostgresSupport`), not through SQLKit's decoder.
-        if case .postgres = pool {
-            let logger = logger
-            return try await withPostgresConnection { try await PostgresSupport.locations(statement, on: $0, logger: logger) }
-        }
-        return try await withSQLiteConnection { try await SQLiteSupport.locations(statement, on: $0) }
+        // A live map's snapshot reads its class in pages of these, with the list's row reader.
+        return try await readLocations(statement)
     }
 
     public func locationLogHorizon() async throws -> Int64 {

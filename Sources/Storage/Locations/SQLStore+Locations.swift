@@ -21,7 +21,12 @@ extension SQLStore {
         orderTerms.append("object_id \(unsafeRaw: tieBreakDescending ? "DESC" : "ASC")")
         sql += " ORDER BY " + orderTerms.joined(separator: ", ")
         sql += " LIMIT \(literal: max(0, query.limit)) OFFSET \(literal: max(0, query.skip))"
-        let statement = sql
+        return try await readLocations(sql)
+    }
+
+    /// Runs a SELECT of `locationColumns` with each database's typed row reader
+    /// (`PostgresSupport`, `SQLiteSupport`), not SQLKit's by-name decoding.
+    func readLocations(_ statement: SQLQueryString) async throws -> [StudentInformation] {
         if case .postgres = pool {
             let logger = logger
             return try await withPostgresConnection { try await PostgresSupport.locations(statement, on: $0, logger: logger) }
