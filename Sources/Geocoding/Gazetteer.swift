@@ -45,9 +45,11 @@ public final class Gazetteer: Geocoder, Sendable {
     /// Places at least this big are "major" for type-ahead on short prefixes.
     static let majorPopulation: Int32 = 15_000
 
-    // Reverse lookup grid of 1 x 1 degree cells.
+    // Reverse lookup grid of 1 x 1 degree cells: each cell's places, south to north, and their
+    // latitudes in the same order (a search finds the point's latitude by bisection).
     let cellStart: [Int32]
     let cellPlaces: [Int32]
+    let cellLatitudes: [Float]
 
     /// Postal codes; entries after the countries (ids P+R+C...).
     let postcodes: PostcodeTable
@@ -252,6 +254,10 @@ public final class Gazetteer: Geocoder, Sendable {
             cellPlaces[Int(fill[c])] = Int32(p)
             fill[c] += 1
         }
+        for c in 0..<cells where cellCount[c + 1] - cellCount[c] > 1 {
+            cellPlaces[Int(cellCount[c])..<Int(cellCount[c + 1])].sort { (lat[Int($0)], $0) < (lat[Int($1)], $1) }
+        }
+        let cellLatitudes = cellPlaces.map { lat[Int($0)] }
 
         // Names in other languages: countries become qualifiers too ("…، مصر").
         let countryIndex = Dictionary(countries.enumerated().map { ($1.code, $0) }, uniquingKeysWith: { first, _ in first })
@@ -295,6 +301,7 @@ public final class Gazetteer: Geocoder, Sendable {
         self.postcodes = postcodes
         self.cellStart = cellCount
         self.cellPlaces = cellPlaces
+        self.cellLatitudes = cellLatitudes
     }
 
     /// The most populous place in `country` with `key` among its names, found in the

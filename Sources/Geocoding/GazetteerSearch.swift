@@ -281,42 +281,54 @@ extension Gazetteer {
         var bestDistance = Double.infinity
 
         let radians = Double.pi / 180
+        // A place that cannot beat the best so far is passed over without the distance's
+        // trigonometry (the answer is the same; a million points' time zones took 45 s, most of
+        // it sines and cosines). Two lower bounds of the great-circle distance: no path between
+        // two latitudes is shorter than the meridian's (R times their difference), nor shorter
+        // than the place's distance to the point's meridian, R asin(cos(placeLat) sin(dLon)) >=
+        // R cosEdge (x - x^3/6) for x = |dLon| <= pi/2, cosEdge being the cosine at the place's
+        // cell's edge farther from the equator. A cell's places go south to north, so the walk
+        // starts at the point's latitude and stops, each way, at the first place the latitude
+        // bound rules out: every place beyond it is farther in latitude still.
+        func beyondBest(_ boundRadians: Double) -> Bool { boundRadians * Self.kmPerRadian * (1 - 1e-9) > bestDistance }
+        func consider(_ i: Int, cosEdge: Double) {
+            let p = Int(cellPlaces[i])
+            guard placePopulation[p] >= minimumPopulation else { return }
+            let placeLat = Double(cellLatitudes[i])
+            let placeLon = Double(placeLongitude[p])
+            var x = abs(placeLon - longitude)
+            if x >= 360 { x = x.truncatingRemainder(dividingBy: 360) }  // a longitude outside -180...180
+            if x > 180 { x = 360 - x }
+            x *= radians
+            if x <= .pi / 2, beyondBest(cosEdge * (x - x * x * x / 6)) { return }
+            let d = Gazetteer.distanceKm(latitude, longitude, placeLat, placeLon)
+            // Equally near: the lower index, whichever cell was walked first.
+            if d < bestDistance || (d == bestDistance && p < best) {
+                bestDistance = d
+                best = p
+            }
+        }
         func visit(_ r: Int, _ c: Int) {
             let cell = r * 360 + ((c % 360) + 360) % 360
-            let cosEdge = cos(Double(max(abs(r - 90), abs(r - 89))) * radians)
-            var i = Int(cellStart[cell])
+            let start = Int(cellStart[cell])
             let end = Int(cellStart[cell + 1])
-            while i < end {
-                let p = Int(cellPlaces[i])
-                if placePopulation[p] < minimumPopulation {
-                    i += 1
-                    continue
-                }
-                let placeLat = Double(placeLatitude[p])
-                let placeLon = Double(placeLongitude[p])
-                // A place that cannot beat the best so far is passed over without the distance's
-                // trigonometry (the answer is the same; a million points' time zones took 45 s,
-                // most of it sines and cosines). Two lower bounds of the great-circle distance:
-                // no path between two latitudes is shorter than the meridian's (R times their
-                // difference), nor shorter than the place's distance to the point's meridian,
-                // R asin(cos(placeLat) sin(dLon)) >= R cosEdge (x - x^3/6) for x = |dLon| <= pi/2,
-                // cosEdge being the cosine at the place's cell's edge farther from the equator.
-                let latitudeBound = abs(placeLat - latitude) * radians
-                var x = abs(placeLon - longitude)
-                if x >= 360 { x = x.truncatingRemainder(dividingBy: 360) }  // a longitude outside -180...180
-                if x > 180 { x = 360 - x }
-                x *= radians
-                let longitudeBound = x <= .pi / 2 ? cosEdge * (x - x * x * x / 6) : 0
-                if max(latitudeBound, longitudeBound) * Self.kmPerRadian * (1 - 1e-9) > bestDistance {
-                    i += 1
-                    continue
-                }
-                let d = Gazetteer.distanceKm(latitude, longitude, placeLat, placeLon)
-                if d < bestDistance {
-                    bestDistance = d
-                    best = p
-                }
+            guard start < end else { return }
+            let cosEdge = cos(Double(max(abs(r - 90), abs(r - 89))) * radians)
+            var low = start
+            var high = end
+            while low < high {
+                let middle = (low + high) / 2
+                if Double(cellLatitudes[middle]) < latitude { low = middle + 1 } else { high = middle }
+            }
+            var i = low
+            while i < end, !beyondBest((Double(cellLatitudes[i]) - latitude) * radians) {
+                consider(i, cosEdge: cosEdge)
                 i += 1
+            }
+            i = low - 1
+            while i >= start, !beyondBest((latitude - Double(cellLatitudes[i])) * radians) {
+                consider(i, cosEdge: cosEdge)
+                i -= 1
             }
         }
 

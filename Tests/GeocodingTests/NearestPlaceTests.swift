@@ -25,7 +25,15 @@ struct NearestPlaceTests {
         var points: [(Double, Double)] = (0..<150).map { _ in
             (Double.random(in: -90...90, using: &rng), Double.random(in: -180..<180, using: &rng))
         }
-        // Cities, the date line, the poles, and a longitude outside -180...180.
+        // Beside places (where cells are crowded and the walk goes both ways from the point's
+        // latitude), cities, the date line, the poles, and a longitude outside -180...180.
+        points += (0..<150).map { _ in
+            let p = Int.random(in: 0..<gazetteer.placeCount, using: &rng)
+            return (
+                min(90, max(-90, Double(gazetteer.placeLatitude[p]) + Double.random(in: -0.05...0.05, using: &rng))),
+                Double(gazetteer.placeLongitude[p]) + Double.random(in: -0.05...0.05, using: &rng)
+            )
+        }
         points += [(52.52, 13.405), (-36.85, 174.76), (64.8, -179.99), (64.8, 179.99), (89.9, 0), (-89.9, 45), (51.5, 359.9)]
         for (latitude, longitude) in points {
             for minimumPopulation: Int32 in [0, 100_000] {

@@ -475,16 +475,25 @@ final class LiveLocations: Sendable {
     /// Reads the class's locations a page at a time, then replays the changes published
     /// since the read began: each change carries the whole record, so replaying converges on
     /// the state at our version whichever moment each page saw.
+    /// The page of the class's locations after `objectId`; nil for no objectId (no more pages).
+    private func readPage(of classId: String, after objectId: String?) async throws -> [StudentInformation]? {
+        guard let objectId else { return nil }
+        return try await store.locationsByObjectId(after: objectId, in: classId, limit: settings.snapshotPageSize)
+    }
+
     private func load(_ classId: String) async throws {
         do {
             let start = version
             var records = CompactLocations()
-            var last = ""
+            let pageSize = settings.snapshotPageSize
+            var page = try await readPage(of: classId, after: "") ?? []
             while true {
-                let page = try await store.locationsByObjectId(after: last, in: classId, limit: settings.snapshotPageSize)
+                // The next page is read while this one's time zones are found (two cores busy).
+                let after = page.count == pageSize ? page.last?.objectId : nil
+                async let next = readPage(of: classId, after: after)
                 for record in page { records.upsert(record, zone: timeZone(record.latitude, record.longitude)) }
-                guard page.count == settings.snapshotPageSize, let next = page.last?.objectId else { break }
-                last = next
+                guard let following = try await next else { break }
+                page = following
             }
             state.withLock { s in
                 s.loading[classId] = nil
