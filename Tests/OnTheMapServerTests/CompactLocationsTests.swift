@@ -102,6 +102,27 @@ struct CompactLocationsTests {
         #expect(after["timeZones"] as? [String] == ["Europe/Berlin"])
     }
 
+    @Test("a row takes 40 bytes besides its text, and a field longer than 65,535 bytes is cut at a whole character")
+    func rowSizeAndOverlongField() throws {
+        #expect(MemoryLayout<CompactLocations.Row>.stride == 40)
+        var rng = Seeded(state: 11)
+        var long = record("long", &rng)
+        // Only a row written into the database by hand can be this long: 21,845 three-byte
+        // characters and one more, which would end past the limit.
+        long.mediaURL = "https://example.com/" + String(repeating: "€", count: 21_845)
+        let short = record("short", &rng)
+        var compact = CompactLocations()
+        compact.upsert(long, zone: "Europe/Paris")
+        compact.upsert(short, zone: nil)
+        let kept = compact.read { $0.string(0, .mediaURL) }
+        #expect(kept.utf8.count <= CompactLocations.longestField && kept.utf8.count > CompactLocations.longestField - 3)
+        #expect(long.mediaURL.hasPrefix(kept) && kept.hasSuffix("€"))
+        // The fields after it, the next row and the time zone are whole.
+        #expect(compact.read { $0.string(0, .updatedAt) } == long.updatedAt)
+        #expect(compact.read { $0.string(1, .mediaURL) } == short.mediaURL)
+        #expect(compact.read { ($0.zone(0), $0.zone(1)) } == (0, CompactLocations.noZone))
+    }
+
     @Test("a large snapshot keeps only its gzipped body until a reader cannot take gzip")
     func plainOnDemand() throws {
         var compact = CompactLocations()

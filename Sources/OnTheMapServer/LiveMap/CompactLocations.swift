@@ -20,13 +20,37 @@ struct CompactLocations: Sendable {
         /// Where the row's text starts in `text`; -1 once removed.
         var start: Int
         /// Lanes 0-6: each field's length in bytes, in `Field` order; lane 7: the row's time
-        /// zone, an index into `zoneNames` (`noZone` for none).
-        var lengths: SIMD8<UInt32>
+        /// zone, an index into `zoneNames` (`UInt16.max` for none).
+        var lengths: Lanes
         var latitude: Double
         var longitude: Double
     }
 
+    /// Eight 16-bit lanes in two halves of 8-byte alignment (a `SIMD8<UInt16>` is aligned to
+    /// 16 bytes and would make a row 48 bytes instead of 40).
+    struct Lanes: Sendable {
+        private var low = SIMD4<UInt16>()
+        private var high = SIMD4<UInt16>()
+
+        subscript(lane: Int) -> UInt16 {
+            get { lane < 4 ? low[lane] : high[lane - 4] }
+            set {
+                if lane < 4 { low[lane] = newValue } else { high[lane - 4] = newValue }
+            }
+        }
+
+        /// Lanes 0-6 added up: the row's text in bytes.
+        var textByteCount: Int {
+            Int(SIMD4<UInt32>(truncatingIfNeeded: low).wrappedSum()) + Int(SIMD4<UInt32>(truncatingIfNeeded: high).wrappedSum())
+                - Int(high[3])
+        }
+    }
+
     static let noZone = UInt32.max
+    /// The longest field kept, in bytes: the server takes at most 2,048 characters (8 KB) in
+    /// any field, so only a row written into the database by hand can be longer; its field is
+    /// cut at the last whole character that fits.
+    static let longestField = Int(UInt16.max)
     private static let emptySlot: Int32 = -1
     private static let removedSlot: Int32 = -2
 
@@ -42,7 +66,7 @@ struct CompactLocations: Sendable {
     private(set) var count = 0
     /// The time zones rows are in, each once, in the order first seen.
     private(set) var zoneNames: [String] = []
-    private var zoneIds: [String: UInt32] = [:]
+    private var zoneIds: [String: UInt16] = [:]
 
     init() {}
 
@@ -66,15 +90,22 @@ struct CompactLocations: Sendable {
 
     /// Adds the location, or replaces the one with its objectId.
     mutating func upsert(_ record: StudentInformation, zone: String?) {
-        var lengths = SIMD8<UInt32>()
+        var lengths = Lanes()
         let start = text.count
         var end = start
         for (lane, value) in [
             record.objectId, record.uniqueKey, record.firstName, record.lastName, record.mapString, record.mediaURL, record.updatedAt,
         ].enumerated() {
             var value = value
-            value.withUTF8 { text.append(contentsOf: $0) }
-            lengths[lane] = UInt32(text.count - end)
+            value.withUTF8 { bytes in
+                var kept = bytes.count
+                if kept > Self.longestField {
+                    kept = Self.longestField
+                    while kept > 0 && bytes[kept] & 0xC0 == 0x80 { kept -= 1 }  // not inside a character
+                }
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<kept]))
+            }
+            lengths[lane] = UInt16(text.count - end)
             end = text.count
         }
         lengths[7] = zoneId(zone)
@@ -110,17 +141,18 @@ struct CompactLocations: Sendable {
 
     mutating func removeAll() { self = CompactLocations() }
 
-    private mutating func zoneId(_ zone: String?) -> UInt32 {
-        guard let zone else { return Self.noZone }
+    private mutating func zoneId(_ zone: String?) -> UInt16 {
+        // The IANA database has about 600 zones; were there ever 65,535, the rest go without.
+        guard let zone, zoneNames.count < Int(UInt16.max) || zoneIds[zone] != nil else { return UInt16.max }
         if let known = zoneIds[zone] { return known }
-        let id = UInt32(zoneNames.count)
+        let id = UInt16(zoneNames.count)
         zoneNames.append(zone)
         zoneIds[zone] = id
         return id
     }
 
     private static func byteCount(_ row: Row) -> Int {
-        Int((row.lengths &* SIMD8(1, 1, 1, 1, 1, 1, 1, 0)).wrappedSum())
+        row.lengths.textByteCount
     }
 
     // MARK: Index
@@ -240,7 +272,10 @@ struct CompactLocations: Sendable {
         func latitude(_ row: Int32) -> Double { rows[Int(row)].latitude }
         func longitude(_ row: Int32) -> Double { rows[Int(row)].longitude }
         /// An index into `zoneNames`, or `noZone`.
-        func zone(_ row: Int32) -> UInt32 { rows[Int(row)].lengths[7] }
+        func zone(_ row: Int32) -> UInt32 {
+            let zone = rows[Int(row)].lengths[7]
+            return zone == UInt16.max ? CompactLocations.noZone : UInt32(zone)
+        }
 
         /// Negative, zero or positive as `a`'s field sorts before, with or after `b`'s (bytewise).
         func compare(_ a: Int32, _ b: Int32, _ name: Field) -> Int {
