@@ -7,12 +7,7 @@ import Localization
 /// it: the browser's languages decide again). `GET /api/account` answers it.
 extension AccountController {
     struct LanguageChoice: Codable {
-        let language: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(["language": language])  // `null` written out, not left absent
-        }
+        @ExplicitNull var language: String?
     }
 
     @Sendable func setLanguage(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -260,23 +260,14 @@ struct AccountView: Encodable {
     struct Me: Encodable {
         let key, email, firstName, lastName: String
         let isAdmin: Bool
-        /// The web app's language the account chose (a tag), or nil for the browser's.
-        let language: String?
+        /// The web app's language the account chose (a tag), or null for the browser's.
+        @ExplicitNull var language: String?
         enum CodingKeys: String, CodingKey {
             case key, email
             case firstName = "first_name"
             case lastName = "last_name"
             case isAdmin = "is_admin"
             case language
-        }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(key, forKey: .key)
-            try container.encode(email, forKey: .email)
-            try container.encode(firstName, forKey: .firstName)
-            try container.encode(lastName, forKey: .lastName)
-            try container.encode(isAdmin, forKey: .isAdmin)
-            try container.encode(language, forKey: .language)  // null, not absent
         }
     }
     let account: Me

@@ -435,7 +435,7 @@ struct MemberView: Encodable {
     /// On the map, waiting for approval, or not yet (`ClassMapStatus`).
     let mapStatus: ClassMapStatus
     /// Their newest post there that is still there; null when none.
-    let lastPostAt: String?
+    @ExplicitNull var lastPostAt: String?
     init(_ member: ClassMember, withEmail: Bool) {
         key = member.accountKey
         email = withEmail ? member.email : nil
@@ -453,19 +453,6 @@ struct MemberView: Encodable {
         case joinedAt = "joined_at"
         case mapStatus = "map_status"
         case lastPostAt = "last_post_at"
-    }
-
-    /// `last_post_at` is null rather than missing.
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(key, forKey: .key)
-        try c.encodeIfPresent(email, forKey: .email)
-        try c.encode(firstName, forKey: .firstName)
-        try c.encode(lastName, forKey: .lastName)
-        try c.encode(role, forKey: .role)
-        try c.encode(joinedAt, forKey: .joinedAt)
-        try c.encode(mapStatus, forKey: .mapStatus)
-        try c.encode(lastPostAt, forKey: .lastPostAt)
     }
 }
 

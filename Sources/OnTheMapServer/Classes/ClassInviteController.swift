@@ -128,17 +128,8 @@ struct ClassInviteController: Sendable {
 struct InviteView: Encodable {
     let slug, name: String
     /// The class's first teacher, as "Ada L."; null when it has none.
-    let teacher: String?
+    @ExplicitNull var teacher: String?
     let archived: Bool
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(slug, forKey: .slug)
-        try container.encode(name, forKey: .name)
-        try container.encode(teacher, forKey: .teacher)
-        try container.encode(archived, forKey: .archived)
-    }
-    enum CodingKeys: String, CodingKey { case slug, name, teacher, archived }
 }
 
 /// The invitation email's words, in the web app's eight languages.

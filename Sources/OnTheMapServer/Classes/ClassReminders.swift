@@ -27,21 +27,12 @@ struct ClassReminderController: Sendable {
     struct StatusView: Encodable {
         /// Email is set up on this server.
         let email: Bool
-        /// The last round (nil: none this week).
-        let last_sent_at: String?
-        /// When the next round may be sent (nil: now).
-        let next_at: String?
+        /// The last round (null: none this week).
+        @ExplicitNull var last_sent_at: String?
+        /// When the next round may be sent (null: now).
+        @ExplicitNull var next_at: String?
         /// Members a round would email now.
         let waiting_members: Int
-
-        func encode(to encoder: any Encoder) throws {
-            enum Keys: String, CodingKey { case email, last_sent_at, next_at, waiting_members }
-            var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(email, forKey: .email)
-            try c.encode(last_sent_at, forKey: .last_sent_at)
-            try c.encode(next_at, forKey: .next_at)
-            try c.encode(waiting_members, forKey: .waiting_members)
-        }
     }
 
     /// `GET /api/classes/:slug/reminders`: whether a round can be sent, and when.
@@ -96,13 +87,7 @@ struct ClassReminderController: Sendable {
         let next = mails.isEmpty ? nil : now.addingTimeInterval(Self.interval)
         struct Answer: Encodable {
             let reminded: Int
-            let next_at: String?
-            func encode(to encoder: any Encoder) throws {
-                enum Keys: String, CodingKey { case reminded, next_at }
-                var c = encoder.container(keyedBy: Keys.self)
-                try c.encode(reminded, forKey: .reminded)
-                try c.encode(next_at, forKey: .next_at)
-            }
+            @ExplicitNull var next_at: String?
         }
         return try JSONResponse.make(Answer(reminded: mails.count, next_at: next.map(ParseDate.string(from:))), status: .accepted)
     }

@@ -21,17 +21,9 @@ extension LTIController {
             let member: Bool
             let on_map: Bool
         }
-        let synced_at: String?
+        /// Null until the first sync.
+        @ExplicitNull var synced_at: String?
         let members: [Line]
-
-        enum CodingKeys: String, CodingKey { case synced_at, members }
-
-        /// `synced_at` is null until the first sync.
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(synced_at, forKey: .synced_at)
-            try c.encode(members, forKey: .members)
-        }
     }
 
     /// `GET /api/classes/:slug/course-roster` (teachers): the course's members as the

@@ -24,7 +24,10 @@ struct LTIDeepLinkingResponse: JWTPayload {
     let iat: Int
     let exp: Int
     let nonce: String
+    let messageType = "LtiDeepLinkingResponse"
+    let version = LTILaunchVerifier.version
     let deploymentID: String
+    /// The platform's `data`, returned as it came; absent when it sent none.
     let data: String?
     let items: [Item]
 
@@ -46,20 +49,6 @@ struct LTIDeepLinkingResponse: JWTPayload {
         case deploymentID = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
         case items = "https://purl.imsglobal.org/spec/lti-dl/claim/content_items"
         case data = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(iss, forKey: .iss)
-        try c.encode(aud, forKey: .aud)
-        try c.encode(iat, forKey: .iat)
-        try c.encode(exp, forKey: .exp)
-        try c.encode(nonce, forKey: .nonce)
-        try c.encode("LtiDeepLinkingResponse", forKey: .messageType)
-        try c.encode(LTILaunchVerifier.version, forKey: .version)
-        try c.encode(deploymentID, forKey: .deploymentID)
-        try c.encode(items, forKey: .items)
-        try c.encodeIfPresent(data, forKey: .data)
     }
 
     init(from decoder: any Decoder) throws {
