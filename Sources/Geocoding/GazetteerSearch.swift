@@ -279,8 +279,10 @@ extension Gazetteer {
         let column = home % 360
         var best = -1
         var bestDistance = Double.infinity
+        var bestHaversine = Double.infinity
 
         let radians = Double.pi / 180
+        let pointCosine = cos(latitude * radians)
         // A place that cannot beat the best so far is passed over without the distance's
         // trigonometry (the answer is the same; a million points' time zones took 45 s, most of
         // it sines and cosines). Two lower bounds of the great-circle distance: no path between
@@ -301,10 +303,16 @@ extension Gazetteer {
             if x > 180 { x = 360 - x }
             x *= radians
             if x <= .pi / 2, beyondBest(cosEdge * (x - x * x * x / 6)) { return }
-            let d = Gazetteer.distanceKm(latitude, longitude, placeLat, placeLon)
+            // `distanceKm`'s haversine term, which grows with the distance: places are compared
+            // by it, and the distance itself (an arc tangent) is worked out for a new best only.
+            let halfLatitudeSine = sin((placeLat - latitude) * radians / 2)
+            let halfLongitudeSine = sin((placeLon - longitude) * radians / 2)
+            let a =
+                halfLatitudeSine * halfLatitudeSine + pointCosine * cos(placeLat * radians) * halfLongitudeSine * halfLongitudeSine
             // Equally near: the lower index, whichever cell was walked first.
-            if d < bestDistance || (d == bestDistance && p < best) {
-                bestDistance = d
+            if a < bestHaversine || (a == bestHaversine && p < best) {
+                bestHaversine = a
+                bestDistance = Gazetteer.distanceKm(haversine: a)
                 best = p
             }
         }
@@ -369,7 +377,12 @@ extension Gazetteer {
         let dLat = (lat2 - lat1) * r
         let dLon = (lon2 - lon1) * r
         let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * r) * cos(lat2 * r) * sin(dLon / 2) * sin(dLon / 2)
-        return kmPerRadian * 2 * atan2(sqrt(a), sqrt(max(0, 1 - a)))
+        return distanceKm(haversine: a)
+    }
+
+    /// The distance whose haversine term is `a`.
+    static func distanceKm(haversine a: Double) -> Double {
+        kmPerRadian * 2 * atan2(sqrt(a), sqrt(max(0, 1 - a)))
     }
 
     // MARK: - Results

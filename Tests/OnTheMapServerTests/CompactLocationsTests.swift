@@ -102,6 +102,45 @@ struct CompactLocationsTests {
         #expect(after["timeZones"] as? [String] == ["Europe/Berlin"])
     }
 
+    @Test("a big class's map layout, written a column per core, holds each location's values in the same place of every column")
+    func parallelColumns() throws {
+        var rng = Seeded(state: 23)
+        var compact = CompactLocations()
+        var records: [String: StudentInformation] = [:]
+        let zones = ["Europe/Berlin", "Asia/Tokyo", nil, "America/Lima"]
+        var zoneOf: [String: String?] = [:]
+        for number in 0..<(LiveMapJSON.parallelColumnsFrom + 500) {
+            let record = record("o\(number)", &rng)
+            let zone = zones[number % zones.count]
+            compact.upsert(record, zone: zone)
+            records[record.objectId] = record
+            zoneOf[record.objectId] = .some(zone)
+        }
+        let order = compact.sortedForSnapshot()
+        let body = LiveMapJSON.mapColumnsBody(compact, order: order, version: 9, teachers: ["k3"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any])
+        let columns = try #require(json["columns"] as? [String: [Any]])
+        let timeZones = try #require(json["timeZones"] as? [String])
+        #expect(json["count"] as? Int == records.count && json["version"] as? Int == 9)
+        let ids = try #require(columns["objectId"] as? [String])
+        #expect(ids.count == records.count)
+        var teacherRows: [Int] = []
+        for (index, id) in ids.enumerated() {
+            let record = try #require(records[id])
+            #expect(columns["firstName"]?[index] as? String == record.firstName)
+            #expect(columns["lastName"]?[index] as? String == record.lastName)
+            #expect(columns["mapString"]?[index] as? String == record.mapString)
+            #expect(columns["mediaURL"]?[index] as? String == record.mediaURL)
+            #expect(columns["uniqueKey"]?[index] as? String == record.uniqueKey)
+            #expect(columns["latitude"]?[index] as? Double == record.latitude)
+            #expect(columns["longitude"]?[index] as? Double == record.longitude)
+            let zone = columns["timeZone"]?[index]
+            #expect((zone as? Int).map { timeZones[$0] } == zoneOf[id]!)
+            if record.uniqueKey == "k3" { teacherRows.append(index) }
+        }
+        #expect(json["teachers"] as? [Int] == teacherRows)
+    }
+
     @Test("a row takes 40 bytes besides its text, and a field longer than 65,535 bytes is cut at a whole character")
     func rowSizeAndOverlongField() throws {
         #expect(MemoryLayout<CompactLocations.Row>.stride == 40)

@@ -1,3 +1,4 @@
+import Dispatch
 import Geocoding
 import NIOCore
 import OnTheMapModels
@@ -94,66 +95,84 @@ enum LiveMapJSON {
     static func mapColumnsBody(
         _ locations: CompactLocations, order: [Int32], version: Int64, teachers: Set<String> = []
     ) -> ByteBuffer {
-        var buffer = ByteBufferAllocator().buffer(capacity: 128 + order.count * 144)
         let teacherKeys = teachers.map { Array($0.utf8) }
+        // Each column is written on its own, on every core for a big class, then they are joined.
+        let names: [StaticString] = [
+            "firstName", "lastName", "latitude", "longitude", "mapString", "mediaURL", "objectId", "timeZone", "uniqueKey",
+        ]
+        let fields: [CompactLocations.Field?] = [.firstName, .lastName, nil, nil, .mapString, .mediaURL, .objectId, nil, .uniqueKey]
+        var columns = [(body: ByteBuffer, zoneNames: [String])](repeating: (ByteBuffer(), []), count: names.count)
+        var teacherIndexes: [Int] = []
         locations.read { rows in
-            func column(_ name: StaticString, first: Bool = false, _ write: (Int32, inout ByteBuffer) -> Void) {
-                if !first { buffer.writeStaticString("],") }
+            func column(_ number: Int) -> (body: ByteBuffer, zoneNames: [String]) {
+                var buffer = ByteBufferAllocator().buffer(capacity: 16 + order.count * 24)
+                var zoneNames: [String] = []
                 buffer.writeStaticString("\"")
-                buffer.writeStaticString(name)
+                buffer.writeStaticString(names[number])
                 buffer.writeStaticString("\":[")
+                // The store's zone numbers, renumbered in the order this snapshot first uses them.
+                var snapshotZone: [UInt32: Int] = [:]
                 for (index, row) in order.enumerated() {
                     if index > 0 { buffer.writeStaticString(",") }
-                    write(row, &buffer)
+                    if let field = fields[number] {
+                        StudentLocationJSON.writeString(utf8: rows.field(row, field), into: &buffer)
+                    } else if number == 2 {
+                        StudentLocationJSON.writeNumber(rows.latitude(row), into: &buffer)
+                    } else if number == 3 {
+                        StudentLocationJSON.writeNumber(rows.longitude(row), into: &buffer)
+                    } else {
+                        let zone = rows.zone(row)
+                        if zone == CompactLocations.noZone {
+                            buffer.writeStaticString("null")
+                            continue
+                        }
+                        if snapshotZone[zone] == nil {
+                            snapshotZone[zone] = zoneNames.count
+                            zoneNames.append(locations.zoneNames[Int(zone)])
+                        }
+                        buffer.writeString(String(snapshotZone[zone]!))
+                    }
                 }
+                buffer.writeStaticString("]")
+                return (buffer, zoneNames)
             }
-            func text(_ field: CompactLocations.Field) -> (Int32, inout ByteBuffer) -> Void {
-                { row, buffer in StudentLocationJSON.writeString(utf8: rows.field(row, field), into: &buffer) }
-            }
-            buffer.writeStaticString(#"{"columns":{"#)
-            column("firstName", first: true, text(.firstName))
-            column("lastName", text(.lastName))
-            column("latitude") { StudentLocationJSON.writeNumber(rows.latitude($0), into: &$1) }
-            column("longitude") { StudentLocationJSON.writeNumber(rows.longitude($0), into: &$1) }
-            column("mapString", text(.mapString))
-            column("mediaURL", text(.mediaURL))
-            column("objectId", text(.objectId))
-            // The store's zone numbers, renumbered in the order this snapshot first uses them.
-            var snapshotZone: [UInt32: Int] = [:]
-            var zoneNames: [String] = []
-            column("timeZone") { row, buffer in
-                let zone = rows.zone(row)
-                if zone == CompactLocations.noZone {
-                    buffer.writeStaticString("null")
-                    return
+            if order.count >= parallelColumnsFrom {
+                columns.withUnsafeMutableBufferPointer { out in
+                    // Each worker writes its own element of `out` and only reads the rows, which
+                    // stay put until `concurrentPerform` returns.
+                    nonisolated(unsafe) let out = out
+                    nonisolated(unsafe) let column = column
+                    DispatchQueue.concurrentPerform(iterations: names.count) { out[$0] = column($0) }
                 }
-                if snapshotZone[zone] == nil {
-                    snapshotZone[zone] = zoneNames.count
-                    zoneNames.append(locations.zoneNames[Int(zone)])
-                }
-                buffer.writeString(String(snapshotZone[zone]!))
+            } else {
+                for number in names.indices { columns[number] = column(number) }
             }
-            column("uniqueKey", text(.uniqueKey))
-            buffer.writeString(#"]},"count":\#(order.count),"teachers":["#)
             if !teacherKeys.isEmpty {
-                var first = true
                 for (index, row) in order.enumerated() {
                     let key = rows.field(row, .uniqueKey)
-                    guard teacherKeys.contains(where: { $0.elementsEqual(key) }) else { continue }
-                    if !first { buffer.writeStaticString(",") }
-                    first = false
-                    buffer.writeString(String(index))
+                    if teacherKeys.contains(where: { $0.elementsEqual(key) }) { teacherIndexes.append(index) }
                 }
             }
-            buffer.writeStaticString(#"],"timeZones":["#)
-            for (index, name) in zoneNames.enumerated() {
-                if index > 0 { buffer.writeStaticString(",") }
-                StudentLocationJSON.writeString(name, into: &buffer)
-            }
+        }
+        var buffer = ByteBufferAllocator().buffer(capacity: 128 + columns.reduce(0) { $0 + $1.body.readableBytes })
+        buffer.writeStaticString(#"{"columns":{"#)
+        for (number, column) in columns.enumerated() {
+            if number > 0 { buffer.writeStaticString(",") }
+            buffer.writeImmutableBuffer(column.body)
+        }
+        buffer.writeString(#"},"count":\#(order.count),"teachers":["#)
+        buffer.writeString(teacherIndexes.map(String.init).joined(separator: ","))
+        buffer.writeStaticString(#"],"timeZones":["#)
+        for (index, name) in columns[7].zoneNames.enumerated() {
+            if index > 0 { buffer.writeStaticString(",") }
+            StudentLocationJSON.writeString(name, into: &buffer)
         }
         buffer.writeString(#"],"version":\#(version)}"#)
         return buffer
     }
+
+    /// From how many locations the map layout's columns are written in parallel.
+    static let parallelColumnsFrom = 20_000
 
     /// The map layout of locations already in order (tests), each zone asked once per point.
     static func mapColumnsBody(
