@@ -340,9 +340,11 @@ extension Gazetteer {
             }
         }
 
-        // 1. The 3 x 3 cells around the point: enough on land almost everywhere.
+        // 1. The 3 x 3 cells around the point: enough on land almost everywhere. The point's own
+        //    cell first: its nearest place usually rules out most of the others'.
+        visit(row, column)
         for r in max(row - 1, 0)...min(row + 1, 179) {
-            for c in (column - 1)...(column + 1) { visit(r, c) }
+            for c in (column - 1)...(column + 1) where r != row || c != column { visit(r, c) }
         }
         // 2. Every cell that could hold something closer: a box of the search radius,
         //    widened in longitude by latitude (with a margin, since great circles cut

@@ -19,6 +19,20 @@ struct StudentLocationJSONTests {
         "東京", "emoji 🗺️", "</script>", "", "slash/es",
     ]
 
+    @Test("text is copied whole exactly when no byte needs escaping, wherever in a word the byte is")
+    func escapingCheck() {
+        var rng = SystemRandomNumberGenerator()
+        // Bytes around each special one, and multi-byte UTF-8 (never escaped), at every offset.
+        let alphabet: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF, 0x61]
+        for _ in 0..<5_000 {
+            let bytes = (0..<Int.random(in: 0...40, using: &rng)).map { _ in
+                Bool.random(using: &rng) ? UInt8(ascii: "a") : alphabet.randomElement(using: &rng)!
+            }
+            let expected = bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+            bytes.withUnsafeBufferPointer { #expect(StudentLocationJSON.needsEscaping($0) == expected, "\(bytes)") }
+        }
+    }
+
     @Test("decodes to exactly what JSONEncoder's output decodes to, for awkward text and numbers")
     func sameMeaningAsJSONEncoder() throws {
         let numbers: [(Double, Double)] = [

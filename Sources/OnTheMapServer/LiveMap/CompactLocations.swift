@@ -237,12 +237,43 @@ struct CompactLocations: Sendable {
         order.reserveCapacity(count)
         for (index, row) in rows.enumerated() where row.start >= 0 { order.append(Int32(index)) }
         read { reader in
+            // Each row's time, its first 24 bytes (all of a Parse date) as three numbers that
+            // compare as the bytes do, so most comparisons need not find and compare the text.
+            var times = [TimePrefix](repeating: TimePrefix(), count: rows.count)
+            for row in order { times[Int(row)] = TimePrefix(reader.field(row, .updatedAt)) }
             order.sort { a, b in
+                let (x, y) = (times[Int(a)], times[Int(b)])
+                if x != y { return x > y }
                 let byTime = reader.compare(a, b, .updatedAt)
                 return byTime != 0 ? byTime > 0 : reader.compare(a, b, .objectId) > 0
             }
         }
         return order
+    }
+
+    /// The first 24 bytes of a text, big-endian, zero after its end: two prefixes compare as
+    /// the texts' bytes do as far as they reach, and equal prefixes need the whole texts.
+    struct TimePrefix: Comparable {
+        var high: UInt64 = 0
+        var middle: UInt64 = 0
+        var low: UInt64 = 0
+
+        init() {}
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            func word(_ from: Int) -> UInt64 {
+                var value: UInt64 = 0
+                for index in from..<from + 8 { value = value << 8 | UInt64(index < bytes.count ? bytes[index] : 0) }
+                return value
+            }
+            high = word(0)
+            middle = word(8)
+            low = word(16)
+        }
+
+        static func < (a: TimePrefix, b: TimePrefix) -> Bool {
+            (a.high, a.middle, a.low) < (b.high, b.middle, b.low)
+        }
     }
 
     /// The rows in the order they came in (each replaced row where its first version was).
@@ -261,6 +292,7 @@ struct CompactLocations: Sendable {
         let text: UnsafeBufferPointer<UInt8>
         let rows: UnsafeBufferPointer<Row>
 
+        @inline(__always)
         func field(_ row: Int32, _ field: Field) -> UnsafeBufferPointer<UInt8> {
             let r = rows[Int(row)]
             var start = r.start

@@ -73,6 +73,11 @@ enum StudentLocationJSON {
     /// The same, from text already held as UTF-8 (the live map's compact rows).
     static func writeString<Sink: JSONSink>(utf8 bytes: UnsafeBufferPointer<UInt8>, into buffer: inout Sink) {
         buffer.appendJSON("\"")
+        if !needsEscaping(bytes) {  // almost every name, place and link: copied whole
+            buffer.appendJSONBytes(UnsafeRawBufferPointer(bytes))
+            buffer.appendJSON("\"")
+            return
+        }
         var start = 0
         for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
             buffer.appendJSONBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
@@ -91,6 +96,35 @@ enum StudentLocationJSON {
         }
         buffer.appendJSONBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
         buffer.appendJSON("\"")
+    }
+
+    /// Whether any byte is a control character, `"` or `\`, eight bytes at a time: a byte
+    /// below 0x20 is one whose value minus 0x20 borrows from its top bit, and `"` and `\` are
+    /// the bytes that become zero when XORed with them.
+    static func needsEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                // Below 0x20: (b - 0x20) sets the top bit where b's own top bit was clear.
+                if (word &- ones &* 0x20) & ~word & highs != 0 || hasZeroByte(word ^ (ones &* 0x22))
+                    || hasZeroByte(word ^ (ones &* 0x5C))
+                {
+                    return true
+                }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            index += 1
+        }
+        return false
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
