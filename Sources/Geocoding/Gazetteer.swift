@@ -50,6 +50,9 @@ public final class Gazetteer: Geocoder, Sendable {
     let cellStart: [Int32]
     let cellPlaces: [Int32]
     let cellLatitudes: [Float]
+    /// Per cell, the zone every point of it is in when that needs no search (see
+    /// `PlaceTimeZones.uniformCellZones`), else `PlaceTimeZones.mixed`.
+    let cellZones: [Int32]
 
     /// Postal codes; entries after the countries (ids P+R+C...).
     let postcodes: PostcodeTable
@@ -280,7 +283,9 @@ public final class Gazetteer: Geocoder, Sendable {
 
         self.bytes = bytes
         self.placeNames = placeNames
-        self.timeZones = PlaceTimeZones.load(from: PlaceTimeZones.companion(of: url), placeCount: placeCount)
+        let timeZones = PlaceTimeZones.load(from: PlaceTimeZones.companion(of: url), placeCount: placeCount)
+        self.timeZones = timeZones
+        self.cellZones = timeZones.uniformCellZones(cellStart: cellCount, cellPlaces: cellPlaces)
         self.countries = countries
         self.regions = regions
         self.placeNameStart = nameStart

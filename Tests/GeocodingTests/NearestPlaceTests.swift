@@ -47,4 +47,30 @@ struct NearestPlaceTests {
             }
         }
     }
+
+    @Test("a point's time zone read from its cell's table is the zone of its nearest place")
+    func cellZonesMatchTheSearch() {
+        let gazetteer = Fixture.gazetteer
+        #expect(gazetteer.hasTimeZones)
+        // Inside a country of one zone, cells are one zone all around; near borders they are not.
+        let uniform = gazetteer.cellZones.filter { $0 != PlaceTimeZones.mixed }.count
+        #expect(uniform > 1_000 && uniform < gazetteer.cellZones.count / 10)
+        var rng = SystemRandomNumberGenerator()
+        var points: [(Double, Double)] = (0..<3_000).map { _ in
+            let p = Int.random(in: 0..<gazetteer.placeCount, using: &rng)
+            return (
+                min(90, max(-90, Double(gazetteer.placeLatitude[p]) + Double.random(in: -1...1, using: &rng))),
+                Double(gazetteer.placeLongitude[p]) + Double.random(in: -1...1, using: &rng)
+            )
+        }
+        points += (0..<1_000).map { _ in (Double.random(in: -90...90, using: &rng), Double.random(in: -180..<180, using: &rng)) }
+        // Either side of zone borders: El Paso and Ciudad Juárez, the Spanish-Portuguese border.
+        points += [(31.76, -106.49), (31.69, -106.42), (42.0, -8.2), (41.9, -6.9), (51.5, 359.9)]
+        for (latitude, longitude) in points {
+            #expect(
+                gazetteer.timeZone(latitude: latitude, longitude: longitude)
+                    == gazetteer.nearestPlaceTimeZone(latitude: latitude, longitude: longitude, maximumDistanceKm: Gazetteer.timeZoneDistanceKm),
+                "at \(latitude), \(longitude)")
+        }
+    }
 }
