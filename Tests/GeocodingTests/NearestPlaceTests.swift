@@ -69,7 +69,8 @@ struct NearestPlaceTests {
         for (latitude, longitude) in points {
             #expect(
                 gazetteer.timeZone(latitude: latitude, longitude: longitude)
-                    == gazetteer.nearestPlaceTimeZone(latitude: latitude, longitude: longitude, maximumDistanceKm: Gazetteer.timeZoneDistanceKm),
+                    == gazetteer.nearestPlaceTimeZone(
+                        latitude: latitude, longitude: longitude, maximumDistanceKm: Gazetteer.timeZoneDistanceKm),
                 "at \(latitude), \(longitude)")
         }
     }

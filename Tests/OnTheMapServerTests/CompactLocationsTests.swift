@@ -75,6 +75,48 @@ struct CompactLocationsTests {
                 == #"{"count":0,"locations":[],"version":1}"#)
     }
 
+    @Test("rows appended in objectId order, some out of order or repeated, then changed, hold what a dictionary would")
+    func appendedInOrder() throws {
+        var rng = Seeded(state: 5)
+        var compact = CompactLocations()
+        var reference: [String: StudentInformation] = [:]
+        // A snapshot's pages: ascending ids, with a repeat and a step back among them.
+        var ids = (0..<3000).map { String(format: "p%05d", $0) }
+        ids.insert("p00010", at: 500)
+        ids.insert("p00007", at: 1200)
+        for id in ids {
+            let new = record(id, &rng)
+            compact.appendAscending(new, zone: nil)
+            reference[id] = new
+            #expect(compact.count == reference.count)
+        }
+        func same(_ version: Int64) {
+            let body = LiveMapJSON.recordsBody(compact, order: compact.sortedForSnapshot(), version: version)
+            #expect(String(buffer: body) == expectedRecordsBody(reference, version: version))
+        }
+        same(1)
+        // Then changes replayed on top: moves, removals, new rows.
+        for _ in 0..<2000 {
+            let id = String(format: "p%05d", Int.random(in: 0..<3500, using: &rng))
+            if Bool.random(using: &rng) {
+                compact.remove(id)
+                reference[id] = nil
+            } else {
+                let new = record(id, &rng)
+                compact.upsert(new, zone: nil)
+                reference[id] = new
+            }
+            #expect(compact.count == reference.count)
+        }
+        same(2)
+        // Appending after a change is an upsert again.
+        let moved = record("p00001", &rng)
+        compact.appendAscending(moved, zone: nil)
+        reference["p00001"] = moved
+        #expect(compact.count == reference.count)
+        same(3)
+    }
+
     @Test("each row keeps its time zone; the map layout numbers the zones in the order it first uses them")
     func zones() throws {
         var compact = CompactLocations()

@@ -60,6 +60,10 @@ struct CompactLocations: Sendable {
     /// power of two long, at most 70% used counting removed slots.
     private var slots: [Int32] = Array(repeating: CompactLocations.emptySlot, count: 16)
     private var removedSlots = 0
+    /// Rows were appended by `appendAscending` without entering `slots`.
+    private var indexStale = false
+    /// The row `appendAscending` wrote last, while nothing else has changed since.
+    private var ascendingTail: Int?
     private var deadBytes = 0
     private var deadRows = 0
     /// Live rows.
@@ -90,6 +94,53 @@ struct CompactLocations: Sendable {
 
     /// Adds the location, or replaces the one with its objectId.
     mutating func upsert(_ record: StudentInformation, zone: String?) {
+        refreshIndex()
+        let row = appendText(record, zone: zone)
+        let (slot, found) = find(record.objectId)
+        if found {
+            let existing = Int(slots[slot])
+            deadBytes += Self.byteCount(rows[existing])
+            rows[existing] = row
+        } else {
+            if slots[slot] == Self.removedSlot { removedSlots -= 1 }
+            slots[slot] = Int32(rows.count)
+            rows.append(row)
+            count += 1
+            if (count + removedSlots) * 10 > slots.count * 7 { rebuildIndex() }
+        }
+        compactIfWasteful()
+    }
+
+    /// Adds a location read in objectId order (a snapshot's pages): when its objectId is above
+    /// the last one appended so, it is not looked up, and the index is built once, at the next
+    /// change. Otherwise it is an `upsert`.
+    mutating func appendAscending(_ record: StudentInformation, zone: String?) {
+        if !rows.isEmpty {
+            guard let tail = ascendingTail, Self.isAbove(record.objectId, read { $0.field(Int32(tail), .objectId) }) else {
+                return upsert(record, zone: zone)
+            }
+        }
+        rows.append(appendText(record, zone: zone))
+        count += 1
+        ascendingTail = rows.count - 1
+        indexStale = true
+    }
+
+    private static func isAbove(_ objectId: String, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        var objectId = objectId
+        return objectId.withUTF8 { $0.lexicographicallyPrecedes(other) == false && !$0.elementsEqual(other) }
+    }
+
+    private mutating func refreshIndex() {
+        ascendingTail = nil
+        if indexStale {
+            indexStale = false
+            rebuildIndex()
+        }
+    }
+
+    /// Writes the record's text at the end of `text`; the row that points at it.
+    private mutating func appendText(_ record: StudentInformation, zone: String?) -> Row {
         var lengths = Lanes()
         let start = text.count
         var end = start
@@ -109,24 +160,12 @@ struct CompactLocations: Sendable {
             end = text.count
         }
         lengths[7] = zoneId(zone)
-        let row = Row(start: start, lengths: lengths, latitude: record.latitude, longitude: record.longitude)
-        let (slot, found) = find(record.objectId)
-        if found {
-            let existing = Int(slots[slot])
-            deadBytes += Self.byteCount(rows[existing])
-            rows[existing] = row
-        } else {
-            if slots[slot] == Self.removedSlot { removedSlots -= 1 }
-            slots[slot] = Int32(rows.count)
-            rows.append(row)
-            count += 1
-            if (count + removedSlots) * 10 > slots.count * 7 { rebuildIndex() }
-        }
-        compactIfWasteful()
+        return Row(start: start, lengths: lengths, latitude: record.latitude, longitude: record.longitude)
     }
 
     /// Removes the location with this objectId, if there is one.
     mutating func remove(_ objectId: String) {
+        refreshIndex()
         let (slot, found) = find(objectId)
         guard found else { return }
         let row = Int(slots[slot])

@@ -501,7 +501,7 @@ final class LiveLocations: Sendable {
                 // The next page is read while this one's time zones are found (two cores busy).
                 let after = page.count == pageSize ? page.last?.objectId : nil
                 async let next = readPage(of: classId, after: after)
-                for (record, zone) in zip(page, await zones(of: page)) { records.upsert(record, zone: zone) }
+                for (record, zone) in zip(page, await zones(of: page)) { records.appendAscending(record, zone: zone) }
                 guard let following = try await next else { break }
                 page = following
             }

@@ -183,24 +183,13 @@ enum LiveMapJSON {
         return mapColumnsBody(locations, order: locations.insertionOrder(), version: version, teachers: teachers)
     }
 
-    /// The time zone of a point from the bundled gazetteer (nil without one), remembered per
-    /// point: a class shown by town has many posts at each point, and a snapshot that is
-    /// dropped to save memory is loaded again.
+    /// The time zone of a point from the bundled gazetteer (nil without one). Not remembered:
+    /// the gazetteer answers most points from its table of one-zone cells and the rest with a
+    /// search that costs about what a shared cache's lock and lookup did.
     @Sendable static func bundledTimeZone(_ latitude: Double, _ longitude: Double) -> String? {
         guard case .success(let gazetteer) = BundledGazetteer.shared else { return nil }
-        let point = PointKey(latitude: latitude.bitPattern, longitude: longitude.bitPattern)
-        if let known = zoneCache.withLock({ $0[point] }) { return known }
-        let zone = gazetteer.timeZone(latitude: latitude, longitude: longitude)
-        zoneCache.withLock { cache in
-            if cache.count >= zoneCacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[point] = .some(zone)
-        }
-        return zone
+        return gazetteer.timeZone(latitude: latitude, longitude: longitude)
     }
-
-    /// Points' zones found so far (nil inside: the point has none), at most `zoneCacheLimit`.
-    static let zoneCache = Mutex<[PointKey: String?]>([:])
-    static let zoneCacheLimit = 100_000
 
     /// A point, exactly, as a dictionary key.
     struct PointKey: Hashable, Sendable {
