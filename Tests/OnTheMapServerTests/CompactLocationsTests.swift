@@ -117,6 +117,46 @@ struct CompactLocationsTests {
         same(3)
     }
 
+    @Test("two halves read at once and joined hold what one read would, zones and all; overlapping halves still hold each row once")
+    func joinedHalves() throws {
+        var rng = Seeded(state: 8)
+        let zones = ["Asia/Tokyo", nil, "Europe/Rome", "America/Lima"]
+        let records = (0..<2_000).map { record(String(format: "%c%04d", $0 < 1_000 ? 65 : 86, $0), &rng) }
+        func zone(_ index: Int) -> String? { zones[index % zones.count] }
+        var whole = CompactLocations()
+        var lower = CompactLocations()
+        var upper = CompactLocations()
+        for (index, record) in records.enumerated() {
+            whole.appendAscending(record, zone: zone(index))
+            if index < 1_000 { lower.appendAscending(record, zone: zone(index)) }
+            // The upper half meets its zones in another order: the join renumbers them.
+            if index >= 1_000 { upper.appendAscending(record, zone: zone(3 - index % zones.count)) }
+        }
+        var upperSameZones = CompactLocations()
+        for (index, record) in records.enumerated() where index >= 1_000 { upperSameZones.appendAscending(record, zone: zone(index)) }
+        var joined = lower
+        joined.appendAscending(contentsOf: upperSameZones)
+        #expect(joined.count == whole.count)
+        let body = { (c: CompactLocations) in String(buffer: LiveMapJSON.mapColumnsBody(c, order: c.sortedForSnapshot(), version: 1)) }
+        #expect(body(joined) == body(whole))
+        // Renumbered zones: each row keeps its own zone's name.
+        var renumbered = lower
+        renumbered.appendAscending(contentsOf: upper)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(body(renumbered).utf8)) as? [String: Any])
+        let names = try #require(json["timeZones"] as? [String])
+        let columns = try #require(json["columns"] as? [String: [Any]])
+        for (position, id) in try #require(columns["objectId"] as? [String]).enumerated() {
+            let index = Int(id.dropFirst())!
+            let expected = index < 1_000 ? zone(index) : zone(3 - index % zones.count)
+            #expect((columns["timeZone"]?[position] as? Int).map { names[$0] } == expected)
+        }
+        // Overlapping halves (not what a read makes): rows already held are replaced, not doubled.
+        var overlapping = whole
+        overlapping.appendAscending(contentsOf: upperSameZones)
+        #expect(overlapping.count == whole.count)
+        #expect(body(overlapping) == body(whole))
+    }
+
     @Test("each row keeps its time zone; the map layout numbers the zones in the order it first uses them")
     func zones() throws {
         var compact = CompactLocations()

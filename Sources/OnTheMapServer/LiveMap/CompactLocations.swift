@@ -126,6 +126,35 @@ struct CompactLocations: Sendable {
         indexStale = true
     }
 
+    /// Adds `other`'s rows after these, as `appendAscending` would add each (they are copied
+    /// as they are held, not taken apart and put together again).
+    mutating func appendAscending(contentsOf other: CompactLocations) {
+        let zoneMap = other.zoneNames.map { zoneId($0) }
+        other.read { reader in
+            for number in reader.rows.indices where reader.rows[number].start >= 0 {
+                let objectId = reader.string(Int32(number), .objectId)
+                if !rows.isEmpty {
+                    guard let tail = ascendingTail, Self.isAbove(objectId, read { $0.field(Int32(tail), .objectId) }) else {
+                        upsert(
+                            reader.record(Int32(number)),
+                            zone: reader.zone(Int32(number)) == Self.noZone ? nil : other.zoneNames[Int(reader.zone(Int32(number)))])
+                        continue
+                    }
+                }
+                var row = reader.rows[number]
+                let length = Self.byteCount(row)
+                let start = text.count
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: reader.text[row.start..<row.start + length]))
+                row.start = start
+                if row.lengths[7] != UInt16.max { row.lengths[7] = zoneMap[Int(row.lengths[7])] }
+                rows.append(row)
+                count += 1
+                ascendingTail = rows.count - 1
+                indexStale = true
+            }
+        }
+    }
+
     private static func isAbove(_ objectId: String, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
         var objectId = objectId
         return objectId.withUTF8 { $0.lexicographicallyPrecedes(other) == false && !$0.elementsEqual(other) }
@@ -340,6 +369,14 @@ struct CompactLocations: Sendable {
         }
 
         func string(_ row: Int32, _ field: Field) -> String { String(decoding: self.field(row, field), as: UTF8.self) }
+
+        /// The row as a record (without `createdAt`, which is not kept).
+        func record(_ row: Int32) -> StudentInformation {
+            StudentInformation(
+                objectId: string(row, .objectId), uniqueKey: string(row, .uniqueKey), firstName: string(row, .firstName),
+                lastName: string(row, .lastName), mapString: string(row, .mapString), mediaURL: string(row, .mediaURL),
+                latitude: latitude(row), longitude: longitude(row), createdAt: "", updatedAt: string(row, .updatedAt))
+        }
         func latitude(_ row: Int32) -> Double { rows[Int(row)].latitude }
         func longitude(_ row: Int32) -> Double { rows[Int(row)].longitude }
         /// An index into `zoneNames`, or `noZone`.

@@ -472,39 +472,54 @@ final class LiveLocations: Sendable {
     /// How many classes' snapshots are in memory.
     var keptClassMapCount: Int { state.withLock { $0.maps.count } }
 
-    /// Reads the class's locations a page at a time, then replays the changes published
-    /// since the read began: each change carries the whole record, so replaying converges on
-    /// the state at our version whichever moment each page saw.
-    /// The time zones of a page's points, half of them on another core.
-    private func zones(of page: [StudentInformation]) async -> [String?] {
-        let timeZone = timeZone
-        guard page.count >= 1_000 else { return page.map { timeZone($0.latitude, $0.longitude) } }
-        let middle = page.count / 2
-        async let firstHalf = page[..<middle].map { timeZone($0.latitude, $0.longitude) }
-        let secondHalf = page[middle...].map { timeZone($0.latitude, $0.longitude) }
-        return await firstHalf + secondHalf
-    }
-
     /// The page of the class's locations after `objectId`; nil for no objectId (no more pages).
     private func readPage(of classId: String, after objectId: String?) async throws -> [StudentInformation]? {
         guard let objectId else { return nil }
         return try await store.locationsByObjectId(after: objectId, in: classId, limit: settings.snapshotPageSize)
     }
 
+    /// Where a class's read is split in two, read at once: objectIds below "V" and from "V"
+    /// on, halves of the server's own `[0-9A-Za-z]` ids in byte order. Ids made elsewhere
+    /// only make the halves uneven. The second half's read starts after "U" followed by the
+    /// byte above every letter and digit, and keeps what is from "V" on.
+    static let readSplit = (below: "V", after: "U\u{7F}")
+
+    /// The class's locations whose objectIds are above `first`, from `start` on and below
+    /// `end` (bytewise), a page at a time, each page's time zones found while the next page is
+    /// read.
+    private func readRange(
+        of classId: String, after first: String, from start: String? = nil, below end: String? = nil
+    ) async throws -> CompactLocations {
+        var records = CompactLocations()
+        let pageSize = settings.snapshotPageSize
+        var page = try await readPage(of: classId, after: first) ?? []
+        while true {
+            var more = page.count == pageSize
+            if let end, let cut = page.firstIndex(where: { !$0.objectId.utf8.lexicographicallyPrecedes(end.utf8) }) {
+                page.removeSubrange(cut...)
+                more = false
+            }
+            let after = more ? page.last?.objectId : nil
+            async let next = readPage(of: classId, after: after)
+            let timeZone = timeZone
+            for record in page where start.map({ !record.objectId.utf8.lexicographicallyPrecedes($0.utf8) }) ?? true {
+                records.appendAscending(record, zone: timeZone(record.latitude, record.longitude))
+            }
+            guard let following = try await next else { break }
+            page = following
+        }
+        return records
+    }
+
+    /// Reads the class's locations, its two halves at once, then replays the changes
+    /// published since the read began: each change carries the whole record, so replaying
+    /// converges on the state at our version whichever moment each page saw.
     private func load(_ classId: String) async throws {
         do {
             let start = version
-            var records = CompactLocations()
-            let pageSize = settings.snapshotPageSize
-            var page = try await readPage(of: classId, after: "") ?? []
-            while true {
-                // The next page is read while this one's time zones are found (two cores busy).
-                let after = page.count == pageSize ? page.last?.objectId : nil
-                async let next = readPage(of: classId, after: after)
-                for (record, zone) in zip(page, await zones(of: page)) { records.appendAscending(record, zone: zone) }
-                guard let following = try await next else { break }
-                page = following
-            }
+            async let upperHalf = readRange(of: classId, after: Self.readSplit.after, from: Self.readSplit.below)
+            var records = try await readRange(of: classId, after: "", below: Self.readSplit.below)
+            records.appendAscending(contentsOf: try await upperHalf)
             state.withLock { s in
                 s.loading[classId] = nil
                 // Over a ring's worth of changes during the read: try again.
