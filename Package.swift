@@ -73,6 +73,8 @@ let package = Package(
         // The browser app: HTML, CSS and ES modules as resources, no Swift logic.
         .target(name: "WebApp", resources: [.copy("Public")]),
         .target(name: "Localization", resources: [.copy("Catalogues")]),
+        // The system zlib, for the live map's gzip on every core (compress-nio covers the rest).
+        .systemLibrary(name: "COnTheMapZlib", path: "Sources/COnTheMapZlib"),
         // The Hummingbird application: one folder per feature.
         .target(
             name: "OnTheMapServer",
@@ -85,6 +87,7 @@ let package = Package(
                 "ObjectStorage",
                 "WebApp",
                 "Localization",
+                "COnTheMapZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
