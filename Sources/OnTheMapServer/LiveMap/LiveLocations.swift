@@ -478,10 +478,11 @@ final class LiveLocations: Sendable {
         return try await store.locationsByObjectId(after: objectId, in: classId, limit: settings.snapshotPageSize)
     }
 
-    /// Where a class's read is split in two, read at once: objectIds below "V" and from "V"
-    /// on, halves of the server's own `[0-9A-Za-z]` ids in byte order. Ids made elsewhere
-    /// only make the halves uneven. The second half's read starts after "U" followed by the
-    /// byte above every letter and digit, and keeps what is from "V" on.
+    /// Where a class's read is split in two, read at once, when the store orders objectIds by
+    /// their bytes (SQLite; PostgreSQL's collation may be a language's, one read there):
+    /// objectIds below "V" and from "V" on, halves of the server's own `[0-9A-Za-z]` ids. Ids
+    /// made elsewhere only make the halves uneven. The second half's read starts after "U"
+    /// followed by the byte above every letter and digit, and keeps what is from "V" on.
     static let readSplit = (below: "V", after: "U\u{7F}")
 
     /// The class's locations whose objectIds are above `first`, from `start` on and below
@@ -517,9 +518,14 @@ final class LiveLocations: Sendable {
     private func load(_ classId: String) async throws {
         do {
             let start = version
-            async let upperHalf = readRange(of: classId, after: Self.readSplit.after, from: Self.readSplit.below)
-            var records = try await readRange(of: classId, after: "", below: Self.readSplit.below)
-            records.appendAscending(contentsOf: try await upperHalf)
+            var records: CompactLocations
+            if store.ordersObjectIdsByBytes {
+                async let upperHalf = readRange(of: classId, after: Self.readSplit.after, from: Self.readSplit.below)
+                records = try await readRange(of: classId, after: "", below: Self.readSplit.below)
+                records.appendAscending(contentsOf: try await upperHalf)
+            } else {
+                records = try await readRange(of: classId, after: "")
+            }
             state.withLock { s in
                 s.loading[classId] = nil
                 // Over a ring's worth of changes during the read: try again.

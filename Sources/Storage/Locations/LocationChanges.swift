@@ -46,6 +46,10 @@ public protocol LocationChangeRepository: Sendable {
     /// Every visible location of a class in object-id order after `objectId`, a page at a
     /// time, so a full read of a big class is many short statements, each within the deadline.
     func locationsByObjectId(after objectId: String, in classId: String, limit: Int) async throws -> [StudentInformation]
+    /// Whether `locationsByObjectId` orders objectIds by their bytes (SQLite's default
+    /// collation), so that a range of them can be read by bytes; PostgreSQL's order is its
+    /// database's collation, which may be a language's.
+    var ordersObjectIdsByBytes: Bool { get }
     /// The highest version pruned from the log: every change above it is kept (as its record's
     /// newest change). 0 when the log was never pruned.
     func locationLogHorizon() async throws -> Int64
@@ -106,6 +110,8 @@ extension SQLStore {
         // A live map's snapshot reads its class in pages of these, with the list's row reader.
         return try await readLocations(statement)
     }
+
+    public var ordersObjectIdsByBytes: Bool { !isPostgres }
 
     public func locationLogHorizon() async throws -> Int64 {
         try await withDatabase { db in
