@@ -132,76 +132,17 @@ struct InviteView: Encodable {
     let archived: Bool
 }
 
-/// The invitation email's words, in the web app's eight languages.
+/// The invitation email, in the inviting teacher's language (their account's choice, else their
+/// request's): the catalogues' `mail.invite.*` messages.
 enum InviteMailTexts {
-    struct Words {
-        let subject: String
-        let body: String
-        let button: String
-        let after: String
-    }
-
-    static let words: [Language: Words] = [
-        .english: Words(
-            subject: "{inviter} invites you to {class} on On the Map",
-            body:
-                "{inviter} invites you to join the class {class} on On the Map, the map of where everybody in the class is. Open this link to sign up (or log in) and join:",
-            button: "Join {class}",
-            after: "If you were not expecting this invitation, ignore this email: nothing happens until you open the link."),
-        .german: Words(
-            subject: "{inviter} lädt Sie in {class} auf On the Map ein",
-            body:
-                "{inviter} lädt Sie in die Klasse {class} auf On the Map ein, die Karte, auf der alle aus der Klasse zu sehen sind. Öffnen Sie diesen Link, um sich zu registrieren (oder anzumelden) und beizutreten:",
-            button: "{class} beitreten",
-            after:
-                "Wenn Sie diese Einladung nicht erwartet haben, ignorieren Sie diese E-Mail: Es passiert nichts, solange Sie den Link nicht öffnen."
-        ),
-        .spanish: Words(
-            subject: "{inviter} te invita a {class} en On the Map",
-            body:
-                "{inviter} te invita a unirte a la clase {class} en On the Map, el mapa de dónde está cada persona de la clase. Abre este enlace para registrarte (o iniciar sesión) y unirte:",
-            button: "Unirme a {class}",
-            after: "Si no esperabas esta invitación, ignora este correo: no pasa nada hasta que abras el enlace."),
-        .french: Words(
-            subject: "{inviter} vous invite dans {class} sur On the Map",
-            body:
-                "{inviter} vous invite à rejoindre la classe {class} sur On the Map, la carte où l’on voit où se trouve chacun dans la classe. Ouvrez ce lien pour vous inscrire (ou vous connecter) et la rejoindre :",
-            button: "Rejoindre {class}",
-            after: "Si vous n’attendiez pas cette invitation, ignorez ce courriel : rien ne se passe tant que vous n’ouvrez pas le lien."),
-        .portugueseBrazil: Words(
-            subject: "{inviter} convida você para {class} no On the Map",
-            body:
-                "{inviter} convida você a entrar na turma {class} no On the Map, o mapa de onde está cada pessoa da turma. Abra este link para se cadastrar (ou entrar) e participar:",
-            button: "Entrar em {class}",
-            after: "Se você não esperava este convite, ignore este e-mail: nada acontece até você abrir o link."),
-        .hindi: Words(
-            subject: "{inviter} आपको On the Map पर {class} में आमंत्रित करते हैं",
-            body:
-                "{inviter} आपको On the Map पर कक्षा {class} में शामिल होने के लिए आमंत्रित करते हैं, वह नक्शा जिस पर दिखता है कि कक्षा में हर कोई कहाँ है। साइन अप (या लॉग इन) करके शामिल होने के लिए यह लिंक खोलें:",
-            button: "{class} में शामिल हों",
-            after: "अगर आपको इस आमंत्रण की उम्मीद नहीं थी, तो इस ईमेल को अनदेखा करें: जब तक आप लिंक नहीं खोलते, कुछ नहीं होगा।"),
-        .chineseSimplified: Words(
-            subject: "{inviter} 邀请你加入 On the Map 上的 {class}",
-            body: "{inviter} 邀请你加入 On the Map 上的班级 {class}，这张地图显示班上每个人在哪里。打开此链接注册（或登录）并加入：",
-            button: "加入 {class}",
-            after: "如果你没有预料到这份邀请，请忽略此邮件：在你打开链接之前，什么都不会发生。"),
-        .arabic: Words(
-            subject: "{inviter} يدعوك إلى {class} على On the Map",
-            body:
-                "يدعوك {inviter} للانضمام إلى الصف {class} على On the Map، الخريطة التي تُظهر مكان كل من في الصف. افتح هذا الرابط لإنشاء حساب (أو تسجيل الدخول) والانضمام:",
-            button: "انضم إلى {class}",
-            after: "إذا لم تكن تتوقع هذه الدعوة فتجاهل هذه الرسالة: لن يحدث شيء ما لم تفتح الرابط."),
-    ]
-
     static func invitation(language: Language, className: String, inviter: String, link: String) -> MailContent {
-        let chosen = words[language] ?? words[.english]!
-        func fill(_ text: String) -> String {
-            text.replacingOccurrences(of: "{inviter}", with: inviter).replacingOccurrences(of: "{class}", with: className)
-        }
-        let body = fill(chosen.body)
-        let text = [body, link, chosen.after].joined(separator: "\n\n")
+        let say = Translator(language)
+        let names: [String: MessageArgument] = ["inviter": .text(inviter), "class": .text(className)]
+        let body = say("mail.invite.body", names)
+        let after = say("mail.invite.after", names)
+        let text = [body, link, after].joined(separator: "\n\n")
         return MailContent(
-            subject: fill(chosen.subject), text: text,
-            html: MailContent.simpleHTML(lang: language.tag, paragraphs: [body, chosen.after], link: (fill(chosen.button), link)))
+            subject: say("mail.invite.subject", names), text: text,
+            html: MailContent.simpleHTML(lang: language.tag, paragraphs: [body, after], link: (say("mail.invite.button", names), link)))
     }
 }

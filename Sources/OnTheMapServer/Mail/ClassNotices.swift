@@ -136,97 +136,24 @@ struct ClassNoticeWorker: Service {
     }
 }
 
-/// The notices' words, in the web app's eight languages. `{class}` is the class's name, `{count}`
-/// a number (written as "…: 3", so no plural forms are needed).
+/// The notices' words, in the teacher's language: the catalogues' `mail.notice.*` messages,
+/// `{class}` the class's name and `{count}` a number (written as "…: 3", so no plural forms
+/// are needed).
 enum NoticeTexts {
-    struct Words {
-        let waitingSubject: String
-        let waitingBody: String
-        let reportedSubject: String
-        let reportedBody: String
-        let open: String
-        let stop: String
-    }
-
-    static let words: [Language: Words] = [
-        .english: Words(
-            waitingSubject: "Posts wait for your approval in {class}",
-            waitingBody: "New posts wait for approval in {class}. Waiting now: {count}.",
-            reportedSubject: "A post was reported in {class}",
-            reportedBody: "Students reported posts in {class}. New reports: {count}.",
-            open: "Open the class map",
-            stop: "You get this email because you asked for it in the class's settings. To stop this kind of email:"),
-        .german: Words(
-            waitingSubject: "Beiträge warten auf Ihre Freigabe in {class}",
-            waitingBody: "Neue Beiträge warten in {class} auf Freigabe. Jetzt wartend: {count}.",
-            reportedSubject: "Ein Beitrag wurde in {class} gemeldet",
-            reportedBody: "In {class} wurden Beiträge gemeldet. Neue Meldungen: {count}.",
-            open: "Klassenkarte öffnen",
-            stop:
-                "Sie erhalten diese E-Mail, weil Sie sie in den Einstellungen der Klasse gewünscht haben. Um diese Art von E-Mail abzubestellen:"
-        ),
-        .spanish: Words(
-            waitingSubject: "Hay publicaciones esperando tu aprobación en {class}",
-            waitingBody: "Hay publicaciones nuevas esperando aprobación en {class}. En espera ahora: {count}.",
-            reportedSubject: "Se denunció una publicación en {class}",
-            reportedBody: "Se denunciaron publicaciones en {class}. Denuncias nuevas: {count}.",
-            open: "Abrir el mapa de la clase",
-            stop: "Recibes este correo porque lo pediste en la configuración de la clase. Para dejar de recibir este tipo de correo:"),
-        .french: Words(
-            waitingSubject: "Des publications attendent votre approbation dans {class}",
-            waitingBody: "De nouvelles publications attendent une approbation dans {class}. En attente : {count}.",
-            reportedSubject: "Une publication a été signalée dans {class}",
-            reportedBody: "Des publications ont été signalées dans {class}. Nouveaux signalements : {count}.",
-            open: "Ouvrir la carte de la classe",
-            stop:
-                "Vous recevez ce courriel parce que vous l’avez demandé dans les réglages de la classe. Pour ne plus recevoir ce type de courriel :"
-        ),
-        .portugueseBrazil: Words(
-            waitingSubject: "Há publicações aguardando sua aprovação em {class}",
-            waitingBody: "Há publicações novas aguardando aprovação em {class}. Aguardando agora: {count}.",
-            reportedSubject: "Uma publicação foi denunciada em {class}",
-            reportedBody: "Publicações foram denunciadas em {class}. Denúncias novas: {count}.",
-            open: "Abrir o mapa da turma",
-            stop: "Você recebe este e-mail porque pediu nas configurações da turma. Para não receber mais este tipo de e-mail:"),
-        .hindi: Words(
-            waitingSubject: "{class} में पोस्ट आपकी स्वीकृति की प्रतीक्षा में हैं",
-            waitingBody: "{class} में नई पोस्ट स्वीकृति की प्रतीक्षा में हैं। अभी प्रतीक्षा में: {count}।",
-            reportedSubject: "{class} में एक पोस्ट की शिकायत की गई",
-            reportedBody: "{class} में पोस्ट की शिकायत की गई। नई शिकायतें: {count}।",
-            open: "कक्षा का नक्शा खोलें",
-            stop: "आपको यह ईमेल इसलिए मिला क्योंकि आपने कक्षा की सेटिंग में इसे चुना था। इस तरह के ईमेल बंद करने के लिए:"),
-        .arabic: Words(
-            waitingSubject: "منشورات تنتظر موافقتك في {class}",
-            waitingBody: "منشورات جديدة تنتظر الموافقة في {class}. المنتظرة الآن: {count}.",
-            reportedSubject: "تم الإبلاغ عن منشور في {class}",
-            reportedBody: "أبلغ الطلاب عن منشورات في {class}. البلاغات الجديدة: {count}.",
-            open: "افتح خريطة الصف",
-            stop: "تصلك هذه الرسالة لأنك طلبتها في إعدادات الصف. لإيقاف هذا النوع من الرسائل:"),
-        .chineseSimplified: Words(
-            waitingSubject: "{class} 中有帖子等待您的批准",
-            waitingBody: "{class} 中有新帖子等待批准。当前等待：{count}。",
-            reportedSubject: "{class} 中有帖子被举报",
-            reportedBody: "{class} 中有帖子被举报。新举报：{count}。",
-            open: "打开班级地图",
-            stop: "您收到这封邮件，是因为您在班级设置中选择了接收。要停止接收此类邮件："),
-    ]
-
     static func content(for notice: DueNotice, language: Language, origin: String) -> MailContent {
-        let words = words[language] ?? words[.english]!
-        func fill(_ template: String) -> String {
-            template.replacingOccurrences(of: "{class}", with: notice.className).replacingOccurrences(
-                of: "{count}", with: String(notice.total))
-        }
+        let say = Translator(language)
+        let names: [String: MessageArgument] = ["class": .text(notice.className), "count": .text(String(notice.total))]
         let waiting = notice.kind == .waiting
-        let subject = fill(waiting ? words.waitingSubject : words.reportedSubject)
-        let body = fill(waiting ? words.waitingBody : words.reportedBody)
+        let subject = say(waiting ? "mail.notice.waitingSubject" : "mail.notice.reportedSubject", names)
+        let body = say(waiting ? "mail.notice.waitingBody" : "mail.notice.reportedBody", names)
+        let open = say("mail.notice.open")
+        let stop = say("mail.notice.stop")
         let classLink = "\(origin)/#/c/\(notice.classSlug)/map"
         let stopLink = "\(origin)/#/stop-notice/\(notice.stopToken)"
-        let text = [body, "\(words.open): \(classLink)", "\(words.stop) \(stopLink)"].joined(separator: "\n\n")
+        let text = [body, "\(open): \(classLink)", "\(stop) \(stopLink)"].joined(separator: "\n\n")
         var content = MailContent(
             subject: subject, text: text,
-            html: MailContent.simpleHTML(
-                lang: language.tag, paragraphs: [body, "\(words.stop) \(stopLink)"], link: (words.open, classLink)))
+            html: MailContent.simpleHTML(lang: language.tag, paragraphs: [body, "\(stop) \(stopLink)"], link: (open, classLink)))
         content.oneClickStop = "\(origin)/api/notices/stop?token=\(notice.stopToken)"
         return content
     }
