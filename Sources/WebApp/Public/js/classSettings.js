@@ -22,7 +22,7 @@ import {
 } from './classes.js';
 import { showClassScene } from './classPages.js';
 import { el, setBusy, confirmAction, showAlert, debounce, formFailureMessage, showFormMessage, timeAgo } from './ui.js';
-import { $ } from './dom.js';
+import { $, copyFieldText } from './dom.js';
 import { t, language, isRTL, formatDate, onLanguageChange } from './i18n.js';
 import { isolatedBeside, withParts } from './bidi.js';
 import { renderInviteShare, resetInviteShare } from './inviteShare.js';
@@ -329,16 +329,7 @@ class SettingsPage {
 
   async copyInvite() {
     const field = $('invite-link');
-    let copied = false;
-    try {
-      await navigator.clipboard.writeText(field.value);
-      copied = true;
-    } catch {
-      // No clipboard for this page (an insecure origin, or the browser said no): the old way.
-      field.focus();
-      field.select();
-      try { copied = document.execCommand('copy'); } catch { copied = false; }
-    }
+    const copied = await copyFieldText(field);
     this.say('invite-done', copied ? t('settings.invite.copiedDone') : '');
     showFormMessage('invite-error', copied ? '' : t('settings.invite.copyFailed'));
     if (!copied) {

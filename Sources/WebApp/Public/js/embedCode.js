@@ -4,7 +4,7 @@
 // visits that site would see the map.
 import { el } from './ui.js';
 import { t } from './i18n.js';
-import { $ } from './dom.js';
+import { $, copyFieldText } from './dom.js';
 
 /** The snippet for class `slug` named `name`, served from `origin`. */
 export function embedSnippet(origin, slug, name) {
@@ -58,16 +58,7 @@ export function renderEmbedCode(view, manages) {
 
 async function copyCode() {
   const field = $('embed-code');
-  let copied = false;
-  try {
-    await navigator.clipboard.writeText(field.value);
-    copied = true;
-  } catch {
-    // No clipboard for this page (an insecure origin, or the browser said no): the old way.
-    field.focus();
-    field.select();
-    try { copied = document.execCommand('copy'); } catch { copied = false; }
-  }
+  const copied = await copyFieldText(field);
   $('embed-done').hidden = !copied;
   $('embed-done').textContent = copied ? t('settings.embed.copied') : '';
   $('embed-error').hidden = copied;
