@@ -63,21 +63,28 @@ extension SQLStore {
     @discardableResult
     public func fillMissingSearchTerms() async throws -> Int {
         var filled = 0
+        // Onwards from the last post seen: each page starts where the last ended instead of
+        // walking again past every post filled so far (a million posts took over half an hour
+        // on PostgreSQL that way).
+        var last = ""
         while true {
+            let after = last
             let page: [(record: StudentInformation, classId: String)] = try await withDatabase { db in
                 try await db.raw(
                     """
                     SELECT \(unsafeRaw: Self.locationColumns), class_id FROM student_locations s
-                    WHERE NOT EXISTS (SELECT 1 FROM location_search_terms t WHERE t.object_id = s.object_id)
+                    WHERE s.object_id > \(bind: after)
+                    AND NOT EXISTS (SELECT 1 FROM location_search_terms t WHERE t.object_id = s.object_id)
                     ORDER BY object_id LIMIT 500
                     """
                 ).all().map { (try Self.location(from: $0), try $0.decode(column: "class_id", as: String.self)) }
             }
-            if page.isEmpty { return filled }
+            guard let end = page.last?.record.objectId else { return filled }
             try await withTransaction { db in
                 for post in page { try await Self.writeSearchTerms(of: post.record, classId: post.classId, on: db) }
             }
             filled += page.count
+            last = end
         }
     }
 
