@@ -30,6 +30,7 @@
 # raw-SQL reference (the same SELECT, class_id sent as a parameter).
 # Scripts/with-postgres.sh provides a throwaway server:
 #   bash Scripts/with-postgres.sh bash -c 'POSTGRES_URL=$ONTHEMAP_TEST_POSTGRES_URL bash Benchmarks/ServerBenchmark/run.sh'
+# MEASURE_SQLITE=0 leaves out the SQLite runs (nginx's and the first snapshot's stay).
 set -euo pipefail
 
 ROWS=${ROWS:-1000000}
@@ -339,7 +340,11 @@ measure_both_ways() {  # prefix
 }
 
 measure nginx "$nginx_pid" "http://127.0.0.1:$nginx_port$PATH_LIST"
-measure_both_ways "onthemap"
+if [[ "${MEASURE_SQLITE:-1}" == 1 ]]; then
+    measure_both_ways "onthemap"
+else  # MEASURE_SQLITE=0: PostgreSQL's runs only (the SQLite server served the reference bytes)
+    stop "$server_pid"; server_pid=""
+fi
 
 # Raw SQL reference: the exact list query the server runs, on the same file, one connection.
 log "raw SQL reference (python3 sqlite3)"
