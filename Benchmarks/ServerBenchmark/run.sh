@@ -296,6 +296,7 @@ measure() {  # name pid url [headers...]
     requests=$(awk '/requests in/ {print $1}' "$work/wrk-$name.txt")
     cpu_us=$(( (t1 - t0) * 1000000 / hz / requests ))
     echo "$name|$rps|$p50|$p99|$errors|$cpu_us|$(cut -d' ' -f1 /proc/loadavg)" >>"$work/results"
+    log "$name: $cpu_us us of the server's CPU per request"
 }
 
 measure_server() {  # label [headers...]
