@@ -111,7 +111,8 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         } catch StorageError.queryTimeout {
             try? await store.close()
             throw StorageError.databaseUnavailable(
-                DatabaseLocation.redacted(url), "no connection came free within \(Int(max(10, limits.timeout ?? 10))) s")
+                DatabaseLocation.redacted(url),
+                "no connection came free, or a statement did not finish, within \(Int(max(10, limits.timeout ?? 10))) s")
         } catch {
             try? await store.close()
             throw error

@@ -69,8 +69,12 @@ extension SQLStore {
         var last = ""
         while true {
             let after = last
-            let page: [(record: StudentInformation, classId: String)] = try await withDatabase { db in
-                try await db.raw(
+            let page: [(record: StudentInformation, classId: String)] = try await withTransaction { db in
+                // Part of opening the store, as the migrations are: no statement deadline. The
+                // first page looks past every post that has its words (a million on a big
+                // server; under the deadline PostgreSQL cancelled it and the server did not start).
+                if db.dialect.name == "postgresql" { try await db.raw("SET LOCAL statement_timeout = 0").run() }
+                return try await db.raw(
                     """
                     SELECT \(unsafeRaw: Self.locationColumns), class_id FROM student_locations s
                     WHERE s.object_id > \(bind: after)
