@@ -34,6 +34,22 @@ struct CompactLocationsTests {
             createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-0\(day)T00:00:00.000Z")
     }
 
+    /// Removes `id` from both, or puts a new record under it in both; their counts must agree.
+    func change(
+        _ id: String, removing: Bool, _ compact: inout CompactLocations, _ reference: inout [String: StudentInformation],
+        _ rng: inout Seeded
+    ) {
+        if removing {
+            compact.remove(id)
+            reference[id] = nil
+        } else {
+            let new = record(id, &rng)
+            compact.upsert(new, zone: nil)
+            reference[id] = new
+        }
+        #expect(compact.count == reference.count)
+    }
+
     /// The records layout as the change frames write each location, in the list's order.
     func expectedRecordsBody(_ records: [String: StudentInformation], version: Int64) -> String {
         let sorted = records.values.sorted { a, b in a.updatedAt != b.updatedAt ? a.updatedAt > b.updatedAt : a.objectId > b.objectId }
@@ -54,15 +70,7 @@ struct CompactLocationsTests {
         var reference: [String: StudentInformation] = [:]
         for step in 0..<6000 {
             let id = "id\(Int.random(in: 0..<700, using: &rng))"
-            if Int.random(in: 0..<4, using: &rng) == 0 {
-                compact.remove(id)
-                reference[id] = nil
-            } else {
-                let new = record(id, &rng)
-                compact.upsert(new, zone: nil)
-                reference[id] = new
-            }
-            #expect(compact.count == reference.count)
+            change(id, removing: Int.random(in: 0..<4, using: &rng) == 0, &compact, &reference, &rng)
             if step % 1000 == 999 {
                 let body = LiveMapJSON.recordsBody(compact, order: compact.sortedForSnapshot(), version: Int64(step))
                 #expect(String(buffer: body) == expectedRecordsBody(reference, version: Int64(step)))
@@ -98,15 +106,7 @@ struct CompactLocationsTests {
         // Then changes replayed on top: moves, removals, new rows.
         for _ in 0..<2000 {
             let id = String(format: "p%05d", Int.random(in: 0..<3500, using: &rng))
-            if Bool.random(using: &rng) {
-                compact.remove(id)
-                reference[id] = nil
-            } else {
-                let new = record(id, &rng)
-                compact.upsert(new, zone: nil)
-                reference[id] = new
-            }
-            #expect(compact.count == reference.count)
+            change(id, removing: Bool.random(using: &rng), &compact, &reference, &rng)
         }
         same(2)
         // Appending after a change is an upsert again.

@@ -13,9 +13,7 @@ enum Gzip {
         // zlib's fastest level, on every core.
         if input.readableBytes > fastFrom { return ParallelGzip.compress(input, level: 1) }
         var input = input
-        let level: ZlibConfiguration.CompressionLevel =
-            input.readableBytes > fastFrom ? .fastestCompression : .defaultCompressionLevel
-        return try? input.compress(with: .gzip(configuration: ZlibConfiguration(compressionLevel: level)))
+        return try? input.compress(with: .gzip(configuration: ZlibConfiguration(compressionLevel: .defaultCompressionLevel)))
     }
 
     static let fastFrom = 8 << 20
