@@ -8,7 +8,9 @@ import Foundation
 /// instance can serve any number of concurrent requests. Lookups are synchronous
 /// (`lookup`, `suggestions`, `nearest`); the `Geocoder` methods wrap them.
 public final class Gazetteer: Geocoder, Sendable {
-    // Raw file; place names and index keys are slices of it.
+    /// The text the gazetteer reads after loading: the index's keys, the places' names and the
+    /// postal codes, back to back (`GazetteerText`); everything else in the file is parsed into
+    /// the arrays below and not kept (about a third of the file).
     let bytes: [UInt8]
     let countries: [CountryRecord]
     let regions: [RegionRecord]
@@ -281,7 +283,14 @@ public final class Gazetteer: Geocoder, Sendable {
             qualifiers[key] = refs
         }
 
-        self.bytes = bytes
+        // Only the text read after loading is kept (12 of the file's 35 MB).
+        var text = GazetteerText(
+            from: bytes,
+            capacity: keyLength.lazy.map(Int.init).reduce(0, +) + nameLength.lazy.map(Int.init).reduce(0, +) + postcodes.textByteCount)
+        keyStart = text.keep(starts: keyStart, lengths: keyLength)
+        nameStart = text.keep(starts: nameStart, lengths: nameLength)
+        let keptPostcodes = postcodes.keeping(in: &text)
+        self.bytes = text.bytes
         self.placeNames = placeNames
         let timeZones = PlaceTimeZones.load(from: PlaceTimeZones.companion(of: url), placeCount: placeCount)
         self.timeZones = timeZones
@@ -303,7 +312,7 @@ public final class Gazetteer: Geocoder, Sendable {
         self.majorKeys = majorKeys
         self.majorKeyHead = majorKeys.map { keyHead[Int($0)] }
         self.qualifiers = qualifiers
-        self.postcodes = postcodes
+        self.postcodes = keptPostcodes
         self.cellStart = cellCount
         self.cellPlaces = cellPlaces
         self.cellLatitudes = cellLatitudes

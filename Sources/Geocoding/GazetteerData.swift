@@ -139,3 +139,37 @@ struct GazetteerReader {
         throw GeocodingError.invalidData("missing section @\(name)")
     }
 }
+
+/// The part of the gazetteer file that lookups read after loading (the index's keys, the
+/// places' names, the postal codes), copied back to back out of the whole file so that the
+/// rest of it (numbers, postings, already parsed) need not stay in memory.
+struct GazetteerText {
+    private let source: [UInt8]
+    private(set) var bytes: [UInt8] = []
+    /// The two source ranges copied last, and where their copies start.
+    private var last: (range: Range<Int>, start: Int32)?
+    private var beforeLast: (range: Range<Int>, start: Int32)?
+
+    init(from source: [UInt8], capacity: Int) {
+        self.source = source
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Copies `length` bytes of the source from `start`; where they start in `bytes`. The same
+    /// text as one of the two copied just before shares its copy (a postal code printed as its
+    /// key, a key repeated for several countries).
+    mutating func keep(start: Int32, length: Int) -> Int32 {
+        let range = Int(start)..<Int(start) + length
+        if let last, source[last.range].elementsEqual(source[range]) { return last.start }
+        if let beforeLast, source[beforeLast.range].elementsEqual(source[range]) { return beforeLast.start }
+        let kept = Int32(bytes.count)
+        bytes.append(contentsOf: source[range])
+        (last, beforeLast) = ((range, kept), last)
+        return kept
+    }
+
+    /// `keep` for each range in turn.
+    mutating func keep(starts: [Int32], lengths: [some BinaryInteger]) -> [Int32] {
+        zip(starts, lengths).map { keep(start: $0, length: Int($1)) }
+    }
+}

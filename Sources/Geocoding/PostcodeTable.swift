@@ -4,14 +4,17 @@ import Foundation
 /// lies and the gazetteer place that names it. The same key may exist in several
 /// countries ("30301" is Atlanta and a town in Mexico).
 struct PostcodeTable: Sendable {
-    let keyStart: [Int32]
+    private(set) var keyStart: [Int32]
     let keyLength: [UInt8]
-    let codeStart: [Int32]
+    private(set) var codeStart: [Int32]
     let codeLength: [UInt8]
     let latitude: [Float]
     let longitude: [Float]
     /// Place index (in the gazetteer) that names the postcode's area.
     let place: [Int32]
+
+    /// Bytes of text the keys and codes take, copied one by one.
+    var textByteCount: Int { keyLength.lazy.map(Int.init).reduce(0, +) + codeLength.lazy.map(Int.init).reduce(0, +) }
 
     var count: Int { keyStart.count }
 
@@ -53,6 +56,17 @@ struct PostcodeTable: Sendable {
         self.latitude = lat
         self.longitude = lon
         self.place = place
+    }
+
+    /// The same table, its keys and codes copied into `text` (a code printed as its key is kept
+    /// once).
+    func keeping(in text: inout GazetteerText) -> PostcodeTable {
+        var kept = self
+        for row in 0..<count {
+            kept.keyStart[row] = text.keep(start: keyStart[row], length: Int(keyLength[row]))
+            kept.codeStart[row] = text.keep(start: codeStart[row], length: Int(codeLength[row]))
+        }
+        return kept
     }
 
     /// Rows whose key is `key` (or, with `prefix`, starts with it).

@@ -17,6 +17,9 @@ public func buildApplication(
     let logger = logger ?? configuration.makeLogger()
     let trustedProxies = try TrustedProxies(configuration.trustedProxies)
     let limits = QueryLimits(timeout: configuration.queryTimeout, concurrentPatternQueries: configuration.concurrentPatternQueries)
+    // The gazetteer (half a second) loads on a thread of its own while the database opens:
+    // the geocoder and the live map's first snapshot need it next.
+    BundledGazetteer.loadAhead()
     let store = try await SQLStore.open(
         url: configuration.resolvedDatabaseURL, dataDirectory: configuration.dataDirectory,
         photoStorage: try TravelFeature.makePhotoStorage(configuration: configuration), limits: limits, logger: logger

@@ -1,3 +1,4 @@
+import Foundation
 import GeocoderAccuracySuite
 import Testing
 
@@ -24,6 +25,23 @@ struct PostcodeTests {
         // offered as a guess; with its country it is sure.
         #expect(r.confidence < 0.8)
         #expect(Fixture.gazetteer.lookup("02139, USA", limit: 1).first?.confidence == 1)
+    }
+
+    @Test func aCodeIsNamedAsPrintedNotAsItsKey() throws {
+        // The index keeps "00002" for Warsaw's "00-002" and "a0a" for Canada's "A0A"; the text
+        // kept after loading holds both spellings.
+        let warsaw = try #require(Fixture.gazetteer.lookup("00-002, Poland", limit: 1).first)
+        #expect(warsaw.name.hasPrefix("00-002, "))
+        let canada = try #require(Fixture.gazetteer.lookup("A0A, Canada", limit: 1).first)
+        #expect(canada.name.hasPrefix("A0A, "))
+    }
+
+    @Test func keepsOnlyTheTextItReads() throws {
+        // Keys, place names and postal codes: about a third of the 35 MB file.
+        let file = try #require(Gazetteer.bundledURL).path
+        let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        #expect(Fixture.gazetteer.bytes.count < fileSize / 2)
+        #expect(Fixture.gazetteer.bytes.count > 10_000_000)
     }
 
     @Test func aQualifierChoosesTheCountry() throws {

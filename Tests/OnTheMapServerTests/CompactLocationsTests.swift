@@ -23,15 +23,27 @@ struct CompactLocationsTests {
 
     static let names = ["Ada", "Zoë", "عمر", "李", "", "O'Brien \"Bob\"", "Back\\slash", "Tab\tNew\nLine", "Ünïcödé"]
 
+    /// Times as the server writes them (kept as numbers), mostly; now and then one in another
+    /// form or an impossible date, which only hand-written SQL makes (kept as text).
+    static func updatedAt(day: Int, _ rng: inout Seeded) -> String {
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0: "2026-01-0\(day)T00:00:00Z"
+        case 1: "2026-02-3\(day % 2)T00:00:00.000Z"
+        case 2: "2026-01-0\(day)T00:00:00.000Z and more"
+        default: "2026-01-0\(day)T0\(day):00:00.\(day)00Z"
+        }
+    }
+
     func record(_ id: String, _ rng: inout Seeded) -> StudentInformation {
         let day = Int.random(in: 1...9, using: &rng)
+        let updatedAt = Self.updatedAt(day: day, &rng)
         return StudentInformation(
             objectId: id, uniqueKey: "k\(Int.random(in: 0..<20, using: &rng))", firstName: Self.names.randomElement(using: &rng)!,
             lastName: Self.names.randomElement(using: &rng)!,
             mapString: ["Berlin", "القاهرة", "", "São Paulo"].randomElement(using: &rng)!,
             mediaURL: "https://example.com/\(Int.random(in: 0..<1000, using: &rng))",
             latitude: Double(Int.random(in: -90...90, using: &rng)) / 2, longitude: Double(Int.random(in: -180...180, using: &rng)) / 3,
-            createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-0\(day)T00:00:00.000Z")
+            createdAt: "2026-01-01T00:00:00.000Z", updatedAt: updatedAt)
     }
 
     /// Removes `id` from both, or puts a new record under it in both; their counts must agree.
@@ -223,9 +235,9 @@ struct CompactLocationsTests {
         #expect(json["teachers"] as? [Int] == teacherRows)
     }
 
-    @Test("a row takes 40 bytes besides its text, and a field longer than 65,535 bytes is cut at a whole character")
+    @Test("a row takes 48 bytes besides its text, and a field longer than 65,535 bytes is cut at a whole character")
     func rowSizeAndOverlongField() throws {
-        #expect(MemoryLayout<CompactLocations.Row>.stride == 40)
+        #expect(MemoryLayout<CompactLocations.Row>.stride == 48)
         var rng = Seeded(state: 11)
         var long = record("long", &rng)
         // Only a row written into the database by hand can be this long: 21,845 three-byte
@@ -239,7 +251,7 @@ struct CompactLocationsTests {
         #expect(kept.utf8.count <= CompactLocations.longestField && kept.utf8.count > CompactLocations.longestField - 3)
         #expect(long.mediaURL.hasPrefix(kept) && kept.hasSuffix("€"))
         // The fields after it, the next row and the time zone are whole.
-        #expect(compact.read { $0.string(0, .updatedAt) } == long.updatedAt)
+        #expect(compact.read { $0.record(0).updatedAt } == long.updatedAt)
         #expect(compact.read { $0.string(1, .mediaURL) } == short.mediaURL)
         #expect(compact.read { ($0.zone(0), $0.zone(1)) } == (0, CompactLocations.noZone))
     }
@@ -257,5 +269,57 @@ struct CompactLocationsTests {
         #expect(Gzip.decompress(gzipped) == plain)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: plain)) as? [String: Any])
         #expect(json["count"] as? Int == 20_000)
+    }
+
+    @Test("a time in the server's form is kept as a number and written back byte for byte; any other is kept as text")
+    func timesAsNumbers() throws {
+        var rng = Seeded(state: 2026)
+        func written(_ milliseconds: Int64) -> String {
+            var bytes = [UInt8](repeating: 0, count: 24)
+            bytes.withUnsafeMutableBufferPointer { CompactTime.write(milliseconds, into: $0) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        // Known instants, the proleptic Gregorian calendar's first and last of four-digit years.
+        for (milliseconds, text) in [
+            (0, "1970-01-01T00:00:00.000Z"), (-1, "1969-12-31T23:59:59.999Z"), (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (-62_135_596_800_000, "0001-01-01T00:00:00.000Z"), (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+        ] as [(Int64, String)] {
+            var text = text
+            #expect(written(milliseconds) == text)
+            #expect(text.withUTF8(CompactTime.milliseconds) == milliseconds)
+        }
+        // What the server writes now and then: its own dates, read back exactly.
+        for _ in 0..<2000 {
+            let date = Date(timeIntervalSince1970: Double(Int.random(in: 0..<4_102_444_800_000, using: &rng)) / 1000)
+            var text = ParseDate.string(from: date)
+            let read = text.withUTF8(CompactTime.milliseconds)
+            let milliseconds = try #require(read, "\(text)")
+            #expect(written(milliseconds) == text)
+            let parsed = try #require(ParseDate.date(from: text))
+            #expect(Int64((parsed.timeIntervalSince1970 * 1000).rounded()) == milliseconds)
+        }
+        // Any millisecond from 1900 to 9999 is written as Foundation reads it back.
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+        for _ in 0..<2000 {
+            let milliseconds = Int64.random(in: -2_208_988_800_000...253_402_300_799_999, using: &rng)
+            var text = written(milliseconds)
+            #expect(text.withUTF8(CompactTime.milliseconds) == milliseconds)
+            let parsed = try style.parse(text)
+            #expect(Int64((parsed.timeIntervalSince1970 * 1000).rounded()) == milliseconds, "\(text)")
+        }
+        for other in [
+            "", "2026-11-27T23:05:27Z", "2026-11-27T23:05:27.123+00:00", "2026-11-27t23:05:27.123z", "2026-02-29T00:00:00.000Z",
+            "2026-13-01T00:00:00.000Z", "2026-00-10T00:00:00.000Z", "2026-11-00T00:00:00.000Z", "2026-11-27T24:00:00.000Z",
+            "2026-11-27T23:60:00.000Z", "2026-11-27T23:05:60.000Z", "2026-11-27 23:05:27.123Z", "-026-11-27T23:05:27.123Z",
+            "２０２６-11-27T23:05:27.123Z",
+        ] {
+            var text = other
+            #expect(text.withUTF8(CompactTime.milliseconds) == nil, "\(other)")
+            var compact = CompactLocations()
+            var record = record("x", &rng)
+            record.updatedAt = other
+            compact.upsert(record, zone: nil)
+            #expect(compact.read { $0.record(0).updatedAt } == other)
+        }
     }
 }

@@ -71,4 +71,10 @@ struct GeocodeController: Sendable {
 /// share it instead of each spending the load time and memory again.
 enum BundledGazetteer {
     static let shared: Result<Gazetteer, any Error> = Result { try Gazetteer.bundled() }
+
+    /// Starts loading `shared` on a thread outside Swift's concurrency pool (whose threads must
+    /// not block), if nothing has yet; whoever reads `shared` meanwhile waits for it.
+    static func loadAhead() {
+        Thread.detachNewThread { _ = shared }
+    }
 }

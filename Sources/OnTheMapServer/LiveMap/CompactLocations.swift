@@ -5,15 +5,17 @@ import OnTheMapModels
 /// row's text back to back in one UTF-8 buffer, its numbers in one flat array, and an index of
 /// row numbers by objectId; not a dictionary of `StudentInformation` (a hashed key and up to
 /// ten separately allocated strings each). At a million locations that is about a quarter of
-/// the memory. `createdAt` is not kept (nothing the live map sends carries it); each row's time
+/// the memory. `createdAt` is not kept (nothing the live map sends carries it), `updatedAt` is
+/// kept as a number when it is in the form the server writes (`CompactTime`); each row's time
 /// zone is found once, when the row comes in, for the map layout's `timeZone` column.
 ///
 /// A changed row's text is written again at the end; the space of changed and removed rows
 /// is reclaimed once it outgrows the live rows'.
 struct CompactLocations: Sendable {
-    /// The text fields of a row, back to back in this order.
+    /// The text fields of a row, back to back in this order. `updatedAtText` is empty when
+    /// the row's `updatedAt` is kept as a number (read it with `Reader.withUpdatedAt`).
     enum Field: Int, Sendable {
-        case objectId, uniqueKey, firstName, lastName, mapString, mediaURL, updatedAt
+        case objectId, uniqueKey, firstName, lastName, mapString, mediaURL, updatedAtText
     }
 
     struct Row: Sendable {
@@ -24,7 +26,13 @@ struct CompactLocations: Sendable {
         var lengths: Lanes
         var latitude: Double
         var longitude: Double
+        /// `updatedAt` in milliseconds since 1970, or `timeAsText` when it is kept as text.
+        var updatedAt: Int64
     }
+
+    /// A row's `updatedAt` not in the server's form (written into the database by hand): its
+    /// text is kept as it is.
+    static let timeAsText = Int64.min
 
     /// Eight 16-bit lanes in two halves of 8-byte alignment (a `SIMD8<UInt16>` is aligned to
     /// 16 bytes and would make a row 48 bytes instead of 40).
@@ -173,8 +181,11 @@ struct CompactLocations: Sendable {
         var lengths = Lanes()
         let start = text.count
         var end = start
+        var updatedAt = record.updatedAt
+        let milliseconds = updatedAt.withUTF8(CompactTime.milliseconds)
         for (lane, value) in [
-            record.objectId, record.uniqueKey, record.firstName, record.lastName, record.mapString, record.mediaURL, record.updatedAt,
+            record.objectId, record.uniqueKey, record.firstName, record.lastName, record.mapString, record.mediaURL,
+            milliseconds == nil ? record.updatedAt : "",
         ].enumerated() {
             var value = value
             value.withUTF8 { bytes in
@@ -189,7 +200,9 @@ struct CompactLocations: Sendable {
             end = text.count
         }
         lengths[7] = zoneId(zone)
-        return Row(start: start, lengths: lengths, latitude: record.latitude, longitude: record.longitude)
+        return Row(
+            start: start, lengths: lengths, latitude: record.latitude, longitude: record.longitude,
+            updatedAt: milliseconds ?? Self.timeAsText)
     }
 
     /// Removes the location with this objectId, if there is one.
@@ -308,11 +321,11 @@ struct CompactLocations: Sendable {
             // Each row's time, its first 24 bytes (all of a Parse date) as three numbers that
             // compare as the bytes do, so most comparisons need not find and compare the text.
             var times = [TimePrefix](repeating: TimePrefix(), count: rows.count)
-            for row in order { times[Int(row)] = TimePrefix(reader.field(row, .updatedAt)) }
+            for row in order { times[Int(row)] = reader.withUpdatedAt(row, TimePrefix.init) }
             order.sort { a, b in
                 let (x, y) = (times[Int(a)], times[Int(b)])
                 if x != y { return x > y }
-                let byTime = reader.compare(a, b, .updatedAt)
+                let byTime = reader.compareUpdatedAt(a, b)
                 return byTime != 0 ? byTime > 0 : reader.compare(a, b, .objectId) > 0
             }
         }
@@ -375,7 +388,19 @@ struct CompactLocations: Sendable {
             StudentInformation(
                 objectId: string(row, .objectId), uniqueKey: string(row, .uniqueKey), firstName: string(row, .firstName),
                 lastName: string(row, .lastName), mapString: string(row, .mapString), mediaURL: string(row, .mediaURL),
-                latitude: latitude(row), longitude: longitude(row), createdAt: "", updatedAt: string(row, .updatedAt))
+                latitude: latitude(row), longitude: longitude(row), createdAt: "",
+                updatedAt: withUpdatedAt(row) { String(decoding: $0, as: UTF8.self) })
+        }
+
+        /// The row's `updatedAt` as text: written out from its number, or as kept.
+        @inline(__always)
+        func withUpdatedAt<Result>(_ row: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+            let time = rows[Int(row)].updatedAt
+            guard time != CompactLocations.timeAsText else { return try body(field(row, .updatedAtText)) }
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CompactTime.length) { out in
+                CompactTime.write(time, into: out)
+                return try body(UnsafeBufferPointer(out))
+            }
         }
         func latitude(_ row: Int32) -> Double { rows[Int(row)].latitude }
         func longitude(_ row: Int32) -> Double { rows[Int(row)].longitude }
@@ -387,8 +412,15 @@ struct CompactLocations: Sendable {
 
         /// Negative, zero or positive as `a`'s field sorts before, with or after `b`'s (bytewise).
         func compare(_ a: Int32, _ b: Int32, _ name: Field) -> Int {
-            let x = field(a, name)
-            let y = field(b, name)
+            Self.compare(field(a, name), field(b, name))
+        }
+
+        /// `compare` for the rows' `updatedAt` texts.
+        func compareUpdatedAt(_ a: Int32, _ b: Int32) -> Int {
+            withUpdatedAt(a) { x in withUpdatedAt(b) { y in Self.compare(x, y) } }
+        }
+
+        private static func compare(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
             let shared = min(x.count, y.count)
             if shared > 0 {
                 let order = memcmp(x.baseAddress!, y.baseAddress!, shared)

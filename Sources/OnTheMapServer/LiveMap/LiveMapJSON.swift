@@ -78,7 +78,7 @@ enum LiveMapJSON {
                 buffer.writeStaticString(#","uniqueKey":"#)
                 text(row, .uniqueKey)
                 buffer.writeStaticString(#","updatedAt":"#)
-                text(row, .updatedAt)
+                rows.withUpdatedAt(row) { StudentLocationJSON.writeString(utf8: $0, into: &buffer) }
                 buffer.writeStaticString("}")
             }
         }
