@@ -17,6 +17,7 @@ public func buildApplication(
     let logger = logger ?? configuration.makeLogger()
     let trustedProxies = try TrustedProxies(configuration.trustedProxies)
     let limits = QueryLimits(timeout: configuration.queryTimeout, concurrentPatternQueries: configuration.concurrentPatternQueries)
+    FreedMemory.keepLargeBlocksApart()
     // The gazetteer (half a second) loads on a thread of its own while the database opens:
     // the geocoder and the live map's first snapshot need it next.
     BundledGazetteer.loadAhead()
