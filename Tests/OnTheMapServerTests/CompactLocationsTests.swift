@@ -169,6 +169,21 @@ struct CompactLocationsTests {
         #expect(body(overlapping) == body(whole))
     }
 
+    @Test("a big class is sorted in two halves at once and merged: the list's order, ties broken by objectId")
+    func sortedInHalves() throws {
+        var rng = Seeded(state: 17)
+        var compact = CompactLocations()
+        var records: [String: StudentInformation] = [:]
+        // Nine days' times and a few other forms: thousands of rows share each time.
+        for _ in 0..<(CompactLocations.sortHalvesFrom + 1_001) {
+            let record = record("r\(Int.random(in: 0..<1_000_000, using: &rng))", &rng)
+            compact.upsert(record, zone: nil)
+            records[record.objectId] = record
+        }
+        let body = LiveMapJSON.recordsBody(compact, order: compact.sortedForSnapshot(), version: 5)
+        #expect(String(buffer: body) == expectedRecordsBody(records, version: 5))
+    }
+
     @Test("each row keeps its time zone; the map layout numbers the zones in the order it first uses them")
     func zones() throws {
         var compact = CompactLocations()

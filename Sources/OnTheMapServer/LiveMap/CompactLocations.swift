@@ -138,6 +138,7 @@ struct CompactLocations: Sendable {
     /// as they are held, not taken apart and put together again).
     mutating func appendAscending(contentsOf other: CompactLocations) {
         let zoneMap = other.zoneNames.map { zoneId($0) }
+        if appendWhole(other, zoneMap: zoneMap) { return }
         other.read { reader in
             for number in reader.rows.indices where reader.rows[number].start >= 0 {
                 let objectId = reader.string(Int32(number), .objectId)
@@ -161,6 +162,38 @@ struct CompactLocations: Sendable {
                 indexStale = true
             }
         }
+    }
+
+    /// Appends all of `other` in two copies when it was itself only appended to in ascending
+    /// order (every row live, in objectId order) and its first objectId is above the last one
+    /// appended here; false, changing nothing, otherwise.
+    private mutating func appendWhole(_ other: CompactLocations, zoneMap: [UInt16]) -> Bool {
+        guard other.count > 0, other.ascendingTail != nil || other.rows.count == 1, other.rows.count == other.count else { return false }
+        if !rows.isEmpty {
+            guard let tail = ascendingTail else { return false }
+            let above = other.read { first in
+                read { last in
+                    Self.isAbove(first.field(0, .objectId), last.field(Int32(tail), .objectId))
+                }
+            }
+            guard above else { return false }
+        }
+        let shift = text.count
+        text.append(contentsOf: other.text)
+        rows.reserveCapacity(rows.count + other.rows.count)
+        for var row in other.rows {
+            row.start += shift
+            if row.lengths[7] != UInt16.max { row.lengths[7] = zoneMap[Int(row.lengths[7])] }
+            rows.append(row)
+        }
+        count += other.count
+        ascendingTail = rows.count - 1
+        indexStale = true
+        return true
+    }
+
+    private static func isAbove(_ objectId: UnsafeBufferPointer<UInt8>, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        objectId.lexicographicallyPrecedes(other) == false && !objectId.elementsEqual(other)
     }
 
     private static func isAbove(_ objectId: String, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -317,20 +350,55 @@ struct CompactLocations: Sendable {
         var order: [Int32] = []
         order.reserveCapacity(count)
         for (index, row) in rows.enumerated() where row.start >= 0 { order.append(Int32(index)) }
-        read { reader in
+        return read { reader in
             // Each row's time, its first 24 bytes (all of a Parse date) as three numbers that
             // compare as the bytes do, so most comparisons need not find and compare the text.
             var times = [TimePrefix](repeating: TimePrefix(), count: rows.count)
             for row in order { times[Int(row)] = reader.withUpdatedAt(row, TimePrefix.init) }
-            order.sort { a, b in
-                let (x, y) = (times[Int(a)], times[Int(b)])
-                if x != y { return x > y }
-                let byTime = reader.compareUpdatedAt(a, b)
-                return byTime != 0 ? byTime > 0 : reader.compare(a, b, .objectId) > 0
+            return times.withUnsafeBufferPointer { times in
+                let before = { (a: Int32, b: Int32) -> Bool in
+                    let (x, y) = (times[Int(a)], times[Int(b)])
+                    if x != y { return x > y }
+                    let byTime = reader.compareUpdatedAt(a, b)
+                    return byTime != 0 ? byTime > 0 : reader.compare(a, b, .objectId) > 0
+                }
+                guard order.count >= Self.sortHalvesFrom else {
+                    order.sort(by: before)
+                    return order
+                }
+                // A big class: each half sorted on its own core, then the two merged.
+                let middle = order.count / 2
+                order.withUnsafeMutableBufferPointer { order in
+                    // Each worker sorts its own half and only reads the rows and times, which stay
+                    // put until `concurrentPerform` returns.
+                    nonisolated(unsafe) let order = order
+                    nonisolated(unsafe) let before = before
+                    DispatchQueue.concurrentPerform(iterations: 2) { half in
+                        var part = UnsafeMutableBufferPointer(rebasing: half == 0 ? order[..<middle] : order[middle...])
+                        part.sort(by: before)
+                    }
+                }
+                var merged: [Int32] = []
+                merged.reserveCapacity(order.count)
+                var (left, right) = (0, middle)
+                while left < middle && right < order.count {
+                    if before(order[right], order[left]) {
+                        merged.append(order[right])
+                        right += 1
+                    } else {
+                        merged.append(order[left])
+                        left += 1
+                    }
+                }
+                merged.append(contentsOf: order[left..<middle])
+                merged.append(contentsOf: order[right...])
+                return merged
             }
         }
-        return order
     }
+
+    /// From how many rows `sortedForSnapshot` sorts two halves at once.
+    static let sortHalvesFrom = 20_000
 
     /// The first 24 bytes of a text, big-endian, zero after its end: two prefixes compare as
     /// the texts' bytes do as far as they reach, and equal prefixes need the whole texts.
