@@ -169,6 +169,24 @@ struct CompactLocationsTests {
         #expect(body(overlapping) == body(whole))
     }
 
+    @Test("the map layout is the same bytes whether one worker writes it or several, each a stretch of the rows")
+    func stretchesJoinExactly() throws {
+        var rng = Seeded(state: 31)
+        var compact = CompactLocations()
+        let zones = ["Europe/Berlin", "Asia/Tokyo", nil, "America/Lima", "Africa/Cairo"]
+        for number in 0..<1_003 { compact.upsert(record("s\(number)", &rng), zone: zones[number * 7 % zones.count]) }
+        let order = compact.sortedForSnapshot()
+        let one = LiveMapJSON.mapColumnsBody(compact, order: order, version: 2, teachers: ["k3"], stretchCount: 1)
+        for count in [2, 3, 8, 1_003, 1_500] {
+            #expect(LiveMapJSON.mapColumnsBody(compact, order: order, version: 2, teachers: ["k3"], stretchCount: count) == one, "\(count)")
+        }
+        let empty = CompactLocations()
+        #expect(
+            String(buffer: LiveMapJSON.mapColumnsBody(empty, order: [], version: 0, stretchCount: 3))
+                == #"{"columns":{"firstName":[],"lastName":[],"latitude":[],"longitude":[],"mapString":[],"mediaURL":[],"objectId":[],"timeZone":[],"uniqueKey":[]},"count":0,"teachers":[],"timeZones":[],"version":0}"#
+        )
+    }
+
     @Test("a big class is sorted in two halves at once and merged: the list's order, ties broken by objectId")
     func sortedInHalves() throws {
         var rng = Seeded(state: 17)

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Geocoding
 import NIOCore
 import OnTheMapModels
@@ -92,60 +93,64 @@ enum LiveMapJSON {
     /// point as members see it (found when the row came in); `teachers` lists, in order, the
     /// indexes of the locations posted by one of `teachers` (the class's teachers' account
     /// keys), so the map marks their pins (the Parse wire format carries no such flag).
+    /// `stretchCount`: how many workers write it (tests); by default one per core from
+    /// `parallelColumnsFrom` locations, else one.
     static func mapColumnsBody(
-        _ locations: CompactLocations, order: [Int32], version: Int64, teachers: Set<String> = []
+        _ locations: CompactLocations, order: [Int32], version: Int64, teachers: Set<String> = [], stretchCount: Int? = nil
     ) -> ByteBuffer {
         let teacherKeys = teachers.map { Array($0.utf8) }
-        // Each column is written on its own, on every core for a big class, then they are joined.
         let names: [StaticString] = [
             "firstName", "lastName", "latitude", "longitude", "mapString", "mediaURL", "objectId", "timeZone", "uniqueKey",
         ]
         let fields: [CompactLocations.Field?] = [.firstName, .lastName, nil, nil, .mapString, .mediaURL, .objectId, nil, .uniqueKey]
-        var columns = [(body: ByteBuffer, zoneNames: [String])](repeating: (ByteBuffer(), []), count: names.count)
+        let timeZoneColumn = 7
+        // The locations are cut into stretches, one per core for a big class; each stretch's
+        // part of every column is written by one worker visiting each of its rows once (the
+        // rows are in the list's order, scattered in memory: a column at a time would fetch
+        // every row nine times). Each column's parts are then joined in order.
+        let stretchCount =
+            stretchCount.map { max(1, $0) }
+            ?? (order.count >= parallelColumnsFrom ? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8)) : 1)
+        let stretches = (0..<stretchCount).map { part in
+            order.count * part / stretchCount..<order.count * (part + 1) / stretchCount
+        }
+        var parts = [[ByteBuffer]](repeating: [], count: stretchCount)
+        // The store's zone number of each location, for the zone column written afterwards
+        // (numbered in the order the whole column first uses each zone).
+        var zones = [UInt32](repeating: CompactLocations.noZone, count: order.count)
         var teacherIndexes: [Int] = []
         locations.read { rows in
-            func column(_ number: Int) -> (body: ByteBuffer, zoneNames: [String]) {
-                var buffer = ByteBufferAllocator().buffer(capacity: 16 + order.count * 24)
-                var zoneNames: [String] = []
-                buffer.writeStaticString("\"")
-                buffer.writeStaticString(names[number])
-                buffer.writeStaticString("\":[")
-                // The store's zone numbers, renumbered in the order this snapshot first uses them.
-                var snapshotZone: [UInt32: Int] = [:]
-                for (index, row) in order.enumerated() {
-                    if index > 0 { buffer.writeStaticString(",") }
-                    if let field = fields[number] {
-                        StudentLocationJSON.writeString(utf8: rows.field(row, field), into: &buffer)
-                    } else if number == 2 {
-                        StudentLocationJSON.writeNumber(rows.latitude(row), into: &buffer)
-                    } else if number == 3 {
-                        StudentLocationJSON.writeNumber(rows.longitude(row), into: &buffer)
-                    } else {
-                        let zone = rows.zone(row)
-                        if zone == CompactLocations.noZone {
-                            buffer.writeStaticString("null")
-                            continue
+            func write(_ stretch: Range<Int>, zones: UnsafeMutableBufferPointer<UInt32>) -> [ByteBuffer] {
+                var columns = names.indices.map { column in
+                    ByteBufferAllocator().buffer(capacity: column == timeZoneColumn ? 0 : 16 + stretch.count * 24)
+                }
+                for index in stretch {
+                    let row = order[index]
+                    for (column, field) in fields.enumerated() where column != timeZoneColumn {
+                        if index > stretch.lowerBound { columns[column].writeStaticString(",") }
+                        if let field {
+                            StudentLocationJSON.writeString(utf8: rows.field(row, field), into: &columns[column])
+                        } else {
+                            StudentLocationJSON.writeNumber(column == 2 ? rows.latitude(row) : rows.longitude(row), into: &columns[column])
                         }
-                        if snapshotZone[zone] == nil {
-                            snapshotZone[zone] = zoneNames.count
-                            zoneNames.append(locations.zoneNames[Int(zone)])
-                        }
-                        buffer.writeString(String(snapshotZone[zone]!))
                     }
+                    zones[index] = rows.zone(row)
                 }
-                buffer.writeStaticString("]")
-                return (buffer, zoneNames)
+                return columns
             }
-            if order.count >= parallelColumnsFrom {
-                columns.withUnsafeMutableBufferPointer { out in
-                    // Each worker writes its own element of `out` and only reads the rows, which
-                    // stay put until `concurrentPerform` returns.
-                    nonisolated(unsafe) let out = out
-                    nonisolated(unsafe) let column = column
-                    DispatchQueue.concurrentPerform(iterations: names.count) { out[$0] = column($0) }
+            zones.withUnsafeMutableBufferPointer { zones in
+                if stretchCount == 1 {
+                    parts[0] = write(stretches[0], zones: zones)
+                    return
                 }
-            } else {
-                for number in names.indices { columns[number] = column(number) }
+                parts.withUnsafeMutableBufferPointer { out in
+                    // Each worker writes its own element of `out` and its own stretch of `zones`,
+                    // and only reads the rows, which stay put until `concurrentPerform` returns.
+                    nonisolated(unsafe) let out = out
+                    nonisolated(unsafe) let zones = zones
+                    nonisolated(unsafe) let write = write
+                    DispatchQueue.concurrentPerform(iterations: stretchCount) { out[$0] = write(stretches[$0], zones) }
+                }
             }
             if !teacherKeys.isEmpty {
                 for (index, row) in order.enumerated() {
@@ -154,16 +159,44 @@ enum LiveMapJSON {
                 }
             }
         }
-        var buffer = ByteBufferAllocator().buffer(capacity: 128 + columns.reduce(0) { $0 + $1.body.readableBytes })
+        // The zone column: each zone numbered in the order the column first uses it.
+        var zoneColumn = ByteBufferAllocator().buffer(capacity: 16 + order.count * 3)
+        var zoneNames: [String] = []
+        var snapshotZone: [UInt32: Int] = [:]
+        for (index, zone) in zones.enumerated() {
+            if index > 0 { zoneColumn.writeStaticString(",") }
+            if zone == CompactLocations.noZone {
+                zoneColumn.writeStaticString("null")
+                continue
+            }
+            if snapshotZone[zone] == nil {
+                snapshotZone[zone] = zoneNames.count
+                zoneNames.append(locations.zoneNames[Int(zone)])
+            }
+            zoneColumn.writeString(String(snapshotZone[zone]!))
+        }
+        let size = parts.reduce(zoneColumn.readableBytes) { total, part in part.reduce(total) { $0 + $1.readableBytes } }
+        var buffer = ByteBufferAllocator().buffer(capacity: 256 + size + stretchCount * names.count)
         buffer.writeStaticString(#"{"columns":{"#)
-        for (number, column) in columns.enumerated() {
-            if number > 0 { buffer.writeStaticString(",") }
-            buffer.writeImmutableBuffer(column.body)
+        for (column, name) in names.enumerated() {
+            if column > 0 { buffer.writeStaticString(",") }
+            buffer.writeStaticString("\"")
+            buffer.writeStaticString(name)
+            buffer.writeStaticString("\":[")
+            if column == timeZoneColumn {
+                buffer.writeImmutableBuffer(zoneColumn)
+            } else {
+                for (part, stretch) in zip(parts, stretches) where !stretch.isEmpty {
+                    if stretch.lowerBound > 0 { buffer.writeStaticString(",") }
+                    buffer.writeImmutableBuffer(part[column])
+                }
+            }
+            buffer.writeStaticString("]")
         }
         buffer.writeString(#"},"count":\#(order.count),"teachers":["#)
         buffer.writeString(teacherIndexes.map(String.init).joined(separator: ","))
         buffer.writeStaticString(#"],"timeZones":["#)
-        for (index, name) in columns[7].zoneNames.enumerated() {
+        for (index, name) in zoneNames.enumerated() {
             if index > 0 { buffer.writeStaticString(",") }
             StudentLocationJSON.writeString(name, into: &buffer)
         }
