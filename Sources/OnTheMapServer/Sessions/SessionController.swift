@@ -15,8 +15,9 @@ struct SessionController: Sendable {
     let configuration: Configuration
     let accounts: AccountsService
     /// A hash of a random password, verified when the email is unknown so that both
-    /// failures take as long and the response time does not reveal who has an account.
-    let timingDecoyHash: String
+    /// failures take as long and the response time does not reveal who has an account. Made
+    /// in the background (bcrypt takes a tenth of a second or more), not on the server's start.
+    let timingDecoyHash: Task<String, Never>
     /// Checks old clients' `facebook_mobile` tokens; nil when Facebook is not configured.
     let facebook: FacebookClient?
 
@@ -29,7 +30,8 @@ struct SessionController: Sendable {
         self.configuration = accounts.configuration
         self.accounts = accounts
         self.facebook = facebook
-        self.timingDecoyHash = Passwords.hash(Tokens.randomHex(bytes: 16), cost: configuration.bcryptCost)
+        let cost = configuration.bcryptCost
+        self.timingDecoyHash = Task.detached(priority: .utility) { Passwords.hash(Tokens.randomHex(bytes: 16), cost: cost) }
     }
 
     private var throttle: LoginThrottle { LoginThrottle(store: store, settings: configuration.loginThrottle, clock: configuration.clock) }
@@ -75,7 +77,8 @@ struct SessionController: Sendable {
         }
         // An account made through another provider may have no password yet: nothing matches it.
         let hasPassword = !(account?.passwordHash.isEmpty ?? true)
-        let hash = hasPassword ? account?.passwordHash ?? timingDecoyHash : timingDecoyHash
+        let decoy = await timingDecoyHash.value
+        let hash = hasPassword ? account?.passwordHash ?? decoy : decoy
         let matches = try await accounts.verifyPassword(password, hash: hash)
         guard let account, hasPassword, matches else {
             try await throttle.recordFailure(subjects)
