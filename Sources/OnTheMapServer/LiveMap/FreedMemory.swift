@@ -16,19 +16,20 @@ enum FreedMemory {
         #endif
     }
 
-    /// Makes every allocation from 128 KB up its own mapping, handed back whole when freed.
+    /// Fixes glibc's mmap threshold at 4 MB: each block from 4 MB up is its own mapping,
+    /// handed back whole when freed, and the threshold no longer moves.
     ///
-    /// glibc starts with that threshold but raises it, up to 32 MB, each time such a block is
-    /// freed; the live map's big one-off work (a million rows read in pages, nine columns
-    /// written, gzip's pieces) then takes its blocks of a few megabytes from the heaps of
-    /// whichever threads run it, and what they free stays scattered among what stays in use:
-    /// after a class of a million locations the server held 320-327 MB, and 280 MB with the
-    /// threshold fixed (the same first snapshot's time). A host who sets
-    /// `MALLOC_MMAP_THRESHOLD_` keeps their own.
+    /// glibc starts at 128 KB but raises the threshold, up to 32 MB, each time such a block is
+    /// freed (and the heap's trim threshold with it); the live map's big one-off work (a
+    /// million rows read in pages, the columns written, gzip's pieces) then left what it freed
+    /// scattered among the threads' heaps: 320-327 MB after a class of a million locations,
+    /// 280 MB with the threshold fixed. At 128 KB an uncached list page (its blocks mapped and
+    /// unmapped each time) cost a tenth more CPU; from 1 MB up, the same as before. A host who
+    /// sets `MALLOC_MMAP_THRESHOLD_` keeps their own.
     static func keepLargeBlocksApart() {
         #if canImport(Glibc)
             guard getenv("MALLOC_MMAP_THRESHOLD_") == nil, let option else { return }
-            _ = option(mmapThresholdOption, 128 * 1024)
+            _ = option(mmapThresholdOption, 4 * 1024 * 1024)
         #endif
     }
 
