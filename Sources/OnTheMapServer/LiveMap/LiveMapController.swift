@@ -74,12 +74,12 @@ struct LiveMapController: Sendable {
         let body = ResponseBody { writer in
             // Subscribed here, where the stream is consumed, so no viewer is left registered
             // by a response that was never sent.
-            var subscription = live.subscribe(since: since ?? live.version, classId: classId, reader: reader, lifetime: .seconds(lifetime))
+            var subscription = live.subscribe(since: since ?? live.version, classId: classId, reader: reader)
             if case .ahead = subscription, let since {
                 // Another server may have published it already: believe ids the log has reached.
                 subscription =
                     since <= (try await store.latestLocationVersion())
-                    ? live.subscribeAhead(skipThrough: since, classId: classId, reader: reader, lifetime: .seconds(lifetime))
+                    ? live.subscribeAhead(skipThrough: since, classId: classId, reader: reader)
                     : .reload(version: live.classVersion(classId))
             }
             guard case .stream(let id, let stream) = subscription else {
@@ -91,9 +91,15 @@ struct LiveMapController: Sendable {
                 try await writer.finish(nil)
                 return
             }
-            // The stream ends after its lifetime (`LiveLocations.endExpired`); the viewer
-            // reconnects where it left off.
-            defer { live.unsubscribe(id) }
+            // Ends the stream after its lifetime; the viewer reconnects where it left off.
+            let expiry = Task {
+                try? await Task.sleep(for: .seconds(lifetime))
+                live.unsubscribe(id)
+            }
+            defer {
+                expiry.cancel()
+                live.unsubscribe(id)
+            }
             try await writer.write(retry)
             // Hummingbird stops its server first and waits for open responses: without
             // this, one open map would keep the process from ever stopping.
