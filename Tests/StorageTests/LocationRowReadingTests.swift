@@ -28,42 +28,6 @@ struct LocationRowReadingTests {
         }
     }
 
-    @Test(
-        "a store says its snapshot pages come in objectId byte order exactly when they do (SQLite; PostgreSQL under a C collation, not a language's)",
-        arguments: Backend.available)
-    func byteOrderOfPages(backend: Backend) async throws {
-        #expect(
-            PostgresSupport.byteOrderProbe
-                == PostgresSupport.byteOrderProbe.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
-        try await backend.withStore { store in
-            for (number, id) in PostgresSupport.byteOrderProbe.enumerated() {
-                try await store.insertLocation(
-                    StoredLocation(
-                        record: StudentInformation(
-                            objectId: id, uniqueKey: "k\(number)", firstName: "F", lastName: "L", mapString: "M",
-                            mediaURL: "https://example.com",
-                            latitude: 1, longitude: 2, createdAt: "2023-01-01T00:00:00.000Z", updatedAt: "2024-01-01T00:00:00.000Z"),
-                        ownerKey: nil, classId: MapClass.migratedDefaultID))
-            }
-            let paged = try await store.locationsByObjectId(after: "", in: MapClass.migratedDefaultID, limit: 100).map(\.objectId)
-            #expect(store.ordersObjectIdsByBytes == (paged == PostgresSupport.byteOrderProbe))
-            // The test cluster (Scripts/with-postgres.sh) is C.UTF-8: both read by bytes.
-            #expect(store.ordersObjectIdsByBytes)
-            guard backend == .postgres else { return }
-            // A language's collation, where the server has one (ICU's root collation).
-            let hasLanguage = try await store.withDatabase { db in
-                try await db.raw("SELECT 1 AS found FROM pg_collation WHERE collname = 'und-x-icu'").first() != nil
-            }
-            guard hasLanguage else { return }
-            try await store.withDatabase { db in
-                try await db.raw(#"CREATE TABLE probe_language (id text COLLATE "und-x-icu")"#).run()
-                #expect(try await PostgresSupport.ordersByBytes(table: "probe_language", column: "id", on: db) == false)
-                #expect(try await PostgresSupport.ordersByBytes(table: "no_such_table", column: "id", on: db) == false)
-                try await db.raw("DROP TABLE probe_language").run()
-            }
-        }
-    }
-
     @Test("unusual text and numbers read the same as through SQLKit, on list and snapshot pages", arguments: Backend.available)
     func sameValues(backend: Backend) async throws {
         try await backend.withStore { store in

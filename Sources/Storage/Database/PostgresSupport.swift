@@ -6,29 +6,6 @@ import SQLKit
 
 /// What PostgreSQL needs that SQLite does not, in one place.
 enum PostgresSupport {
-    /// Texts whose order under a language's collation differs from their bytes' order (case
-    /// first or not, punctuation ignored or not, accents), in their bytes' order.
-    static let byteOrderProbe = ["-", "0", "9", "A", "Ab", "B", "Z", "_", "a", "a b", "a-c", "aB", "ab", "b", "e", "f", "z", "é"]
-
-    /// Whether `column` of `table` (in the current schema) sorts by bytes: its collation
-    /// orders the probe texts as their bytes do. True for C, POSIX and C.UTF-8 (code points,
-    /// which for UTF-8 is byte order); false for a language's collation, libc's or ICU's.
-    static func ordersByBytes(table: String, column: String, on db: any SQLDatabase) async throws -> Bool {
-        guard
-            let collation = try await db.raw(
-                """
-                SELECT c.collname AS name FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation
-                WHERE a.attrelid = to_regclass(\(bind: table)) AND a.attname = \(bind: column)
-                """
-            ).first()?.decode(column: "name", as: String.self)
-        else { return false }
-        let quoted = "\"" + collation.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        let sorted = try await db.raw(
-            "SELECT x FROM unnest(\(bind: byteOrderProbe.reversed())::text[]) AS probe(x) ORDER BY x COLLATE \(unsafeRaw: quoted)"
-        ).all().map { try $0.decode(column: "x", as: String.self) }
-        return sorted == byteOrderProbe
-    }
-
     /// `$regex` as PostgreSQL's `~` operator. Parse follows MongoDB (and ICU): `.` stops at
     /// a newline unless `s`, and `^`/`$` match at line breaks only with `m`; PostgreSQL's
     /// defaults differ, so the flags are spelled out as embedded options every time.

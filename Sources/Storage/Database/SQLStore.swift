@@ -40,9 +40,6 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     public let photoStorage: any PhotoStorage
     /// PostgreSQL only: the channel album changes are announced on (set by `open`).
     private(set) var albumChannel: String? = nil
-    /// PostgreSQL only: objectIds sort by their bytes under their column's collation (C,
-    /// POSIX, C.UTF-8: `PostgresSupport.ordersByBytes`; set by `open`).
-    private(set) var postgresOrdersObjectIdsByBytes = false
 
     /// Opens the database named by `url` (see `DatabaseLocation`), creating the SQLite
     /// file or the PostgreSQL schema when missing, and runs pending migrations. Photo
@@ -106,9 +103,6 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                 store.changeFeed = channel.map { (configuration, $0) }
                 store.albumChannel = try await store.withDatabase { db in
                     try await db.raw(Migrations.albumChannelQuery).first()?.decode(column: "channel", as: String.self)
-                }
-                store.postgresOrdersObjectIdsByBytes = try await store.withDatabase { db in
-                    try await PostgresSupport.ordersByBytes(table: "student_locations", column: "object_id", on: db)
                 }
             }
         } catch let error as PSQLError {
