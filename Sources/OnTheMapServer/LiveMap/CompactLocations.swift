@@ -24,8 +24,8 @@ struct CompactLocations: Sendable {
         /// Lanes 0-6: each field's length in bytes, in `Field` order; lane 7: the row's time
         /// zone, an index into `zoneNames` (`UInt16.max` for none).
         var lengths: Lanes
-        var latitude: Double
-        var longitude: Double
+        /// The point, exactly as read (the answers write it back digit for digit).
+        var latitude, longitude: Double
         /// `updatedAt` in milliseconds since 1970, or `timeAsText` when it is kept as text.
         var updatedAt: Int64
     }
