@@ -198,7 +198,7 @@ struct CompactLocations: Sendable {
 
     private static func isAbove(_ objectId: String, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
         var objectId = objectId
-        return objectId.withUTF8 { $0.lexicographicallyPrecedes(other) == false && !$0.elementsEqual(other) }
+        return objectId.withUTF8 { isAbove($0, other) }
     }
 
     private mutating func refreshIndex() {
