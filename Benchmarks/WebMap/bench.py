@@ -257,7 +257,12 @@ def start_server(binary, data_dir, port, log):
     server = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir,
                                "--public-dir", str(ROOT / "Sources/WebApp/Public"), "--log-level", "warning"],
                               stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(600):
+    # A freshly seeded million has no search words yet: the server fills them before it listens
+    # (a few minutes), so the wait is long.
+    deadline = time.time() + 900
+    while time.time() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server stopped (exit {server.returncode})")
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1).read()
             return server

@@ -217,6 +217,34 @@ struct LiveMapTests {
         }
     }
 
+    @Test("the map's binary snapshot holds what its JSON one holds, with a type and an ETag of its own")
+    func mapBinary() async throws {
+        try await withTestServer(defaultClass: .public) { client in
+            let user = try await client.makeUser()
+            _ = try await client.postLocation(user, ["mapString": "Lyon, France", "latitude": 45.76, "longitude": 4.84])
+            let json = try await client.execute(uri: "/api/locations/snapshot/map", method: .get) { try $0.json }
+            let (binary, etag) = try await client.execute(uri: "/api/locations/snapshot/map.bin", method: .get) { response throws in
+                guard response.status == .ok else { throw TestFailure("binary snapshot: \(response.status) \(response.text)") }
+                #expect(response.headers[.contentType] == "application/vnd.onthemap.map-columns")
+                return (response.body, response.headers[.eTag])
+            }
+            #expect(NSDictionary(dictionary: try MapColumnsBinaryTests.read(binary)).isEqual(to: json))
+            #expect(etag == "\"\(json["version"] as? Int ?? -1)-map-bin\"")
+            try await client.execute(uri: "/api/locations/snapshot/map.bin", method: .get, headers: [.ifNoneMatch: etag!]) { response in
+                #expect(response.status == .notModified)
+            }
+            // The JSON layout's ETag is another representation's: no 304 for it.
+            let jsonTag = "\"\(json["version"] as? Int ?? -1)-map\""
+            try await client.execute(uri: "/api/locations/snapshot/map.bin", method: .get, headers: [.ifNoneMatch: jsonTag]) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/api/locations/snapshot/map.bin", method: .get, headers: [.acceptEncoding: "gzip"]) { response in
+                #expect(response.headers[.contentEncoding] == "gzip")
+                #expect(Gzip.decompress(response.body) == binary)
+            }
+        }
+    }
+
     @Test("changes arrive in order: created, updated, deleted, each with its version as id")
     func ordering() async throws {
         try await withTestServer(mode: .live, defaultClass: .public) { client in

@@ -46,7 +46,7 @@ struct RouteFamilyTests {
         }
         #expect(
             Set(routes.map(\.path)) == [
-                "/api/locations/snapshot", "/api/locations/snapshot/map", "/api/locations/changes",
+                "/api/locations/snapshot", "/api/locations/snapshot/map", "/api/locations/snapshot/map.bin", "/api/locations/changes",
                 "/api/locations/placement",
             ])
         for route in routes { #expect(RouteFamily.of(route.path) == .liveMap) }

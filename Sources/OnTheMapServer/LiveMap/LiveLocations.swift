@@ -22,6 +22,12 @@ enum SnapshotLayout: Sendable, Hashable {
     /// `columns`: one array per field the web map draws, no `updatedAt`; about half the bytes
     /// and a third of the browser's parsing at 100,000 locations.
     case mapColumns
+    /// The same columns as typed arrays (`MapColumnsBinary`): what the web map reads, viewed
+    /// in place instead of parsed.
+    case mapBinary
+
+    /// Marks its posts' teachers.
+    var marksTeachers: Bool { self != .records }
 }
 
 /// The snapshot body at one version, built once per version asked for and kept gzipped (a
@@ -436,7 +442,7 @@ final class LiveLocations: Sendable {
                     let records = map.records
                     let teachersOf = self.teachersOf
                     let task = Task {
-                        let teachers = layout == .mapColumns ? await teachersOf(classId) : []
+                        let teachers = layout.marksTeachers ? await teachersOf(classId) : []
                         let encoded = LiveMapJSON.snapshot(records, version: version, layout: layout, teachers: teachers)
                         // The plain body it was compressed from is freed by now; once per encoding,
                         // however many readers wait for it.

@@ -23,6 +23,7 @@ struct LiveMapController: Sendable {
     func addRoutes(to group: RouterGroup<ClassRequestContext>) {
         group.get("snapshot", use: snapshot)
         group.get("snapshot/map", use: mapSnapshot)
+        group.get("snapshot/map.bin", use: mapBinarySnapshot)
         group.get("changes", use: changes)
     }
 
@@ -35,6 +36,11 @@ struct LiveMapController: Sendable {
         try await answer(request, context: context, layout: .mapColumns)
     }
 
+    /// The same columns in binary (`MapColumnsBinary`), what the web map reads (its own ETag).
+    @Sendable func mapBinarySnapshot(_ request: Request, context: ClassRequestContext) async throws -> Response {
+        try await answer(request, context: context, layout: .mapBinary)
+    }
+
     private func answer(_ request: Request, context: ClassRequestContext, layout: SnapshotLayout) async throws -> Response {
         try context.classAccess.requireReader(.api)
         let snapshot: EncodedSnapshot
@@ -43,7 +49,12 @@ struct LiveMapController: Sendable {
         } catch is LiveMapUnavailable {
             throw RetryLater(APIError(.serviceUnavailable, "unavailable", "The map is being rebuilt; try again."), after: 1)
         }
-        let tag = layout == .records ? "\"\(snapshot.version)\"" : "\"\(snapshot.version)-map\""
+        let tag =
+            switch layout {
+            case .records: "\"\(snapshot.version)\""
+            case .mapColumns: "\"\(snapshot.version)-map\""
+            case .mapBinary: "\"\(snapshot.version)-map-bin\""
+            }
         var headers = HTTPFields()
         headers[.eTag] = tag
         // Always ask again; the ETag makes that a 304 until the next change.
@@ -52,7 +63,7 @@ struct LiveMapController: Sendable {
         if Self.matches(request.headers[.ifNoneMatch], tag: tag) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.contentType] = layout == .mapBinary ? MapColumnsBinary.mediaType : "application/json; charset=utf-8"
         if let gzipped = snapshot.gzipped, Self.acceptsGzip(request.headers[.acceptEncoding]) {
             headers[.contentEncoding] = "gzip"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: gzipped))

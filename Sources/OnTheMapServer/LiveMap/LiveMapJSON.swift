@@ -41,6 +41,7 @@ enum LiveMapJSON {
             switch layout {
             case .records: recordsBody(locations, order: order, version: version)
             case .mapColumns: mapColumnsBody(locations, order: order, version: version, teachers: teachers)
+            case .mapBinary: MapColumnsBinary.body(locations, order: order, version: version, teachers: teachers)
             }
         return EncodedSnapshot(version: version, count: order.count, body: buffer)
     }

@@ -59,18 +59,24 @@ export function locationsAfter(body, url, change) {
 
 const RECORD_COLUMNS = new Set(['firstName', 'lastName', 'mapString', 'mediaURL', 'objectId', 'uniqueKey']);
 
-/** The kept map snapshot (`{ columns, count, version }`, newest first) after `change`, as for
- *  locationsAfter. */
+/** Whether `column` is one of a snapshot's columns: an array, a typed array or one of
+ *  mapColumns.js's text columns (each read with `.at`). */
+function isColumn(column) {
+  return Boolean(column) && typeof column.at === 'function' && Number.isInteger(column.length);
+}
+
+/** The kept map snapshot (`{ columns, count, version }`, newest first; columns of any kind
+ *  isColumn names) after `change`, as for locationsAfter; its columns come back as arrays. */
 export function snapshotAfter(body, change) {
   const columns = body && body.columns;
-  if (!columns || !Array.isArray(columns.objectId)) return body;
+  if (!columns || !isColumn(columns.objectId)) return body;
   const objectId = change.deleted !== undefined ? change.deleted : change.location && change.location.objectId;
   if (typeof objectId !== 'string') return body;
-  const names = Object.keys(columns).filter((name) => Array.isArray(columns[name]));
+  const names = Object.keys(columns).filter((name) => isColumn(columns[name]));
   const keep = [];
-  columns.objectId.forEach((id, row) => { if (id !== objectId) keep.push(row); });
+  for (let row = 0; row < columns.objectId.length; row++) if (columns.objectId.at(row) !== objectId) keep.push(row);
   const edited = {};
-  for (const name of names) edited[name] = keep.map((row) => columns[name][row]);
+  for (const name of names) edited[name] = keep.map((row) => columns[name].at(row));
   const location = change.location;
   if (location && Number.isFinite(Number(location.latitude)) && Number.isFinite(Number(location.longitude))) {
     // The columns a record names itself; any other (an index into a table of the answer's)
@@ -81,7 +87,14 @@ export function snapshotAfter(body, change) {
       edited[name].unshift(value);
     }
   }
-  return { ...body, columns: edited, count: edited.objectId.length };
+  // The teachers' rows are indexes: they follow the rows kept (one more for a row put first).
+  let teachers = body.teachers;
+  if (Array.isArray(teachers)) {
+    const shift = edited.objectId.length > keep.length ? 1 : 0;
+    const kept = new Map(keep.map((row, index) => [row, index + shift]));
+    teachers = teachers.filter((row) => kept.has(row)).map((row) => kept.get(row));
+  }
+  return { ...body, columns: edited, count: edited.objectId.length, ...(teachers ? { teachers } : {}) };
 }
 
 /** Text as the search compares it: case, accents and width folded, spaces made one. */

@@ -34,6 +34,7 @@
 // browser-session cookies the server gave end when the browser closes.
 import { readCookie } from './cookies.js';
 import { pinsAfter, locationsAfter, snapshotAfter } from './keptData.js';
+import { readMapColumns, writeMapColumns, MAP_COLUMNS_TYPE } from './mapColumns.js';
 
 const ACCOUNT_STORAGE = 'onthemap.account';
 /** sw.js's cache of the account's answers (snapshot.js and sw.js name it too). It exists only
@@ -132,8 +133,8 @@ export function dropKeptData() {
 }
 
 /** Changes the kept answers so that they follow what the student changed (keptData.js):
- *  `editorFor(url)` gives, for each kept answer's URL, a function from its JSON to the
- *  changed JSON, or null to leave it. Each keeps the time it was kept. */
+ *  `editorFor(url)` gives, for each kept answer's URL, a function from its JSON (the map's
+ *  snapshot: as readMapColumns reads it) to the changed one, or null to leave it. Each keeps the time it was kept. */
 export function editKept(editorFor) {
   return queued(async () => {
     if (!self.caches || !(await caches.has(DATA_CACHE))) return;
@@ -143,9 +144,11 @@ export function editKept(editorFor) {
       if (!edit) continue;
       const kept = await cache.match(request, { ignoreVary: true });
       if (!kept || !kept.ok) continue;
+      // The map's snapshot is kept in its binary layout (mapColumns.js), the rest as JSON.
+      const binary = (kept.headers.get('Content-Type') || '').startsWith(MAP_COLUMNS_TYPE);
       let body;
       try {
-        body = await kept.clone().json();
+        body = binary ? readMapColumns(await kept.clone().arrayBuffer()) : await kept.clone().json();
       } catch {
         continue;
       }
@@ -153,8 +156,9 @@ export function editKept(editorFor) {
       if (edited === body) continue;
       const headers = new Headers(kept.headers);
       for (const name of ['Content-Length', 'Content-Encoding', 'ETag']) headers.delete(name);
-      headers.set('Content-Type', 'application/json; charset=utf-8');
-      await cache.put(request, new Response(JSON.stringify(edited), { status: kept.status, statusText: kept.statusText, headers }));
+      headers.set('Content-Type', binary ? MAP_COLUMNS_TYPE : 'application/json; charset=utf-8');
+      const bytes = binary ? writeMapColumns(edited) : JSON.stringify(edited);
+      await cache.put(request, new Response(bytes, { status: kept.status, statusText: kept.statusText, headers }));
     }
   });
 }
@@ -171,7 +175,7 @@ export function keptPinsChanged(change) {
 export function keptLocationsChanged(prefix, change) {
   return editKept((url) => {
     if (url.pathname === `${prefix}/parse/classes/StudentLocation`) return (body) => locationsAfter(body, url, change);
-    if (url.pathname === `${prefix}/api/locations/snapshot/map`) return (body) => snapshotAfter(body, change);
+    if (url.pathname === `${prefix}/api/locations/snapshot/map.bin`) return (body) => snapshotAfter(body, change);
     return null;
   });
 }

@@ -142,6 +142,15 @@ function isPlace(latitude, longitude) {
   return Number.isFinite(latitude) && Number.isFinite(longitude) && Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180;
 }
 
+/** The rows of a snapshot's text column (an array, or mapColumns.js's TextColumn) that hold
+ *  `value`. */
+function rowsOf(column, value) {
+  if (typeof column.rowsOf === 'function') return column.rowsOf(value);
+  const rows = [];
+  for (let row = 0; row < column.length; row++) if (column[row] === value) rows.push(row);
+  return rows;
+}
+
 /** One student on the map: where (also projected, for clustering), and who: a location object,
  *  or a row of the snapshot's columns read into one only when its pin is drawn; `zones` is the
  *  snapshot's table of time zone names its `timeZone` column indexes. */
@@ -164,7 +173,7 @@ class MapPoint {
   /** The IANA time zone where the student is shown (the snapshot's), or null. */
   get timeZone() {
     if (this.record) return typeof this.record.timeZone === 'string' ? this.record.timeZone : null;
-    const index = this.columns.timeZone ? this.columns.timeZone[this.row] : null;
+    const index = this.columns.timeZone ? this.columns.timeZone.at(this.row) : null;
     return this.zones && Number.isInteger(index) && typeof this.zones[index] === 'string' ? this.zones[index] : null;
   }
 
@@ -173,8 +182,8 @@ class MapPoint {
       const c = this.columns, row = this.row;
       const timeZone = this.timeZone;
       this.record = {
-        firstName: c.firstName[row], lastName: c.lastName[row], latitude: this.latitude, longitude: this.longitude,
-        mapString: c.mapString[row], mediaURL: c.mediaURL[row], objectId: c.objectId[row], uniqueKey: c.uniqueKey[row],
+        firstName: c.firstName.at(row), lastName: c.lastName.at(row), latitude: this.latitude, longitude: this.longitude,
+        mapString: c.mapString.at(row), mediaURL: c.mediaURL.at(row), objectId: c.objectId.at(row), uniqueKey: c.uniqueKey.at(row),
         timeZone,
       };
     }
@@ -182,7 +191,7 @@ class MapPoint {
   }
 
   get objectId() {
-    return this.record ? this.record.objectId : this.columns.objectId[this.row];
+    return this.record ? this.record.objectId : this.columns.objectId.at(this.row);
   }
 }
 
@@ -384,11 +393,13 @@ export class StudentMap {
     const latitudes = columns.latitude, longitudes = columns.longitude, keys = columns.uniqueKey;
     // The rows the class's teachers posted (the snapshot's map layout lists them).
     const teachers = new Set(Array.isArray(batch.teachers) ? batch.teachers.filter(Number.isInteger) : []);
-    for (const row of teachers) if (typeof keys[row] === 'string') this.teacherKeys.add(keys[row]);
+    for (const row of teachers) if (typeof keys.at(row) === 'string') this.teacherKeys.add(keys.at(row));
+    // The student's own rows, found in the column at once (not a string cut out per row).
+    const own = new Set(this.ownKey ? rowsOf(keys, this.ownKey) : []);
     for (let row = 0; row < count; row++) {
       const latitude = latitudes[row], longitude = longitudes[row];
       if (typeof latitude !== 'number' || typeof longitude !== 'number' || !isPlace(latitude, longitude)) continue;
-      const point = new MapPoint(latitude, longitude, this.isOwn(keys[row]), null, columns, row, zones);
+      const point = new MapPoint(latitude, longitude, own.has(row), null, columns, row, zones);
       if (teachers.has(row)) point.teacher = true;
       points.push(point);
     }

@@ -1,16 +1,18 @@
 // The live map's snapshot: every location in one answer. index.html also loads this module
-// on its own (async, no imports), so a signed-in student's download starts while the rest
-// of the app is still arriving. The page keeps the last snapshot on the device itself, one
-// per class, and falls back to it with no network; the service worker stays out of
-// the way (copying 20 MB before answering cost 0.4 s at 100,000 locations).
+// on its own (async; its one import, mapColumns.js, is preloaded beside it), so a signed-in
+// student's download starts while the rest of the app is still arriving. The page keeps the
+// last snapshot on the device itself, one per class, and falls back to it with no network;
+// the service worker stays out of the way (copying 20 MB before answering cost 0.4 s at
+// 100,000 locations).
+import { readMapColumns, MAP_COLUMNS_TYPE } from './mapColumns.js';
 
-/** The map's layout of the snapshot: one array per field it draws. */
-const SNAPSHOT = '/api/locations/snapshot/map';
+/** The map's layout of the snapshot in binary (mapColumns.js): one typed array per field it
+ *  draws, viewed in place. */
+const SNAPSHOT = '/api/locations/snapshot/map.bin';
 /** sw.js's cache of the account's answers: there while a session is (js/keptSession.js). */
 const KEPT = 'onthemap-data-v1';
 const KEPT_AT = 'X-OnTheMap-Kept-At';
 const ACCOUNT_STORAGE = 'onthemap.account';
-const COLUMNS = ['firstName', 'lastName', 'latitude', 'longitude', 'mapString', 'mediaURL', 'objectId', 'uniqueKey'];
 
 function accountKey() {
   try {
@@ -50,8 +52,8 @@ if (accountKey() && !SHOWS_NO_MAP.test(location.hash)) {
 
 /**
  * Every location of class `classSlug` (null: the default class), newest first:
- * `{ columns, version, count, keptAt }` (`columns.latitude[i]` is the i-th location's
- * latitude, and so on), where keptAt is null for the server's answer and the date of the
+ * `{ columns, version, count, teachers, timeZones, keptAt }` (`columns.latitude.at(i)` is the
+ * i-th location's latitude, and so on: mapColumns.js), where keptAt is null for the server's answer and the date of the
  * kept copy when there was no network. Throws when the server has no snapshot (an older
  * one) so the caller can page instead.
  */
@@ -71,18 +73,9 @@ export async function fetchSnapshot({ classSlug = null, signal } = {}) {
   }
   if (!response.ok) throw new Error(`snapshot: ${response.status}`);
   const blob = await response.blob();
-  const body = parse(await blob.text());
+  const body = readMapColumns(await blob.arrayBuffer());
   keep(url, blob, accountKey());
   return { ...body, keptAt: null };
-}
-
-function parse(text) {
-  const body = JSON.parse(text);
-  const columns = body && body.columns;
-  const ok = columns && typeof body.version === 'number' && Number.isInteger(body.count) &&
-    COLUMNS.every((name) => Array.isArray(columns[name]) && columns[name].length === body.count);
-  if (!ok) throw new Error('snapshot: unexpected answer');
-  return body;
 }
 
 /** Keeps the answer for offline use (the browser writes it off the main thread while the map
@@ -93,7 +86,7 @@ async function keep(url, blob, key) {
     if (!(await caches.has(KEPT))) return; // the session ended meanwhile
     const cache = await caches.open(KEPT);
     if (accountKey() !== key) return;
-    const headers = { 'Content-Type': 'application/json; charset=utf-8', [KEPT_AT]: new Date().toISOString() };
+    const headers = { 'Content-Type': MAP_COLUMNS_TYPE, [KEPT_AT]: new Date().toISOString() };
     await cache.put(url, new Response(blob, { headers }));
   } catch {
     // No room on the device: the app still works online.
@@ -105,7 +98,7 @@ async function keptCopy(url) {
   try {
     const kept = await caches.match(url, { cacheName: KEPT });
     if (!kept) return null;
-    return { ...parse(await kept.text()), keptAt: kept.headers.get(KEPT_AT) || 'unknown' };
+    return { ...readMapColumns(await kept.arrayBuffer()), keptAt: kept.headers.get(KEPT_AT) || 'unknown' };
   } catch {
     return null;
   }
