@@ -57,7 +57,7 @@ def alice_uses_the_app(page, own):
     page.until(lambda d: d.execute_script("return document.getElementById('travel-map').dataset.state === 'ready'"), 15)
     pin = drop_pin(page, x=-120, y=10)
     page.tab("map")
-    page.until(lambda d: {"/api/pins", "/parse/classes/StudentLocation", "/api/locations/snapshot/map"}
+    page.until(lambda d: {"/api/pins", "/parse/classes/StudentLocation", "/api/locations/snapshot/map.bin"}
                <= set(kept_answers(page) or []), 15, "Alice's answers were not kept")
     return alice, pin
 

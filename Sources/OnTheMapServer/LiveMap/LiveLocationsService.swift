@@ -17,7 +17,7 @@ struct LiveLocationsService: Service {
             group.addTask { await live.pollLoop() }
             // Read and encoded once in the background at start, in the layout browsers ask
             // for, so the first map load does not wait for a full read of the table.
-            group.addTask { _ = try? await live.snapshot(.mapColumns, classId: warmClassId) }
+            group.addTask { _ = try? await live.snapshot(.mapBinary, classId: warmClassId) }
             if let feed {
                 group.addTask {
                     // `listening` again after a drop: catch up on what was written meanwhile.

@@ -9,6 +9,7 @@ import { LiveUpdates } from './live.js';
 import { fetchConfig, fetchWorld } from './api.js';
 import { t, onLanguageChange } from './i18n.js';
 import { el } from './ui.js';
+import { readMapColumns, MAP_COLUMNS_TYPE } from './mapColumns.js';
 
 const FULLSCREEN_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5" fill="none" stroke="currentColor" stroke-width="2"/></svg>';
 const LEAVE_ICON = '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="m6.4 5 5.6 5.6L17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6l5.6-5.6L5 6.4 6.4 5Z"/></svg>';
@@ -19,14 +20,15 @@ export function presentAddress(slug) {
 }
 
 /** Reads `path` on this server as JSON; `anonymous`: without the session's cookies. */
-async function read(path, anonymous) {
-  const response = await fetch(path, { credentials: anonymous ? 'omit' : 'same-origin', headers: { Accept: 'application/json' } });
+async function read(path, anonymous, { binary = false } = {}) {
+  const accept = binary ? MAP_COLUMNS_TYPE : 'application/json';
+  const response = await fetch(path, { credentials: anonymous ? 'omit' : 'same-origin', headers: { Accept: accept } });
   if (!response.ok) {
     const error = new Error(`${path}: HTTP ${response.status}`);
     error.status = response.status;
     throw error;
   }
-  return response.json();
+  return binary ? readMapColumns(await response.arrayBuffer()) : response.json();
 }
 
 export class PresentView {
@@ -175,8 +177,8 @@ export class PresentView {
     this.live.stop();
     let snapshot;
     try {
-      snapshot = await read(`/c/${this.slug}/api/locations/snapshot/map`, this.embed);
-      if (!snapshot || !snapshot.columns || typeof snapshot.version !== 'number') throw new Error('snapshot: unexpected answer');
+      // The map layout in binary, as the main map reads it (mapColumns.js checks it).
+      snapshot = await read(`/c/${this.slug}/api/locations/snapshot/map.bin`, this.embed, { binary: true });
     } catch {
       if (this.closed) return;
       this.failed = true;
