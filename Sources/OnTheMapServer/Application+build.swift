@@ -103,7 +103,7 @@ private func assemble(
     )
     let bounds = ConnectionBounds(configuration: configuration, trustedProxies: trustedProxies)
     return Application(
-        responder: ClassPrefixResponder(wrapped: router.buildResponder(), directory: directory),
+        responder: RequestTaskResponder(wrapped: ClassPrefixResponder(wrapped: router.buildResponder(), directory: directory)),
         server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuardHandler(bounds: bounds)])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
         // Shut down in reverse order: album downloads stop before the database closes.
