@@ -397,6 +397,35 @@ struct LiveMapTests {
         }
     }
 
+    @Test("a stream ends once its lifetime is over, at the sweep after it; one without a lifetime stays")
+    func lifetimes() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = testConfiguration(dataDirectory: directory)
+        let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
+        let live = LiveLocations(store: store, settings: LiveLocations.Settings(), logger: testLogger)
+        try await live.start()
+        let opened = ContinuousClock.now
+        let classId = MapClass.migratedDefaultID
+        guard case .stream(_, let short) = live.subscribe(since: live.version, classId: classId, reader: nil, lifetime: .seconds(60)),
+            case .stream(_, let long) = live.subscribe(since: live.version, classId: classId, reader: nil, lifetime: .seconds(300)),
+            case .stream(_, let forever) = live.subscribe(since: live.version, classId: classId, reader: nil)
+        else { throw TestFailure("not subscribed") }
+        live.endExpired(now: opened.advanced(by: .seconds(59)))
+        #expect(live.viewerCount == 3)
+        live.endExpired(now: opened.advanced(by: .seconds(61)))
+        #expect(live.viewerCount == 2)
+        var frames = 0
+        for await _ in short { frames += 1 }  // ended: the loop finishes
+        #expect(frames == 0)
+        live.endExpired(now: opened.advanced(by: .seconds(3600)))
+        #expect(live.viewerCount == 1)
+        for await _ in long {}
+        live.finishAll()
+        for await _ in forever {}  // ended by the shutdown only
+        try await store.close()
+    }
+
     @Test("a viewer that does not read is dropped once its bounded buffer is full")
     func slowViewer() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")

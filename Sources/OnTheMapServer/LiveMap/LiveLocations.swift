@@ -120,6 +120,8 @@ final class LiveLocations: Sendable {
         /// The signed-in reader's account and its session token's digest; nil for an
         /// anonymous reader of a public class.
         let reader: Reader?
+        /// When the stream ends on its own (`endExpired`); nil: never.
+        let endsAt: ContinuousClock.Instant?
     }
 
     /// Who reads a stream, for closing it when their access ends.
@@ -227,8 +229,9 @@ final class LiveLocations: Sendable {
 
     // MARK: Viewers
 
-    func subscribe(since: Int64, classId: String, reader: Reader?) -> Subscription {
-        open(skipThrough: since, classId: classId, reader: reader) { s, continuation in
+    /// `lifetime`: the stream ends after it (within a second: `endExpired`), nil for never.
+    func subscribe(since: Int64, classId: String, reader: Reader?, lifetime: Duration? = nil) -> Subscription {
+        open(skipThrough: since, classId: classId, reader: reader, lifetime: lifetime) { s, continuation in
             if since > s.version { return .ahead }
             if since < s.floor {
                 // Past the ring: fine if nothing of this class (and no reset) came since.
@@ -244,8 +247,8 @@ final class LiveLocations: Sendable {
 
     /// For a viewer whose last id is newer than what this server has published but that
     /// the database has logged: it hears nothing until this server catches up past it.
-    func subscribeAhead(skipThrough: Int64, classId: String, reader: Reader?) -> Subscription {
-        open(skipThrough: skipThrough, classId: classId, reader: reader) { _, _ in nil }
+    func subscribeAhead(skipThrough: Int64, classId: String, reader: Reader?, lifetime: Duration? = nil) -> Subscription {
+        open(skipThrough: skipThrough, classId: classId, reader: reader, lifetime: lifetime) { _, _ in nil }
     }
 
     /// The version a class's readers are told to start from: its own last change (or a reset
@@ -261,9 +264,10 @@ final class LiveLocations: Sendable {
 
     /// A viewer's stream, registered under the lock unless `check` answers otherwise.
     private func open(
-        skipThrough: Int64, classId: String, reader: Reader?,
+        skipThrough: Int64, classId: String, reader: Reader?, lifetime: Duration?,
         _ check: (State, AsyncStream<LiveFrame>.Continuation) -> Subscription?
     ) -> Subscription {
+        let endsAt = lifetime.map { ContinuousClock.now.advanced(by: $0) }
         // Room for a whole backlog plus some live frames: a viewer that cannot keep up
         // fills it and is dropped, so a stalled client holds a bounded amount of memory.
         let (stream, continuation) = AsyncStream<LiveFrame>.makeStream(
@@ -273,7 +277,7 @@ final class LiveLocations: Sendable {
             if let answer = check(s, continuation) { return (answer, 0) }
             let id = s.nextViewer
             s.nextViewer += 1
-            s.viewers[id] = Viewer(continuation: continuation, skipThrough: skipThrough, classId: classId, reader: reader)
+            s.viewers[id] = Viewer(continuation: continuation, skipThrough: skipThrough, classId: classId, reader: reader, endsAt: endsAt)
             return (nil, id)
         }
         if let outcome {
@@ -298,6 +302,21 @@ final class LiveLocations: Sendable {
         }
         for viewer in all { viewer.continuation.finish() }
         wake.finish()
+    }
+
+    /// Ends the streams whose lifetime is over (called every second: one sweep for every
+    /// viewer instead of a sleeping task and a timer each).
+    func endExpired(now: ContinuousClock.Instant = .now) {
+        let expired: [AsyncStream<LiveFrame>.Continuation] = state.withLock { s in
+            var expired: [AsyncStream<LiveFrame>.Continuation] = []
+            for (id, viewer) in s.viewers {
+                guard let endsAt = viewer.endsAt, endsAt <= now else { continue }
+                s.viewers[id] = nil
+                expired.append(viewer.continuation)
+            }
+            return expired
+        }
+        for continuation in expired { continuation.finish() }
     }
 
     func heartbeat() {

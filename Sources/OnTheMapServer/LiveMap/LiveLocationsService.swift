@@ -4,7 +4,8 @@ import Storage
 
 /// Drives a server's live map: polls the change log when poked (a local write, or on
 /// PostgreSQL a notification from the trigger that also keeps the list cache honest) and
-/// every `pollInterval` regardless, sends heartbeats, and ends every stream at shutdown.
+/// every `pollInterval` regardless, sends heartbeats, ends streams past their lifetime, and
+/// ends every stream at shutdown.
 struct LiveLocationsService: Service {
     let live: LiveLocations
     /// PostgreSQL's LISTEN connection (nil on SQLite, where this process is the only writer).
@@ -34,6 +35,13 @@ struct LiveLocationsService: Service {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: live.settings.heartbeatInterval)
                     live.heartbeat()
+                }
+            }
+            group.addTask {
+                // Streams past their lifetime end within a second.
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    live.endExpired()
                 }
             }
             try? await gracefulShutdown()

@@ -84,47 +84,63 @@ struct LiveMapController: Sendable {
         let retry = ServerSentEvents.retry(milliseconds: Self.retryMilliseconds)
         let body = ResponseBody { writer in
             // Subscribed here, where the stream is consumed, so no viewer is left registered
-            // by a response that was never sent.
-            var subscription = live.subscribe(since: since ?? live.version, classId: classId, reader: reader)
-            if case .ahead = subscription, let since {
-                // Another server may have published it already: believe ids the log has reached.
-                subscription =
-                    since <= (try await store.latestLocationVersion())
-                    ? live.subscribeAhead(skipThrough: since, classId: classId, reader: reader)
-                    : .reload(version: live.classVersion(classId))
-            }
+            // by a response that was never sent. Each step is a function of its own: this
+            // closure's frame stays with the connection as long as the stream is open, so it
+            // holds only what following the stream needs.
+            let subscription = try await Self.subscribe(
+                live: live, store: store, since: since, classId: classId, reader: reader, lifetime: lifetime)
             guard case .stream(let id, let stream) = subscription else {
-                if case .reload(let version) = subscription {
-                    try await writer.write(retry)
-                    try await writer.write(
-                        LiveLocations.frame(for: LocationChange(version: version, kind: .reset, objectId: "", record: nil, classId: "")))
-                }
-                try await writer.finish(nil)
+                try await Self.answerWithoutStream(subscription, retry: retry, writer: &writer)
                 return
             }
-            // Ends the stream after its lifetime; the viewer reconnects where it left off.
-            let expiry = Task {
-                try? await Task.sleep(for: .seconds(lifetime))
-                live.unsubscribe(id)
-            }
-            defer {
-                expiry.cancel()
-                live.unsubscribe(id)
-            }
-            try await writer.write(retry)
-            // Hummingbird stops its server first and waits for open responses: without
-            // this, one open map would keep the process from ever stopping.
-            try await withGracefulShutdownHandler {
-                for await frame in stream {
-                    try await writer.write(frame.bytes)
-                    if frame.ends { break }
-                }
-            } onGracefulShutdown: {
-                live.unsubscribe(id)
-            }
-            try await writer.finish(nil)
+            try await Self.follow(stream, id: id, live: live, retry: retry, writer: &writer)
         }
         return Response(status: .ok, headers: ServerSentEvents.headers, body: body)
+    }
+
+    /// The reader's subscription from `since` on (nil: from now).
+    private static func subscribe(
+        live: LiveLocations, store: any LocationChangeRepository, since: Int64?, classId: String, reader: LiveLocations.Reader?,
+        lifetime: Int
+    ) async throws -> LiveLocations.Subscription {
+        let subscription = live.subscribe(since: since ?? live.version, classId: classId, reader: reader, lifetime: .seconds(lifetime))
+        guard case .ahead = subscription, let since else { return subscription }
+        // Another server may have published it already: believe ids the log has reached.
+        return since <= (try await store.latestLocationVersion())
+            ? live.subscribeAhead(skipThrough: since, classId: classId, reader: reader, lifetime: .seconds(lifetime))
+            : .reload(version: live.classVersion(classId))
+    }
+
+    /// A `reload` (too far behind) or nothing, then the end of the stream.
+    private static func answerWithoutStream(
+        _ subscription: LiveLocations.Subscription, retry: ByteBuffer, writer: inout any ResponseBodyWriter
+    ) async throws {
+        if case .reload(let version) = subscription {
+            try await writer.write(retry)
+            try await writer.write(
+                LiveLocations.frame(for: LocationChange(version: version, kind: .reset, objectId: "", record: nil, classId: "")))
+        }
+        try await writer.finish(nil)
+    }
+
+    /// Writes the stream's frames until it ends: after its lifetime (`LiveLocations.endExpired`;
+    /// the viewer reconnects where it left off), when its reader's access ends, or at shutdown.
+    private static func follow(
+        _ stream: AsyncStream<LiveFrame>, id: UInt64, live: LiveLocations, retry: ByteBuffer, writer: inout any ResponseBodyWriter
+    ) async throws {
+        defer { live.unsubscribe(id) }
+        try await writer.write(retry)
+        // Hummingbird stops its server first and waits for open responses: without
+        // this, one open map would keep the process from ever stopping.
+        try await withGracefulShutdownHandler {
+            for await frame in stream {
+                try await writer.write(frame.bytes)
+                if frame.ends { break }
+            }
+        } onGracefulShutdown: {
+            live.unsubscribe(id)
+        }
+        try await writer.finish(nil)
     }
 
     // MARK: Input
