@@ -19,6 +19,8 @@ struct LiveMapController: Sendable {
     /// their streams at once: `LiveLocations`.)
     static let maximumStreamLifetime = 300
     static let retryMilliseconds = 2000
+    /// The `retry:` line every stream starts with, one copy for all of them.
+    static let retryFrame = ServerSentEvents.retry(milliseconds: retryMilliseconds)
 
     func addRoutes(to group: RouterGroup<ClassRequestContext>) {
         group.get("snapshot", use: snapshot)
@@ -81,7 +83,6 @@ struct LiveMapController: Sendable {
         let reader = context.caller.signedIn.map {
             LiveLocations.Reader(accountKey: $0.accountKey, sessionDigest: SessionToken.digest($0.session.id))
         }
-        let retry = ServerSentEvents.retry(milliseconds: Self.retryMilliseconds)
         let body = ResponseBody { writer in
             // Subscribed here, where the stream is consumed, so no viewer is left registered
             // by a response that was never sent. Each step is a function of its own: this
@@ -90,10 +91,10 @@ struct LiveMapController: Sendable {
             let subscription = try await Self.subscribe(
                 live: live, store: store, since: since, classId: classId, reader: reader, lifetime: lifetime)
             guard case .stream(let id, let stream) = subscription else {
-                try await Self.answerWithoutStream(subscription, retry: retry, writer: &writer)
+                try await Self.answerWithoutStream(subscription, writer: &writer)
                 return
             }
-            try await Self.follow(stream, id: id, live: live, retry: retry, writer: &writer)
+            try await Self.follow(stream, id: id, live: live, writer: &writer)
         }
         return Response(status: .ok, headers: ServerSentEvents.headers, body: body)
     }
@@ -113,10 +114,10 @@ struct LiveMapController: Sendable {
 
     /// A `reload` (too far behind) or nothing, then the end of the stream.
     private static func answerWithoutStream(
-        _ subscription: LiveLocations.Subscription, retry: ByteBuffer, writer: inout any ResponseBodyWriter
+        _ subscription: LiveLocations.Subscription, writer: inout any ResponseBodyWriter
     ) async throws {
         if case .reload(let version) = subscription {
-            try await writer.write(retry)
+            try await writer.write(retryFrame)
             try await writer.write(
                 LiveLocations.frame(for: LocationChange(version: version, kind: .reset, objectId: "", record: nil, classId: "")))
         }
@@ -126,10 +127,10 @@ struct LiveMapController: Sendable {
     /// Writes the stream's frames until it ends: after its lifetime (`LiveLocations.endExpired`;
     /// the viewer reconnects where it left off), when its reader's access ends, or at shutdown.
     private static func follow(
-        _ stream: AsyncStream<LiveFrame>, id: UInt64, live: LiveLocations, retry: ByteBuffer, writer: inout any ResponseBodyWriter
+        _ stream: AsyncStream<LiveFrame>, id: UInt64, live: LiveLocations, writer: inout any ResponseBodyWriter
     ) async throws {
         defer { live.unsubscribe(id) }
-        try await writer.write(retry)
+        try await writer.write(retryFrame)
         // Hummingbird stops its server first and waits for open responses: without
         // this, one open map would keep the process from ever stopping.
         try await withGracefulShutdownHandler {
