@@ -134,7 +134,8 @@ export function dropKeptData() {
 
 /** Changes the kept answers so that they follow what the student changed (keptData.js):
  *  `editorFor(url)` gives, for each kept answer's URL, a function from its JSON (the map's
- *  snapshot: as readMapColumns reads it) to the changed one, or null to leave it. Each keeps the time it was kept. */
+ *  snapshot: as readMapColumns reads it) to the changed one, or null to leave it. Each keeps
+ *  the time it was kept. */
 export function editKept(editorFor) {
   return queued(async () => {
     if (!self.caches || !(await caches.has(DATA_CACHE))) return;

@@ -19,7 +19,8 @@ export function presentAddress(slug) {
   return `c/${slug}/present`;
 }
 
-/** Reads `path` on this server as JSON; `anonymous`: without the session's cookies. */
+/** Reads `path` on this server as JSON (`binary`: as the binary map layout, mapColumns.js);
+ *  `anonymous`: without the session's cookies. */
 async function read(path, anonymous, { binary = false } = {}) {
   const accept = binary ? MAP_COLUMNS_TYPE : 'application/json';
   const response = await fetch(path, { credentials: anonymous ? 'omit' : 'same-origin', headers: { Accept: accept } });

@@ -53,9 +53,10 @@ if (accountKey() && !SHOWS_NO_MAP.test(location.hash)) {
 /**
  * Every location of class `classSlug` (null: the default class), newest first:
  * `{ columns, version, count, teachers, timeZones, keptAt }` (`columns.latitude.at(i)` is the
- * i-th location's latitude, and so on: mapColumns.js), where keptAt is null for the server's answer and the date of the
- * kept copy when there was no network. Throws when the server has no snapshot (an older
- * one) so the caller can page instead.
+ * i-th location's latitude, and so on: mapColumns.js), where keptAt is null for the server's
+ * answer and the date of the kept copy when there was no network. Throws when the server has
+ * no snapshot (an older one) or answers what mapColumns.js cannot read, so the caller can page
+ * instead.
  */
 export async function fetchSnapshot({ classSlug = null, signal } = {}) {
   const url = snapshotURL(classSlug);
