@@ -399,12 +399,10 @@ struct LiveMapTests {
 
     @Test("a stream ends once its lifetime is over, at the sweep after it; one without a lifetime stays")
     func lifetimes() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let configuration = testConfiguration(dataDirectory: directory)
-        let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
-        let live = LiveLocations(store: store, settings: LiveLocations.Settings(), logger: testLogger)
-        try await live.start()
+        try await Self.withStartedLive { live in try await Self.lifetimes(live) }
+    }
+
+    static func lifetimes(_ live: LiveLocations) async throws {
         let opened = ContinuousClock.now
         let classId = MapClass.migratedDefaultID
         guard case .stream(_, let short) = live.subscribe(since: live.version, classId: classId, reader: nil, lifetime: .seconds(60)),
@@ -423,20 +421,36 @@ struct LiveMapTests {
         for await _ in long {}
         live.finishAll()
         for await _ in forever {}  // ended by the shutdown only
+    }
+
+    /// `body` with a started live map over a fresh SQLite store in a folder of its own.
+    static func withStartedLive(
+        _ settings: LiveLocations.Settings = LiveLocations.Settings(), _ body: (LiveLocations) async throws -> Void
+    ) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = testConfiguration(dataDirectory: directory)
+        let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
+        let live = LiveLocations(store: store, settings: settings, logger: testLogger)
+        try await live.start()
+        do {
+            try await body(live)
+        } catch {
+            try? await store.close()
+            throw error
+        }
         try await store.close()
     }
 
     @Test("a viewer that does not read is dropped once its bounded buffer is full")
     func slowViewer() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-tests-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let configuration = testConfiguration(dataDirectory: directory)
-        let store = try await SQLStore.open(url: configuration.resolvedDatabaseURL, logger: testLogger)
         var settings = LiveLocations.Settings()
         settings.ringCapacity = 4
         settings.viewerBuffer = 2
-        let live = LiveLocations(store: store, settings: settings, logger: testLogger)
-        try await live.start()
+        try await Self.withStartedLive(settings) { live in try await Self.slowViewer(live, settings) }
+    }
+
+    static func slowViewer(_ live: LiveLocations, _ settings: LiveLocations.Settings) async throws {
         guard case .stream(_, let slow) = live.subscribe(since: live.version, classId: MapClass.migratedDefaultID, reader: nil) else {
             throw TestFailure("not subscribed")
         }
@@ -466,7 +480,6 @@ struct LiveMapTests {
         #expect(buffered == settings.ringCapacity + settings.viewerBuffer)
         live.finishAll()
         #expect(await reader.value == 20)
-        try await store.close()
     }
 }
 
