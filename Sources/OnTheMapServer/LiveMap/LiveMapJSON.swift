@@ -99,7 +99,6 @@ enum LiveMapJSON {
     static func mapColumnsBody(
         _ locations: CompactLocations, order: [Int32], version: Int64, teachers: Set<String> = [], stretchCount: Int? = nil
     ) -> ByteBuffer {
-        let teacherKeys = teachers.map { Array($0.utf8) }
         let names: [StaticString] = [
             "firstName", "lastName", "latitude", "longitude", "mapString", "mediaURL", "objectId", "timeZone", "uniqueKey",
         ]
@@ -109,12 +108,8 @@ enum LiveMapJSON {
         // part of every column is written by one worker visiting each of its rows once (the
         // rows are in the list's order, scattered in memory: a column at a time would fetch
         // every row nine times). Each column's parts are then joined in order.
-        let stretchCount =
-            stretchCount.map { max(1, $0) }
-            ?? (order.count >= parallelColumnsFrom ? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8)) : 1)
-        let stretches = (0..<stretchCount).map { part in
-            order.count * part / stretchCount..<order.count * (part + 1) / stretchCount
-        }
+        let stretches = Self.stretches(of: order.count, stretchCount)
+        let stretchCount = stretches.count
         var parts = [[ByteBuffer]](repeating: [], count: stretchCount)
         // The store's zone number of each location, for the zone column written afterwards
         // (numbered in the order the whole column first uses each zone).
@@ -153,28 +148,18 @@ enum LiveMapJSON {
                     DispatchQueue.concurrentPerform(iterations: stretchCount) { out[$0] = write(stretches[$0], zones) }
                 }
             }
-            if !teacherKeys.isEmpty {
-                for (index, row) in order.enumerated() {
-                    let key = rows.field(row, .uniqueKey)
-                    if teacherKeys.contains(where: { $0.elementsEqual(key) }) { teacherIndexes.append(index) }
-                }
-            }
+            teacherIndexes = Self.teacherIndexes(rows, order: order, teachers: teachers)
         }
         // The zone column: each zone numbered in the order the column first uses it.
+        let (zoneNumbers, zoneNames) = Self.snapshotZones(zones, in: locations)
         var zoneColumn = ByteBufferAllocator().buffer(capacity: 16 + order.count * 3)
-        var zoneNames: [String] = []
-        var snapshotZone: [UInt32: Int] = [:]
-        for (index, zone) in zones.enumerated() {
+        for (index, number) in zoneNumbers.enumerated() {
             if index > 0 { zoneColumn.writeStaticString(",") }
-            if zone == CompactLocations.noZone {
+            if number == Self.noSnapshotZone {
                 zoneColumn.writeStaticString("null")
-                continue
+            } else {
+                zoneColumn.writeString(String(number))
             }
-            if snapshotZone[zone] == nil {
-                snapshotZone[zone] = zoneNames.count
-                zoneNames.append(locations.zoneNames[Int(zone)])
-            }
-            zoneColumn.writeString(String(snapshotZone[zone]!))
         }
         let size = parts.reduce(zoneColumn.readableBytes) { total, part in part.reduce(total) { $0 + $1.readableBytes } }
         var buffer = ByteBufferAllocator().buffer(capacity: 256 + size + stretchCount * names.count)
@@ -197,16 +182,65 @@ enum LiveMapJSON {
         buffer.writeString(#"},"count":\#(order.count),"teachers":["#)
         buffer.writeString(teacherIndexes.map(String.init).joined(separator: ","))
         buffer.writeStaticString(#"],"timeZones":["#)
-        for (index, name) in zoneNames.enumerated() {
-            if index > 0 { buffer.writeStaticString(",") }
-            StudentLocationJSON.writeString(name, into: &buffer)
-        }
+        writeStrings(zoneNames, into: &buffer)
         buffer.writeString(#"],"version":\#(version)}"#)
         return buffer
     }
 
     /// From how many locations the map layout's columns are written in parallel.
     static let parallelColumnsFrom = 20_000
+
+    // MARK: What both map layouts (JSON and binary) share
+
+    /// The stretches of `count` rows in order, one per worker: `stretchCount` of them (tests),
+    /// by default one per core (at most 8) from `parallelColumnsFrom` rows, else one.
+    static func stretches(of count: Int, _ stretchCount: Int?) -> [Range<Int>] {
+        let workers =
+            stretchCount.map { max(1, $0) }
+            ?? (count >= parallelColumnsFrom ? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8)) : 1)
+        return (0..<workers).map { part in count * part / workers..<count * (part + 1) / workers }
+    }
+
+    /// The indexes in `order` of the rows posted by one of `teachers` (account keys).
+    static func teacherIndexes(_ rows: CompactLocations.Reader, order: [Int32], teachers: Set<String>) -> [Int] {
+        guard !teachers.isEmpty else { return [] }
+        let keys = teachers.map { Array($0.utf8) }
+        return order.indices.filter { index in
+            let key = rows.field(order[index], .uniqueKey)
+            return keys.contains { $0.elementsEqual(key) }
+        }
+    }
+
+    /// A snapshot's zone number for none.
+    static let noSnapshotZone = UInt16.max
+
+    /// The snapshot's zone of each row, from the store's zone numbers (`CompactLocations.zone`):
+    /// each zone numbered in the order the rows first use it, `noSnapshotZone` for none, and
+    /// the zones' names in that order.
+    static func snapshotZones(_ storeZones: [UInt32], in locations: CompactLocations) -> (numbers: [UInt16], names: [String]) {
+        var numbers = [UInt16](repeating: noSnapshotZone, count: storeZones.count)
+        var names: [String] = []
+        var numberOf: [UInt32: UInt16] = [:]
+        for (index, zone) in storeZones.enumerated() where zone != CompactLocations.noZone {
+            if let number = numberOf[zone] {
+                numbers[index] = number
+                continue
+            }
+            let number = UInt16(names.count)
+            numberOf[zone] = number
+            names.append(locations.zoneNames[Int(zone)])
+            numbers[index] = number
+        }
+        return (numbers, names)
+    }
+
+    /// `strings` as JSON strings separated by commas (the inside of an array).
+    static func writeStrings(_ strings: [String], into buffer: inout ByteBuffer) {
+        for (index, string) in strings.enumerated() {
+            if index > 0 { buffer.writeStaticString(",") }
+            StudentLocationJSON.writeString(string, into: &buffer)
+        }
+    }
 
     /// The map layout of locations already in order (tests), each zone asked once per point.
     static func mapColumnsBody(

@@ -21,7 +21,6 @@ import NIOCore
 enum MapColumnsBinary {
     static let magic: StaticString = "OTMC"
     static let layoutVersion: UInt32 = 1
-    static let noZone = UInt16.max
     static let mediaType = "application/vnd.onthemap.map-columns"
 
     /// The text columns, in the header's order.
@@ -37,10 +36,8 @@ enum MapColumnsBinary {
         _ locations: CompactLocations, order: [Int32], version: Int64, teachers: Set<String> = [], stretchCount: Int? = nil
     ) -> ByteBuffer {
         let count = order.count
-        let stretchCount =
-            stretchCount.map { max(1, $0) }
-            ?? (count >= LiveMapJSON.parallelColumnsFrom ? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8)) : 1)
-        let stretches = (0..<stretchCount).map { part in count * part / stretchCount..<count * (part + 1) / stretchCount }
+        let stretches = LiveMapJSON.stretches(of: count, stretchCount)
+        let stretchCount = stretches.count
         // Per stretch: the UTF-8 of each text column; the lengths and the numbers are written
         // straight into their places in whole-column arrays.
         var texts = [[ByteBuffer]](repeating: [], count: stretchCount)
@@ -49,7 +46,6 @@ enum MapColumnsBinary {
         // Text column c's lengths at c * count ..< (c + 1) * count.
         var lengths = [UInt16](repeating: 0, count: count * textColumns.count)
         var storeZones = [UInt32](repeating: CompactLocations.noZone, count: count)
-        let teacherKeys = teachers.map { Array($0.utf8) }
         var teacherIndexes: [Int] = []
         locations.read { rows in
             latitudes.withUnsafeMutableBufferPointer { latitudes in
@@ -91,31 +87,14 @@ enum MapColumnsBinary {
                     }
                 }
             }
-            if !teacherKeys.isEmpty {
-                for (index, row) in order.enumerated() {
-                    let key = rows.field(row, .uniqueKey)
-                    if teacherKeys.contains(where: { $0.elementsEqual(key) }) { teacherIndexes.append(index) }
-                }
-            }
+            teacherIndexes = LiveMapJSON.teacherIndexes(rows, order: order, teachers: teachers)
         }
         // Each zone numbered in the order the column first uses it, as in the JSON layout.
-        var zones = [UInt16](repeating: noZone, count: count)
-        var zoneNames: [String] = []
-        var snapshotZone: [UInt32: UInt16] = [:]
-        for (index, zone) in storeZones.enumerated() where zone != CompactLocations.noZone {
-            if let number = snapshotZone[zone] {
-                zones[index] = number.littleEndian
-                continue
-            }
-            let number = UInt16(zoneNames.count)
-            snapshotZone[zone] = number
-            zoneNames.append(locations.zoneNames[Int(zone)])
-            zones[index] = number.littleEndian
-        }
+        let (zoneNumbers, zoneNames) = LiveMapJSON.snapshotZones(storeZones, in: locations)
+        let zones = zoneNumbers.map(\.littleEndian)
 
         // Where each block goes, after the header.
         var blocks: [(offset: Int, bytes: Int)] = []
-        var columnEntries: [String] = []
         var end = 0
         func place(_ bytes: Int) -> Int {
             let offset = end
@@ -135,7 +114,7 @@ enum MapColumnsBinary {
         // The header names offsets from the start of the body, so it is written once with the
         // blocks placed after a header of its own length, rounded up.
         func header(blocksFrom base: Int) -> String {
-            columnEntries = [
+            var columnEntries = [
                 #""latitude":{"offset":\#(base + latitudeOffset),"type":"float64"}"#,
                 #""longitude":{"offset":\#(base + longitudeOffset),"type":"float64"}"#,
                 #""timeZone":{"offset":\#(base + zoneOffset),"type":"uint16"}"#,
@@ -147,10 +126,7 @@ enum MapColumnsBinary {
             }
             columnEntries.sort()
             var zoneList = ByteBufferAllocator().buffer(capacity: 64)
-            for (index, name) in zoneNames.enumerated() {
-                if index > 0 { zoneList.writeStaticString(",") }
-                StudentLocationJSON.writeString(name, into: &zoneList)
-            }
+            LiveMapJSON.writeStrings(zoneNames, into: &zoneList)
             return #"{"columns":{\#(columnEntries.joined(separator: ","))},"count":\#(count),"#
                 + #""teachers":[\#(teacherIndexes.map(String.init).joined(separator: ","))],"#
                 + #""timeZones":[\#(String(buffer: zoneList))],"version":\#(version)}"#

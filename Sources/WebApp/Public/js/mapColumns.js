@@ -41,12 +41,6 @@ export class TextColumn {
     }
     return rows;
   }
-
-  toArray() {
-    const values = new Array(this.length);
-    for (let row = 0; row < this.length; row++) values[row] = this.at(row);
-    return values;
-  }
 }
 
 /** The last row whose text starts at `offset` (empty rows before it start there too), or -1. */
