@@ -59,9 +59,11 @@ enum PostgresSupport {
     }
 
     /// Runs a student-location SELECT (columns as `SQLStore.locationColumns`) straight on
-    /// PostgresNIO, decoding each row as one typed tuple: PostgresKit's `SQLRow` adapter
-    /// builds a coding path and goes through dynamic casts for every cell, which costs more
-    /// than the query on a 100-row page.
+    /// PostgresNIO, reading each row's cells one by one with their concrete types. PostgresKit's
+    /// `SQLRow` adapter builds a coding path and goes through dynamic casts for every cell, and
+    /// PostgresNIO's tuple decoding (`rows.decode((String, …).self)`) is generic over a
+    /// parameter pack that is not specialised outside PostgresNIO: it looks up tuple and type
+    /// metadata at run time for every cell. Either costs more than the query on a 100-row page.
     static func locations(_ query: SQLQueryString, on connection: PostgresConnection, logger: Logger) async throws -> [StudentInformation] {
         let (sql, binds) = connection.sql().serialize(query)
         var bindings = PostgresBindings()
@@ -77,17 +79,30 @@ enum PostgresSupport {
         }
         let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
         var locations: [StudentInformation] = []
-        for try await (objectId, uniqueKey, firstName, lastName, mapString, mediaURL, latitude, longitude, createdAt, updatedAt)
-            in rows.decode((String, String, String, String, String, String, Double, Double, String, String).self)
-        {
-            locations.append(
-                StudentInformation(
-                    objectId: objectId, uniqueKey: uniqueKey, firstName: firstName, lastName: lastName, mapString: mapString,
-                    mediaURL: mediaURL, latitude: latitude, longitude: longitude, createdAt: createdAt, updatedAt: updatedAt
-                ))
+        let context = PostgresDecodingContext.default  // once: it holds a JSON decoder, retained at each use
+        for try await row in rows {
+            locations.append(try location(from: row, context: context))
         }
         return locations
     }
+
+    /// One row of `SQLStore.locationColumns` as a record; a row of other columns, or a value of
+    /// another type, is an error, as it was for the tuple decoding.
+    static func location(from row: PostgresRow, context: PostgresDecodingContext<JSONDecoder>) throws -> StudentInformation {
+        guard row.count == columnCount else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "A location row has \(row.count) columns, not \(columnCount)"))
+        }
+        var cells = row.makeIterator()
+        // `next()` cannot be nil here: the row has as many cells as columns, checked above.
+        func text() throws -> String { try cells.next()!.decode(String.self, context: context) }
+        func number() throws -> Double { try cells.next()!.decode(Double.self, context: context) }
+        return StudentInformation(
+            objectId: try text(), uniqueKey: try text(), firstName: try text(), lastName: try text(), mapString: try text(),
+            mediaURL: try text(), latitude: try number(), longitude: try number(), createdAt: try text(), updatedAt: try text())
+    }
+
+    private static let columnCount = SQLStore.locationColumns.split(separator: ",").count
 }
 
 /// A list query bound a value of a type `PostgresSupport.locations` does not encode: a
