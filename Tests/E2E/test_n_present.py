@@ -196,6 +196,20 @@ def test_a_public_class_embeds_on_another_site_and_nothing_else_does(page, api, 
             shown = page.js("return document.body ? document.body.innerText : ''")
             assert "Secret Biology" not in shown and "Quito" not in shown and not page.find_all("#login-scene, .present")
             driver.switch_to.default_content()
+
+        # The teacher makes the class members-only: the open embed drops every pin, name and
+        # count at once (its stream is ended, and the server now refuses it the map).
+        driver.switch_to.frame(driver.find_element(By.ID, "public"))
+        as_teacher(teacher, "PATCH", f"/api/classes/{public}", {"visibility": "members"})
+        page.until(lambda d: page.js("return document.querySelector('.present').dataset.state") == "withdrawn", 30,
+                   "the embed kept showing a class that is no longer public")
+        page.text_in(".present-status", "This map is no longer shared.")
+        # (Leaflet fades the names out, then removes them.)
+        page.until(lambda d: not page.js("return document.querySelectorAll('.pin-name, .student-pin').length"), 10,
+                   "pins or names stayed on the withdrawn map")
+        shown = page.js("return document.body.innerText")
+        assert "Dana Embed" not in shown and "Open Geography" not in shown and "student" not in shown
+        assert page.js("return document.title") == "On the Map"
     finally:
         page.driver.switch_to.default_content()
         host.close()

@@ -25,6 +25,8 @@ export class LiveUpdates {
    * @param {string} [hooks.changes]  the stream's path (a class's own, for the present view and
    *   an embed); the shown class's when not given
    * @param {boolean} [hooks.quiet]  tells the rest of the page nothing (a second map of the class)
+   * @param {() => void} [hooks.lost]  the stream failed for good (an HTTP error, such as a
+   *   refusal once the reader's access ended); it is tried again later all the same
    */
   constructor(hooks) {
     this.hooks = hooks;
@@ -86,8 +88,9 @@ export class LiveUpdates {
       // Ended, or the server is gone: connection.js finds out which, and says so at once.
       if (!this.hooks.quiet) noteStreamLost();
       if (source.readyState === EventSource.CLOSED) {
-        // An HTTP error (a proxy's 502, say): EventSource gives up, so we try again.
+        // An HTTP error (a proxy's 502, say, or a refusal): EventSource gives up, so we try again.
         this.setState('offline');
+        if (this.hooks.lost) this.hooks.lost();
         this.retryTimer = setTimeout(() => this.open(), this.retryDelay);
         this.retryDelay = Math.min(this.retryDelay * 2, LAST_RETRY_MS);
       } else {

@@ -32,6 +32,9 @@ async function read(path, anonymous, { binary = false } = {}) {
   return binary ? readMapColumns(await response.arrayBuffer()) : response.json();
 }
 
+/** Answers that mean the map is not this reader's to see (any more). */
+const REFUSED = new Set([401, 403, 404]);
+
 export class PresentView {
   /**
    * @param {HTMLElement} root  where the view is drawn (emptied)
@@ -93,6 +96,7 @@ export class PresentView {
       },
       changes: `/c/${slug}/api/locations/changes`,
       quiet: true,
+      lost: () => this.recheck(),
     });
     this.onKey = (event) => {
       if (event.key === 'Escape' && !event.defaultPrevented) this.close();
@@ -133,6 +137,7 @@ export class PresentView {
       this.leaveButton.title = t('present.leaveHint');
     }
     if (this.failed) this.status.textContent = t('present.failed');
+    if (this.withdrawn) this.status.textContent = t('present.withdrawn');
   }
 
   /** A post that arrived outside the view brings everyone into it again (unless the viewer
@@ -174,14 +179,23 @@ export class PresentView {
     await this.load();
   }
 
+  /** The class's map as this reader may see it: the map layout in binary, as the main map
+   *  reads it (mapColumns.js checks it). */
+  snapshot() {
+    return read(`/c/${this.slug}/api/locations/snapshot/map.bin`, this.embed, { binary: true });
+  }
+
   async load() {
     this.live.stop();
     let snapshot;
     try {
-      // The map layout in binary, as the main map reads it (mapColumns.js checks it).
-      snapshot = await read(`/c/${this.slug}/api/locations/snapshot/map.bin`, this.embed, { binary: true });
-    } catch {
+      snapshot = await this.snapshot();
+    } catch (error) {
       if (this.closed) return;
+      if (REFUSED.has(error.status)) {
+        this.withdraw();
+        return;
+      }
       this.failed = true;
       this.status.hidden = false;
       this.status.textContent = t('present.failed');
@@ -197,6 +211,36 @@ export class PresentView {
     this.showCount(count);
     this.root.dataset.state = 'ready';
     this.live.follow(snapshot.version);
+  }
+
+  /** The stream failed for good. When the server now refuses this reader the map (the class
+   *  went members-only, or the reader's access ended), what the view showed goes at once;
+   *  otherwise (the server away, a proxy's error) it stays, and the stream is tried again. */
+  async recheck() {
+    try {
+      await this.snapshot();
+    } catch (error) {
+      if (!this.closed && REFUSED.has(error.status)) this.withdraw();
+    }
+  }
+
+  /** Nothing of the class stays on screen: no pins, no names, no count; the view says the map
+   *  is not shared with it any more. */
+  withdraw() {
+    this.live.stop();
+    this.map.beginLoad();
+    this.map.finishLoad();
+    this.name = null;
+    this.count = null;
+    delete this.root.dataset.count;
+    this.counter.textContent = '';
+    this.title.textContent = '';
+    if (this.embed) document.title = t('app.title');
+    this.failed = false;
+    this.withdrawn = true;
+    this.status.hidden = false;
+    this.status.textContent = t('present.withdrawn');
+    this.root.dataset.state = 'withdrawn';
   }
 
   /** Ends the view: its stream, its full screen, its listeners; then `leave`. */
