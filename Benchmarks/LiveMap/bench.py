@@ -124,8 +124,14 @@ async def fan_out(session):
     latencies.sort()
     pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
     print(f"fan-out to {len(viewers)} viewers, 10 posts, from the POST's answer to each viewer's event: "
-          f"p50 {pick(0.5):.0f} ms, p99 {pick(0.99):.0f} ms, max {latencies[-1] * 1000:.0f} ms")
+          f"p50 {pick(0.5):.0f} ms, p99 {pick(0.99):.0f} ms, max {latencies[-1] * 1000:.0f} ms "
+          f"(target p99 < 1 s with 10,000 viewers: {verdict(pick(0.99) < 1000 and len(viewers) >= 10000)})")
     return viewers
+
+
+def verdict(met):
+    """The issue's word for a target: MET or MISSED."""
+    return "MET" if met else "MISSED"
 
 
 async def idle(viewers):
@@ -137,7 +143,7 @@ async def idle(viewers):
     await asyncio.sleep(2)
     after = rss_kb()
     print(f"{len(idle):,} more idle viewers: server RSS {before / 1024:.0f} MB -> {after / 1024:.0f} MB, "
-          f"{(after - before) / len(idle):.1f} KB per viewer")
+          f"{(after - before) / len(idle):.1f} KB per viewer (target < 20 KB: {verdict((after - before) / len(idle) < 20)})")
     for _, writer in viewers + idle:
         writer.close()
 
