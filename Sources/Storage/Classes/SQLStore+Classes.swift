@@ -306,6 +306,9 @@ extension SQLStore {
                 DELETE FROM student_locations WHERE class_id = \(bind: classId) AND owner_key = \(bind: accountKey) RETURNING object_id
                 """
             ).all()
+            // So do the notices they asked for as its moderator or teacher: nobody is told of a
+            // class they left (rejoining, they ask again).
+            try await db.raw("DELETE FROM class_notices WHERE class_id = \(bind: classId) AND account_key = \(bind: accountKey)").run()
             return removed.isEmpty && locations.isEmpty ? .notFound : .done
         }
     }
