@@ -184,11 +184,12 @@ struct ClassNoticeTests {
             #expect(second.status == .created || second.status == .ok)
             #expect(try await worker.writeDue() == 0)
             #expect(try await Self.notices(store) == 1)
-            #expect(try await store.notices(classId: try #require(try await store.mapClass(slug: "geo")).id, accountKey: roster.none.key) == [.reported])
+            let geo = try #require(try await store.mapClass(slug: "geo")).id
+            #expect(try await store.notices(classId: geo, accountKey: roster.none.key) == [.reported])
             // Leaving the class ends what they asked for: nothing of it is kept.
             let left = try await client.execute(uri: "/api/classes/geo/leave", method: .post, headers: roster.none.cookieHeaders) { $0 }
             #expect(left.status == .ok)
-            #expect(try await store.notices(classId: try #require(try await store.mapClass(slug: "geo")).id, accountKey: roster.none.key).isEmpty)
+            #expect(try await store.notices(classId: geo, accountKey: roster.none.key).isEmpty)
         }
     }
 
