@@ -253,3 +253,31 @@ def test_german_shell_with_long_words(german_browser, server, api):
     finally:
         page.viewport((1280, 800))
     assert clipped == [], clipped
+
+
+def test_too_many_failed_logins_are_said_in_the_page_language(german_browser, server, api):
+    """The login throttle's answer is the Udacity protocol's, in English for the old apps; the
+    login form says it in the page's language, with the wait the server's Retry-After gave."""
+    from selenium.webdriver.common.keys import Keys
+
+    page = fresh(german_browser, server, api)
+    german = catalogue("de")
+    user = api.create_user("Zu", "Viele")
+    page.open("/#/login")
+    page.visible("#login-email")
+    page.type_into("#login-email", user.email)
+    said = []
+    for attempt in range(14):
+        page.js("document.getElementById('login-error').textContent = ''")
+        page.type_into("#login-password", f"not-the-password-{attempt}" + Keys.ENTER)
+        page.until(lambda d: page.find("#login-error").text and page.find("#login-button").is_enabled(), 15,
+                   "the login form said nothing")
+        said.append(page.find("#login-error").text)
+        if said[-1] != german["login.error.wrong"]:
+            break
+    before, after = german["login.error.tooMany"].split("{wait}")
+    message = said[-1]
+    assert message.startswith(before) and message.endswith(after), said
+    assert re.fullmatch(r"\d+ Sekunden?|\d+ Minuten?", message[len(before):len(message) - len(after)]), message
+    assert "Too many" not in message
+    assert said[:5] == [german["login.error.wrong"]] * 5, said

@@ -15,12 +15,14 @@ const UDACITY_PREFIX = ")]}'";
 /** Why a call failed: `network` (no answer at all), `server` (5xx), `auth` (401/403),
  *  `notFound` (404) or `client` (any other 4xx). */
 export class ApiError extends Error {
-  constructor(kind, message, status = 0, code = null) {
+  /** `retryAfter`: the seconds the server's `Retry-After` asked to wait (a 429 or 503), or null. */
+  constructor(kind, message, status = 0, code = null, retryAfter = null) {
     super(message);
     this.name = 'ApiError';
     this.kind = kind;
     this.status = status;
     this.code = code;
+    this.retryAfter = retryAfter;
   }
   get isNetwork() { return this.kind === 'network'; }
 }
@@ -31,6 +33,12 @@ function messageFrom(body) {
   if (body.error && typeof body.error.message === 'string') return body.error.message;
   if (typeof body.message === 'string') return body.message;
   return null;
+}
+
+/** `Retry-After` in seconds (the server sends whole seconds), or null. */
+function retryAfterOf(response) {
+  const seconds = Number(response.headers.get('Retry-After'));
+  return response.headers.has('Retry-After') && Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
 }
 
 function codeFrom(body) {
@@ -84,7 +92,7 @@ export async function request(path, { method = 'GET', body, headers = {}, udacit
     if (status === 401) sessionRefused(epoch);
     const kind = status >= 500 ? 'server' : status === 401 || status === 403 ? 'auth' : status === 404 ? 'notFound' : 'client';
     const message = messageFrom(json) || t('api.error.status', { status: `${status} ${response.statusText || ''}`.trim() });
-    throw new ApiError(kind, message, status, codeFrom(json));
+    throw new ApiError(kind, message, status, codeFrom(json), retryAfterOf(response));
   }
   if (json === null && text) throw new ApiError('server', t('api.error.unreadable'), response.status);
   return json;

@@ -3,7 +3,7 @@
 import * as api from './api.js';
 import { state, saveAccount } from './state.js';
 import { go } from './router.js';
-import { setBusy, formFailureMessage } from './ui.js';
+import { setBusy, formFailureMessage, tooManyMessage } from './ui.js';
 import { showingSignedIn } from './connection.js';
 import { startKeptData } from './keptSession.js';
 import { sharedComputerChosen, setUpSharedComputerChoice } from './sharedComputer.js';
@@ -48,6 +48,7 @@ function showLoginTitle() {
 }
 
 function loginFailureMessage(error) {
+  if (error.status === 429) return tooManyMessage(error, 'login.error.tooMany');
   return error.kind === 'auth' ? t('login.error.wrong') : formFailureMessage(error, t('login.error.failed'));
 }
 

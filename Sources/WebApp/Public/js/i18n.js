@@ -114,6 +114,15 @@ export function formatNumber(value) {
   return formatNumberIn(current, value);
 }
 
+/** A wait of `seconds` in words of the page's language ("40 seconds", "3 Minuten"): seconds
+ *  below a minute and a half, whole minutes (rounded up) from there. */
+export function formatWait(seconds) {
+  const minutes = seconds >= 90;
+  const unit = minutes ? 'minute' : 'second';
+  const amount = minutes ? Math.ceil(seconds / 60) : Math.max(1, Math.ceil(seconds));
+  return new Intl.NumberFormat(current, { style: 'unit', unit, unitDisplay: 'long' }).format(amount);
+}
+
 const dateFormats = new Map();
 
 /** A date (Date, epoch ms or ISO text) through Intl.DateTimeFormat in the page's language;

@@ -1,6 +1,6 @@
 // Small DOM helpers shared by the scenes. User data only ever reaches the page
 // through textContent and vetted href attributes, never through innerHTML.
-import { t, formatNumber, formatRelativeTime } from './i18n.js';
+import { t, formatNumber, formatRelativeTime, formatWait } from './i18n.js';
 
 /** Creates an element: el('a', { class: 'x', text: 'hi', href: '...' }, [children]). */
 export function el(tag, props = {}, children = []) {
@@ -107,7 +107,17 @@ export function setBusy(button, busy, busyLabel) {
 
 /** A title and message for a failed download or upload: network versus server. `what` is
  *  the failed action, already translated ("loading the album": t('failure.what.…')). */
+/** A 429's words in the page's language (the server's own are English), with how long to
+ *  wait from its `Retry-After` (a minute when it gave none); null for other failures. `key`:
+ *  the message, one with a `{wait}`. */
+export function tooManyMessage(error, key = 'error.tooMany') {
+  if (!error || error.status !== 429) return null;
+  return t(key, { wait: formatWait(error.retryAfter ?? 60) });
+}
+
 export function describeFailure(error, what) {
+  const tooMany = tooManyMessage(error);
+  if (tooMany) return { title: t('failure.other.title'), message: t('failure.other.message', { what, reason: tooMany }) };
   if (error && error.kind === 'network') {
     return { title: t('failure.network.title'), message: t('failure.network.message', { what }) };
   }
@@ -121,6 +131,7 @@ export function describeFailure(error, what) {
  *  same on every form; otherwise the server's own words, or `fallback`. */
 export function formFailureMessage(error, fallback) {
   if (error.kind === 'network') return t('error.network');
+  if (error.status === 429) return tooManyMessage(error);
   if (error.kind === 'server') return t('error.server', { status: String(error.status) });
   return error.message || fallback;
 }
