@@ -109,7 +109,7 @@ public final class OutboundClient: Sendable {
         urlRequest.httpBody = request.body
         let prepared = urlRequest
         let session = self.session
-        let exchange = self.exchange ?? { try await session.data(for: $0) }
+        let exchange = self.exchange ?? { try await Self.data(session, for: $0) }
         // URLSession's timeout is an idle timeout; the race makes it a deadline.
         return try await withThrowingTaskGroup(of: Reply.self) { group in
             group.addTask {
@@ -137,6 +137,63 @@ public final class OutboundClient: Sendable {
             defer { group.cancelAll() }
             guard let first = try await group.next() else { throw CancellationError() }
             return first
+        }
+    }
+
+    /// One exchange on `session`, cancelled with the calling task. Not URLSession's own async
+    /// `data(for:)`: on Linux (swift-corelibs-foundation) its cancellation handler cancels the
+    /// transfer synchronously on the session's queue while the Swift runtime holds the task's
+    /// lock, and a transfer finishing at that moment waits on the session's queue for the same
+    /// lock to resume the task: the process hung for good at a graceful stop with album
+    /// downloads in flight. Here the transfer is cancelled from another queue, after the
+    /// handler has returned.
+    static func data(_ session: URLSession, for request: URLRequest) async throws -> (Data, URLResponse) {
+        let transfer = Transfer()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                transfer.start(task)
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+
+    /// A transfer and whether its caller was cancelled, whichever comes first.
+    private final class Transfer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var task: URLSessionDataTask?
+        private var cancelled = false
+
+        func start(_ task: URLSessionDataTask) {
+            let cancelled = lock.withLock {
+                self.task = task
+                return self.cancelled
+            }
+            task.resume()
+            if cancelled { Self.cancelLater(task) }
+        }
+
+        func cancel() {
+            let task = lock.withLock {
+                cancelled = true
+                return self.task
+            }
+            if let task { Self.cancelLater(task) }
+        }
+
+        /// `URLSessionTask.cancel` waits for the session's queue: never from inside the
+        /// runtime's cancellation handler.
+        private static func cancelLater(_ task: URLSessionDataTask) {
+            DispatchQueue.global().async { task.cancel() }
         }
     }
 

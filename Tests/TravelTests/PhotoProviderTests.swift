@@ -125,4 +125,26 @@ struct PhotoProviderTests {
         #expect(ImageFormat.png.isComplete(GeneratedImages.png(seed: "a")))
         #expect(!ImageFormat.png.isComplete(GeneratedImages.png(seed: "a").dropLast(3)))
     }
+
+    @Test("a download cancelled while its answer is under way ends at once, and so do many cancelled as their answers arrive")
+    func cancelledDownloads() async throws {
+        try await PhotoStub.run { stub in
+            stub.update { $0.imageDelay = .seconds(3600) }
+            let fetcher = HTTPFetcher()
+            defer { fetcher.shutdown() }
+            let held = Task { try await fetcher.get(URL(string: "\(stub.baseURL)/img/held.png")!, timeout: 3600) }
+            while stub.imagesInFlight < 1 { try await Task.sleep(for: .milliseconds(10)) }
+            held.cancel()
+            await #expect(throws: CancellationError.self) { try await held.value }
+            // Cancelled just as their answers come in: the race that hung a graceful stop for
+            // good when URLSession's own cancellation waited on its queue. Each ends either way.
+            stub.update { $0.imageDelay = .zero }
+            for round in 0..<40 {
+                let task = Task { try await fetcher.get(URL(string: "\(stub.baseURL)/img/r\(round).png")!, timeout: 60) }
+                while stub.imageRequests.count < round + 2 { try await Task.sleep(for: .milliseconds(1)) }
+                task.cancel()
+                _ = await task.result
+            }
+        }
+    }
 }
