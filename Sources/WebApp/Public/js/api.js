@@ -252,7 +252,7 @@ export async function downloadMyData() {
     const status = response.status;
     if (status === 401) sessionRefused(epoch);
     const kind = status >= 500 ? 'server' : status === 401 || status === 403 ? 'auth' : status === 404 ? 'notFound' : 'client';
-    throw new ApiError(kind, messageFrom(json) || t('api.error.status', { status: `${status} ${response.statusText || ''}`.trim() }), status, codeFrom(json));
+    throw new ApiError(kind, messageFrom(json) || t('api.error.status', { status: `${status} ${response.statusText || ''}`.trim() }), status, codeFrom(json), retryAfterOf(response));
   }
   try {
     return await response.blob();

@@ -19,16 +19,22 @@ export function presentAddress(slug) {
   return `c/${slug}/present`;
 }
 
-/** Reads `path` on this server as JSON (`binary`: as the binary map layout, mapColumns.js);
- *  `anonymous`: without the session's cookies. */
-async function read(path, anonymous, { binary = false } = {}) {
-  const accept = binary ? MAP_COLUMNS_TYPE : 'application/json';
+/** Asks for `path` on this server (`anonymous`: without the session's cookies); throws an
+ *  error with the status when the answer is not a success. */
+async function answer(path, anonymous, accept) {
   const response = await fetch(path, { credentials: anonymous ? 'omit' : 'same-origin', headers: { Accept: accept } });
   if (!response.ok) {
     const error = new Error(`${path}: HTTP ${response.status}`);
     error.status = response.status;
     throw error;
   }
+  return response;
+}
+
+/** Reads `path` on this server as JSON (`binary`: as the binary map layout, mapColumns.js);
+ *  `anonymous`: without the session's cookies. */
+async function read(path, anonymous, { binary = false } = {}) {
+  const response = await answer(path, anonymous, binary ? MAP_COLUMNS_TYPE : 'application/json');
   return binary ? readMapColumns(await response.arrayBuffer()) : response.json();
 }
 
@@ -182,7 +188,11 @@ export class PresentView {
   /** The class's map as this reader may see it: the map layout in binary, as the main map
    *  reads it (mapColumns.js checks it). */
   snapshot() {
-    return read(`/c/${this.slug}/api/locations/snapshot/map.bin`, this.embed, { binary: true });
+    return read(this.snapshotPath(), this.embed, { binary: true });
+  }
+
+  snapshotPath() {
+    return `/c/${this.slug}/api/locations/snapshot/map.bin`;
   }
 
   async load() {
@@ -218,7 +228,9 @@ export class PresentView {
    *  otherwise (the server away, a proxy's error) it stays, and the stream is tried again. */
   async recheck() {
     try {
-      await this.snapshot();
+      // Only whether the server answers: the map itself is not downloaded again.
+      const response = await answer(this.snapshotPath(), this.embed, MAP_COLUMNS_TYPE);
+      if (response.body) response.body.cancel().catch(() => {});
     } catch (error) {
       if (!this.closed && REFUSED.has(error.status)) this.withdraw();
     }
