@@ -180,7 +180,7 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
             try await Migrations.run(on: db, schema: schema, through: last)
             if postgres { try await db.raw("RESET statement_timeout").run() }
         }
-        if last >= 20 { try await fillMissingSearchTerms() }
+        if last >= 23 { try await fillSearchTermsIfOwed() }
     }
 
     /// Student-location writes made by any server on this database, as they happen; nil on

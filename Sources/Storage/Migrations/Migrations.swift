@@ -10,7 +10,7 @@ enum Migrations {
     /// Every version, in order. Never edit a shipped one: add the next.
     static let all: [Migration] = [
         .v01, .v02, .v03, .v04, .v05, .v06, .v07, .v08, .v09, .v10, .v11, .v12, .v13, .v14, .v15, .v16, .v17, .v18, .v19, .v20,
-        .v21, .v22,
+        .v21, .v22, .v23,
     ]
 
     /// The default class of migration 11, created `public` when the database already holds
