@@ -27,7 +27,10 @@
 # With POSTGRES_URL (a libpq-style URL, e.g. postgres://postgres@127.0.0.1:55432/postgres?sslmode=disable)
 # the same rows (with their class_id) are copied into a fresh schema there and the server is
 # measured again on PostgreSQL, both ways, with and without the list cache, with a pgbench
-# raw-SQL reference (the same SELECT, class_id sent as a parameter).
+# raw-SQL reference (the same SELECT, class_id sent as a parameter). The copy is vacuumed
+# first, as a database that has served a while is (its rows' visibility settled), and its
+# search words are not written (nothing here searches). Its first snapshot after a start is
+# measured as SQLite's is.
 # Scripts/with-postgres.sh provides a throwaway server:
 #   bash Scripts/with-postgres.sh bash -c 'POSTGRES_URL=$ONTHEMAP_TEST_POSTGRES_URL bash Benchmarks/ServerBenchmark/run.sh'
 # MEASURE_SQLITE=0 leaves out the SQLite runs (nginx's and the first snapshot's stay).
@@ -389,9 +392,10 @@ with open(sys.argv[2], "w", newline="") as out:
 PY
     psql "$POSTGRES_URL" -v ON_ERROR_STOP=1 -q \
         -c "\\copy $schema.student_locations ($columns) FROM '$work/rows.csv' WITH (FORMAT csv, FORCE_NOT_NULL (unique_key, first_name, last_name, map_string, media_url))" \
-        -c "ANALYZE $schema.student_locations"
+        -c "VACUUM ANALYZE $schema.student_locations"
     set_visibility members
     start_server
+    echo "$first_snapshot_ms" >"$work/first_snapshot_pg"
     measure_both_ways "onthemap on PostgreSQL"
     pgbench=$(ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -n 1 || command -v pgbench || true)
     if [[ -n "$pgbench" ]]; then
@@ -411,8 +415,8 @@ PY
 fi
 
 # 6. Report.
-python3 - "$work/results" "$work/rawsql" "$work/rawpg" "$work/rss" "$work/first_snapshot" <<PY
-import sys
+python3 - "$work/results" "$work/rawsql" "$work/rawpg" "$work/rss" "$work/first_snapshot" "$work/first_snapshot_pg" <<PY
+import os, sys
 rows = [l.strip().split("|") for l in open(sys.argv[1]) if l.strip()]
 r = {n: (float(rps), float(p50), float(p99), int(err), int(cpu), load) for n, rps, p50, p99, err, cpu, load in rows}
 queries = {"first-page": "$q_first", "skip-5000": "$q_skip", "where-uniqueKey": "$q_where"}
@@ -454,6 +458,10 @@ print("Targets:")
 first_ms = int(open(sys.argv[5]).read())
 print(f"- first snapshot of the class ready after a start (the server's CPU quiet; SQLite): {first_ms / 1000:.1f} s; "
       f"<= 5 s: {'MET' if first_ms <= 5000 else 'MISSED'}")
+if os.path.exists(sys.argv[6]):
+    first_pg_ms = int(open(sys.argv[6]).read())
+    print(f"- first snapshot of the class ready after a start (the server's CPU quiet; PostgreSQL): {first_pg_ms / 1000:.1f} s; "
+          f"<= 5 s: {'MET' if first_pg_ms <= 5000 else 'MISSED'}")
 for name, kb in rss.items():
     if kb.isdigit():
         print(f"- server RSS with the class's snapshot ({name}): {int(kb) / 1024:.0f} MB; < 300 MB: {'MET' if int(kb) < 300 * 1024 else 'MISSED'}")

@@ -77,6 +77,22 @@ struct LocationRowReadingTests {
         }
     }
 
+    @Test("snapshot pages come in the bytes' order of their objectIds, as the store says (both databases)", arguments: Backend.available)
+    func bytesOrder(backend: Backend) async throws {
+        try await backend.withStore { store in
+            // Upper case before lower, digits before both, "V" where the live map splits its read,
+            // and ids from elsewhere: a language's collation orders these otherwise.
+            let ids = ["b", "B", "a1", "A2", "V", "U", "Uz", "u", "Ä", "ä", "z", "0", "_x", "-y", "Ab", "aB"]
+            for id in ids { try await store.insertLocation(record(id)) }
+            #expect(store.ordersObjectIdsByBytes)
+            let read = try await store.locationsByObjectId(after: "", in: MapClass.migratedDefaultID, limit: 100).map(\.objectId)
+            #expect(read == ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+            // A range read from a byte bound, as the live map reads its upper half.
+            let upper = try await store.locationsByObjectId(after: "U\u{7F}", in: MapClass.migratedDefaultID, limit: 100).map(\.objectId)
+            #expect(upper == ["V", "_x", "a1", "aB", "b", "u", "z", "Ä", "ä"])
+        }
+    }
+
     @Test("a value SQLKit's decoder refuses is refused too (SQLite: a blob where text belongs)")
     func refusedValue() async throws {
         try await Backend.sqlite.withStore { store in

@@ -504,7 +504,7 @@ final class LiveLocations: Sendable {
     }
 
     /// Where a class's read is split in two, read at once, when the store orders objectIds by
-    /// their bytes (SQLite; PostgreSQL's collation may be a language's, one read there):
+    /// their bytes (SQLite, and PostgreSQL's "C" collation; in another, one read):
     /// objectIds below "V" and from "V" on, halves of the server's own `[0-9A-Za-z]` ids. Ids
     /// made elsewhere only make the halves uneven. The second half's read starts after "U"
     /// followed by the byte above every letter and digit, and keeps what is from "V" on.

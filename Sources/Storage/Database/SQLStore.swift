@@ -40,6 +40,9 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
     public let photoStorage: any PhotoStorage
     /// PostgreSQL only: the channel album changes are announced on (set by `open`).
     private(set) var albumChannel: String? = nil
+    /// Whether `student_locations.object_id` sorts by bytes: always on SQLite; on PostgreSQL
+    /// when the column's collation is "C" (set by `open`), as the migrations create it.
+    private(set) var objectIdsOrderedByBytes = true
 
     /// Opens the database named by `url` (see `DatabaseLocation`), creating the SQLite
     /// file or the PostgreSQL schema when missing, and runs pending migrations. Photo
@@ -103,6 +106,15 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
                 store.changeFeed = channel.map { (configuration, $0) }
                 store.albumChannel = try await store.withDatabase { db in
                     try await db.raw(Migrations.albumChannelQuery).first()?.decode(column: "channel", as: String.self)
+                }
+                store.objectIdsOrderedByBytes = try await store.withDatabase { db in
+                    let collation = try await db.raw(
+                        """
+                        SELECT collation_name FROM information_schema.columns
+                        WHERE table_schema = current_schema() AND table_name = 'student_locations' AND column_name = 'object_id'
+                        """
+                    ).first()?.decode(column: "collation_name", as: String?.self)
+                    return collation == "C" || collation == "POSIX"
                 }
             }
         } catch let error as PSQLError {

@@ -47,8 +47,8 @@ public protocol LocationChangeRepository: Sendable {
     /// time, so a full read of a big class is many short statements, each within the deadline.
     func locationsByObjectId(after objectId: String, in classId: String, limit: Int) async throws -> [StudentInformation]
     /// Whether `locationsByObjectId` orders objectIds by their bytes (SQLite's default
-    /// collation), so that a range of them can be read by bytes; PostgreSQL's order is its
-    /// database's collation, which may be a language's.
+    /// collation; PostgreSQL's "C", which the migrations give every text column), so that a
+    /// range of them can be read by bytes.
     var ordersObjectIdsByBytes: Bool { get }
     /// The highest version pruned from the log: every change above it is kept (as its record's
     /// newest change). 0 when the log was never pruned.
@@ -111,7 +111,7 @@ extension SQLStore {
         return try await readLocations(statement)
     }
 
-    public var ordersObjectIdsByBytes: Bool { !isPostgres }
+    public var ordersObjectIdsByBytes: Bool { objectIdsOrderedByBytes }
 
     public func locationLogHorizon() async throws -> Int64 {
         try await withDatabase { db in
