@@ -210,6 +210,19 @@ def test_a_public_class_embeds_on_another_site_and_nothing_else_does(page, api, 
         shown = page.js("return document.body.innerText")
         assert "Dana Embed" not in shown and "Open Geography" not in shown and "student" not in shown
         assert page.js("return document.title") == "On the Map"
+
+        # Public again: the frame comes back by itself (no one reloads a page on a projector or
+        # another site), with its name, its pins and its live changes.
+        as_teacher(teacher, "PATCH", f"/api/classes/{public}", {"visibility": "public"})
+        page.until(lambda d: page.js("return document.querySelector('.present').dataset.state") == "ready", 40,
+                   "the embed stayed empty after its class was public again")
+        page.text_in(".present-count", "2 students", 10)
+        page.text_in(".present-title", "Open Geography", 10)
+        assert page.find(".present-status").is_displayed() is False
+        page.until(lambda d: page.js("return document.querySelector('.present-live').dataset.state") == "live", 15,
+                   "the returned embed never went live")
+        post_in_class(api.create_user("Flor", "Embed"), public, "Lima", -12.05, -77.04)
+        page.text_in(".present-count", "3 students", 20)
     finally:
         page.driver.switch_to.default_content()
         host.close()

@@ -40,6 +40,10 @@ async function read(path, anonymous, { binary = false } = {}) {
 
 /** Answers that mean the map is not this reader's to see (any more). */
 const REFUSED = new Set([401, 403, 404]);
+/** A withdrawn map asks whether it is shared again this much later, doubling to the last:
+ *  a class made public again comes back on a projector or another site's page by itself. */
+const RETURN_FIRST_MS = 2000;
+const RETURN_LAST_MS = 60000;
 
 export class PresentView {
   /**
@@ -58,6 +62,8 @@ export class PresentView {
     this.name = null;
     this.map = null;
     this.closed = false;
+    this.returnTimer = null;
+    this.returnDelay = RETURN_FIRST_MS;
     root.classList.add('present');
     if (embed) root.classList.add('present-embed');
     root.dataset.slug = slug;
@@ -176,13 +182,18 @@ export class PresentView {
     if (this.closed) return;
     this.map = new StudentMap(this.container, config, { names: true, readOnly: true });
     this.map.setBasemap(config, world);
-    read(`/api/classes/${this.slug}`, anonymous).then((detail) => {
-      if (detail && typeof detail.name === 'string') {
+    this.readName();
+    await this.load();
+  }
+
+  /** The class's name, for the title, once it arrives. */
+  readName() {
+    read(`/api/classes/${this.slug}`, this.embed).then((detail) => {
+      if (detail && typeof detail.name === 'string' && !this.closed && !this.withdrawn) {
         this.name = detail.name;
         this.translate();
       }
     }, () => {});
-    await this.load();
   }
 
   /** The class's map as this reader may see it: the map layout in binary, as the main map
@@ -253,12 +264,37 @@ export class PresentView {
     this.status.hidden = false;
     this.status.textContent = t('present.withdrawn');
     this.root.dataset.state = 'withdrawn';
+    this.awaitReturn();
+  }
+
+  /** Asks later whether the map is shared again (the class made public again, the reader's
+   *  access back): then it is drawn again, with its name and its live changes. */
+  awaitReturn() {
+    clearTimeout(this.returnTimer);
+    this.returnTimer = setTimeout(async () => {
+      if (this.closed || !this.withdrawn) return;
+      try {
+        const response = await answer(this.snapshotPath(), this.embed, MAP_COLUMNS_TYPE);
+        if (response.body) response.body.cancel().catch(() => {});
+      } catch {
+        // Still refused, or the server away: ask again later.
+        this.returnDelay = Math.min(this.returnDelay * 2, RETURN_LAST_MS);
+        if (!this.closed) this.awaitReturn();
+        return;
+      }
+      if (this.closed) return;
+      this.returnDelay = RETURN_FIRST_MS;
+      this.withdrawn = false;
+      this.readName();
+      await this.load();
+    }, this.returnDelay);
   }
 
   /** Ends the view: its stream, its full screen, its listeners; then `leave`. */
   close() {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.returnTimer);
     this.live.stop();
     document.removeEventListener('keydown', this.onKey);
     window.removeEventListener('resize', this.onResize);
