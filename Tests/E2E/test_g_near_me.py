@@ -11,7 +11,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import DESKTOP, PHONE
-from helpers import add_member
+from helpers import PARSE_HEADERS, add_member
 from languages import catalogue, fresh
 from test_n_classes import administrator, axe_check, make_class, post_in_class, unique_slug
 
@@ -57,7 +57,7 @@ def rows(page):
         }));""")
 
 
-def test_near_me_orders_classmates_by_distance_in_the_class_precision(page, town_class):
+def test_near_me_orders_classmates_by_distance_in_the_class_precision(page, api, town_class):
     ids = town_class["ids"]
     page.log_in(town_class["me"])
     open_near_me(page, town_class["slug"])
@@ -101,6 +101,23 @@ def test_near_me_orders_classmates_by_distance_in_the_class_precision(page, town
         "const t = document.querySelector('.leaflet-popup .popup-time'); return t && t.getAttribute('datetime')") == TOKYO_TIME,
         10, "Taro's card says no local time")
     assert re.fullmatch(r"9:00\s?PM there", page.find(".leaflet-popup .popup-time").text)
+
+    # A classmate who posts while the list is open: their row says the time there at once (the
+    # live change carries the place's zone), São Paulo's being UTC-3 in January.
+    page.js("location.hash = arguments[0]", f"#/c/{town_class['slug']}/list")
+    page.visible("#list-view")
+    newcomer = api.create_user("Sofia", "Sampa")
+    add_member(administrator(api), town_class["slug"], newcomer)
+    new_id = post_in_class(newcomer, town_class["slug"], "São Paulo", -23.5505, -46.6333)
+    try:
+        page.until(lambda d: page.js(
+            "const t = document.querySelector(`#near-me-list > li[data-object-id='${arguments[0]}'] .near-time`);"
+            "return t && t.getAttribute('datetime')", new_id) == "2026-01-15T09:00", 20,
+            "a classmate's live post had no local time until a reload")
+    finally:
+        # The module's other test expects the three first classmates.
+        newcomer.api.request("DELETE", f"/c/{town_class['slug']}/parse/classes/StudentLocation/{new_id}",
+                             headers={**PARSE_HEADERS, "X-Parse-Session-Token": newcomer.session})
 
 
 def test_near_me_in_arabic_right_to_left(arabic_browser, server, api, town_class):

@@ -245,25 +245,31 @@ struct LiveMapTests {
         }
     }
 
-    @Test("changes arrive in order: created, updated, deleted, each with its version as id")
+    @Test("changes arrive in order: created, updated, deleted, each with its version as id and its place's time zone")
     func ordering() async throws {
         try await withTestServer(mode: .live, defaultClass: .public) { client in
             let user = try await client.makeUser()
             let start = try await Self.snapshot(client).version
-            let events = try await Self.follow(port: try #require(client.port), "since=\(start)", count: 3) {
+            let events = try await Self.follow(port: try #require(client.port), "since=\(start)", count: 4) {
                 let id = try await client.postLocation(user)
                 try await client.execute(
                     uri: "/v1/StudentLocation/\(id)", method: .put, headers: user.parseHeaders,
                     body: jsonBody(["mapString": "Paris, France", "latitude": 48.85, "longitude": 2.35])
                 ) { _ in }
                 try await client.execute(uri: "/v1/StudentLocation/\(id)", method: .delete, headers: user.parseHeaders) { _ in }
+                // Mid-Pacific, no place within reach: no zone.
+                _ = try await client.postLocation(user, ["mapString": "At sea", "latitude": 0.0, "longitude": -140.0])
             }
-            try #require(events.map(\.event) == ["created", "updated", "deleted"])
+            try #require(events.map(\.event) == ["created", "updated", "deleted", "created"])
+            // The zone the map layout gives the point, so a new post shows the time there at once.
+            #expect(events[0].json["timeZone"] as? String == "Europe/London")
+            #expect(events[1].json["timeZone"] as? String == "Europe/Paris")
+            #expect(events[3].json.keys.contains("timeZone") == false)
             let versions = events.compactMap { $0.id.flatMap { Int64($0) } }
-            #expect(versions.count == 3 && versions == versions.sorted() && versions.first! > start)
+            #expect(versions.count == 4 && versions == versions.sorted() && versions.first! > start)
             #expect(events[1].json["mapString"] as? String == "Paris, France")
             #expect(events[1].json["latitude"] as? Double == 48.85)
-            #expect(Set(events.compactMap(\.objectId)).count == 1)
+            #expect(Set(events.prefix(3).compactMap(\.objectId)).count == 1)
             #expect(events[2].data == #"{"objectId":"\#(events[0].objectId!)"}"#)
         }
     }

@@ -209,6 +209,7 @@ final class LiveLocations: Sendable {
         let perClass = try await store.latestLocationVersionsByClass()
         let horizon = try await store.locationLogHorizon()
         let oldestKept = perClass.values.min() ?? latest
+        let frames = recent.map { ($0, Self.frame(for: $0, timeZone: zone(of: $0))) }
         state.withLock { s in
             s.lastChange = perClass
             // The log keeps every class's changes above the oldest one it still holds.
@@ -217,7 +218,7 @@ final class LiveLocations: Sendable {
             // A pruned log: what is not kept cannot be replayed. (Gaps above the horizon are
             // records' earlier changes, replaced by their newest, which the ring holds.)
             s.floor = max(horizon, recent.count == settings.ringCapacity ? (recent.first?.version ?? latest) : 0)
-            s.ring = recent.map { ($0, Self.frame(for: $0)) }
+            s.ring = frames
         }
     }
 
@@ -354,9 +355,10 @@ final class LiveLocations: Sendable {
                 endStreams(change)
                 continue
             }
+            let zone = zone(of: change)
             deliver { s in
                 guard change.version > s.version else { return nil }
-                let frame = Self.frame(for: change)
+                let frame = Self.frame(for: change, timeZone: zone)
                 // Only a record's newest change is kept: replay gives its current state.
                 if change.kind != .reset {
                     s.ring.removeAll { $0.change.objectId == change.objectId && $0.change.kind != .reset }
@@ -368,7 +370,7 @@ final class LiveLocations: Sendable {
                 if change.kind == .reset {
                     s.maps.removeAll()
                 } else if s.maps[change.classId] != nil {
-                    apply(change, to: &s.maps[change.classId]!.records)
+                    apply(change, zone: zone, to: &s.maps[change.classId]!.records)
                 }
                 return LiveFrame(
                     version: change.version, bytes: frame, ends: change.kind == .reset,
@@ -423,11 +425,17 @@ final class LiveLocations: Sendable {
         for await _ in wakes { await poll() }
     }
 
-    private func apply(_ change: LocationChange, to records: inout CompactLocations) {
+    /// The time zone of a change's record (nil for none, or no record).
+    private func zone(of change: LocationChange) -> String? {
+        change.record.flatMap { timeZone($0.latitude, $0.longitude) }
+    }
+
+    /// `zone`: the record's (`zone(of:)`), found once for the frame and the map.
+    private func apply(_ change: LocationChange, zone: String?, to records: inout CompactLocations) {
         switch change.kind {
         case .created, .updated:
             if let record = change.record {
-                records.upsert(record, zone: timeZone(record.latitude, record.longitude))
+                records.upsert(record, zone: zone)
             } else {
                 records.remove(change.objectId)
             }
@@ -558,7 +566,7 @@ final class LiveLocations: Sendable {
                     !s.ring.contains(where: { $0.change.version > start && $0.change.kind == .reset })
                 else { return }
                 for entry in s.ring where entry.change.version > start && entry.change.classId == classId {
-                    apply(entry.change, to: &records)
+                    apply(entry.change, zone: zone(of: entry.change), to: &records)
                 }
                 s.reads += 1
                 s.maps[classId] = ClassMap(records: records, lastRead: s.reads)
@@ -582,9 +590,10 @@ final class LiveLocations: Sendable {
 
     static let heartbeatFrame = ServerSentEvents.keepAlive
 
-    /// A change as an event (`id:` its version), or a reset as `reload` (no id: the client
-    /// loads the snapshot again).
-    static func frame(for change: LocationChange) -> ByteBuffer {
+    /// A change as an event (`id:` its version), its record with its `timeZone` when it has
+    /// one (as the map layout gives every location's), or a reset as `reload` (no id: the
+    /// client loads the snapshot again).
+    static func frame(for change: LocationChange, timeZone: String? = nil) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: 320)
         if change.kind == .reset {
             ServerSentEvents.write("reload", id: nil, into: &buffer) { $0.writeString("{\"version\":\(change.version)}") }
@@ -592,7 +601,7 @@ final class LiveLocations: Sendable {
         }
         ServerSentEvents.write(change.kind.rawValue, id: String(change.version), into: &buffer) { buffer in
             if let record = change.record {
-                LiveMapJSON.write(record, into: &buffer)
+                LiveMapJSON.write(record, timeZone: timeZone, into: &buffer)
             } else {
                 buffer.writeStaticString(#"{"objectId":"#)
                 StudentLocationJSON.writeString(change.objectId, into: &buffer)

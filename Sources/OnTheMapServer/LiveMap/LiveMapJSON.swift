@@ -8,7 +8,7 @@ import Synchronization
 /// The live map's wire form: a location as the map and the list need it (no `createdAt`),
 /// keys sorted like every other answer of ours, written by hand as the list is.
 enum LiveMapJSON {
-    static func write(_ r: StudentInformation, into buffer: inout ByteBuffer) {
+    static func write(_ r: StudentInformation, timeZone: String? = nil, into buffer: inout ByteBuffer) {
         buffer.writeStaticString(#"{"firstName":"#)
         StudentLocationJSON.writeString(r.firstName, into: &buffer)
         buffer.writeStaticString(#","lastName":"#)
@@ -23,6 +23,10 @@ enum LiveMapJSON {
         StudentLocationJSON.writeString(r.mediaURL, into: &buffer)
         buffer.writeStaticString(#","objectId":"#)
         StudentLocationJSON.writeString(r.objectId, into: &buffer)
+        if let timeZone {
+            buffer.writeStaticString(#","timeZone":"#)
+            StudentLocationJSON.writeString(timeZone, into: &buffer)
+        }
         buffer.writeStaticString(#","uniqueKey":"#)
         StudentLocationJSON.writeString(r.uniqueKey, into: &buffer)
         buffer.writeStaticString(#","updatedAt":"#)

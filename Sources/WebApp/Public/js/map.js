@@ -457,17 +457,10 @@ export class StudentMap {
 
   /** Live hook: adds a location's marker, or moves it, with a short highlight. */
   upsertLocation(location, ownKey = null) {
-    const before = this.pointsByObjectId.get(location.objectId);
     this.removeLocation(location.objectId);
     this.ownKey = ownKey;
     const point = this.pointFor(location);
     if (!point) return;
-    // A live change carries no time zone: the post's own, where it stayed, or a classmate's at
-    // the same point (a town class puts a town's students on one).
-    if (!location.timeZone) {
-      const zone = this.timeZoneAt(point.latitude, point.longitude, before);
-      if (zone) point.record = { ...location, timeZone: zone };
-    }
     if (location.objectId) this.pointsByObjectId.set(location.objectId, point);
     this.clusters.add(point);
     // A ring outside the cluster layer, so it shows even where the pin is clustered.
@@ -475,18 +468,6 @@ export class StudentMap {
     ring.addTo(this.map);
     setTimeout(() => ring.remove(), 2000);
     document.dispatchEvent(new CustomEvent('onthemap:live-change'));
-  }
-
-  /** The time zone known for a point: `before`'s when it is there, else any drawn point's there. */
-  timeZoneAt(latitude, longitude, before = null) {
-    if (before && before.latitude === latitude && before.longitude === longitude && before.timeZone) return before.timeZone;
-    for (const point of this.clusters.index.points) {
-      if (point && point.latitude === latitude && point.longitude === longitude) {
-        const zone = point.timeZone;
-        if (zone) return zone;
-      }
-    }
-    return null;
   }
 
   /** Live hook: removes a location's marker; whether there was one. */
