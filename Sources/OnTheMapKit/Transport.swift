@@ -145,7 +145,11 @@ final class HTTPTransport: Sendable {
                 task.resume()
             }
         } onCancel: {
-            handle.cancel()
+            // From another queue, after the runtime's handler returns: on Linux,
+            // `URLSessionTask.cancel` waits for the session's queue, which may at that moment be
+            // finishing this very transfer and need the task this handler runs under (the
+            // process hung there for good).
+            DispatchQueue.global().async { handle.cancel() }
         }
     }
 

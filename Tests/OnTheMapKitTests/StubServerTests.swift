@@ -324,4 +324,19 @@ struct StubServerTests {
         task.cancel()
         #expect(await task.value == .cancelled)
     }
+
+    @Test func callsCancelledAsTheirAnswersArriveEachEnd() async throws {
+        // The race that hung a process for good when the request was cancelled inside the
+        // runtime's cancellation handler: each call ends, cancelled or answered.
+        let server = try StubServer { _ in .json(200, #"{"results":[]}"#) }
+        defer { server.stop() }
+        let client = StudentLocationClient(configuration: configuration(server.baseURL, timeout: 30))
+        for round in 0..<40 {
+            let task = Task { await failure { try await client.page() } }
+            while server.requests.count < round + 1 { try await Task.sleep(for: .milliseconds(1)) }
+            task.cancel()
+            let ended = await task.value
+            #expect(ended == nil || ended == .cancelled)
+        }
+    }
 }
