@@ -70,19 +70,25 @@ struct SearchTermsTests {
         }
     }
 
+    /// A post written straight into the table, as SQL from before migration 20 or a tool
+    /// would: no search words.
+    static func insertWithoutWords(_ store: SQLStore, _ id: String, _ first: String, _ last: String, _ place: String) async throws {
+        try await store.withDatabase { db in
+            try await db.raw(
+                """
+                INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string, media_url,
+                                               latitude, longitude, created_at, updated_at, class_id, waiting)
+                VALUES (\(bind: id), NULL, 'k', \(bind: first), \(bind: last), \(bind: place), '', 10.0, 20.0,
+                        '2023-01-01T00:00:00.000Z', '2023-01-01T00:00:00.000Z', 'default', 0)
+                """
+            ).run()
+        }
+    }
+
     @Test("posts written before the search words existed get theirs when the store opens", arguments: Backend.available)
     func filledOnUpgrade(backend: Backend) async throws {
         try await backend.withStore(migratingThrough: 19) { store in
-            try await store.withDatabase { db in
-                try await db.raw(
-                    """
-                    INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string, media_url,
-                                                   latitude, longitude, created_at, updated_at, class_id, waiting)
-                    VALUES ('old', NULL, 'k', 'Zoë', 'Ōta', 'Ōsaka, Japan', '', 34.7, 135.5,
-                            '2023-01-01T00:00:00.000Z', '2023-01-01T00:00:00.000Z', 'default', 0)
-                    """
-                ).run()
-            }
+            try await Self.insertWithoutWords(store, "old", "Zoë", "Ōta", "Ōsaka, Japan")
             try await store.migrate()
             #expect(try await Self.find(store, ["zoe osaka"]) == ["old"])
             // Filling again finds nothing left to fill.
@@ -102,16 +108,7 @@ struct SearchTermsTests {
             #expect(try await owed() == false)
             // A post written past the server, without its words or the upkeep row: an opening
             // does not look for it (looking is what costs seconds at a million).
-            try await store.withDatabase { db in
-                try await db.raw(
-                    """
-                    INSERT INTO student_locations (object_id, owner_key, unique_key, first_name, last_name, map_string, media_url,
-                                                   latitude, longitude, created_at, updated_at, class_id, waiting)
-                    VALUES ('past', NULL, 'k', 'Ingrid', 'Østby', 'Tromsø, Norway', '', 69.6, 18.9,
-                            '2023-01-01T00:00:00.000Z', '2023-01-01T00:00:00.000Z', 'default', 0)
-                    """
-                ).run()
-            }
+            try await Self.insertWithoutWords(store, "past", "Ingrid", "Østby", "Tromsø, Norway")
             try await store.migrate()
             #expect(try await Self.find(store, ["tromso"]) == [])
             // With the row a tool that writes past the server leaves, the next opening writes them.
