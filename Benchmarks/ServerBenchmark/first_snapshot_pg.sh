@@ -18,6 +18,7 @@ ROWS=${ROWS:-1000000}
 ROUNDS=${ROUNDS:-4}
 PG=${POSTGRES_URL:-${ONTHEMAP_TEST_POSTGRES_URL:?set POSTGRES_URL or run inside Scripts/with-postgres.sh}}
 here="$(cd "$(dirname "$0")" && pwd)"
+source "$here/common.sh"
 work="$(mktemp -d /tmp/onthemap-first-snapshot.XXXXXX)"
 schema="first_snapshot_$$"
 server_pid=""
@@ -31,7 +32,6 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 base="http://127.0.0.1:$port"
 separator='?'; [[ "$PG" == *\?* ]] && separator='&'
 flags=(--data-dir "$work/pg" --database-url "$PG${separator}schema=$schema")
-columns="object_id, owner_key, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at, class_id"
 newest="${!#}"
 
 start() {  # bin [directory flags...]: a server, healthy
@@ -49,23 +49,16 @@ echo "seeding $ROWS rows (SQLite, then PostgreSQL)" >&2
 mkdir -p "$work/sqlite" "$work/pg"
 start "$newest" --data-dir "$work/sqlite"; stop
 python3 "$here/seed.py" "$work/sqlite/onthemap.sqlite" "$ROWS" >/dev/null
-python3 - "$work/sqlite/onthemap.sqlite" "$work/rows.csv" "$columns" <<'PY'
-import csv, sqlite3, sys
-rows = sqlite3.connect(sys.argv[1]).execute(f"SELECT {sys.argv[3]} FROM student_locations")
-with open(sys.argv[2], "w", newline="") as out:
-    csv.writer(out).writerows(rows)
-PY
 start "$newest" "${flags[@]}"; stop
+copy_locations_to_postgres "$work/sqlite/onthemap.sqlite" "$work/rows.csv" "$PG" "$schema"
 psql "$PG" -v ON_ERROR_STOP=1 -q \
-    -c "\\copy $schema.student_locations ($columns) FROM '$work/rows.csv' WITH (FORMAT csv, FORCE_NOT_NULL (unique_key, first_name, last_name, map_string, media_url))" \
     -c "INSERT INTO $schema.location_search_terms (class_id, term, object_id) SELECT class_id, '', object_id FROM $schema.student_locations" \
-    -c "VACUUM ANALYZE"
+    -c "VACUUM ANALYZE $schema.location_search_terms"
 "$newest" admin class set main --visibility members "${flags[@]}" >/dev/null
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 postgres_ticks() {
     local total=0 pid
-    for pid in $(pgrep -x postgres); do total=$((total + $(ticks "$pid"))); done
+    for pid in $(pgrep -x postgres); do total=$((total + $(proc_ticks "$pid"))); done
     echo "$total"
 }
 tick_ms=$((1000 / $(getconf CLK_TCK)))
@@ -76,16 +69,8 @@ for round in $(seq "$ROUNDS"); do
         started=$(date +%s%N)
         start "$bin" "${flags[@]}"
         healthy=$(( ($(date +%s%N) - started) / 1000000 ))
-        before=$(ticks "$server_pid"); last_busy=$(date +%s%N); quiet=0
-        # Quiet: at most 1 tick in each quarter second for a whole second.
-        while (( quiet < 4 )); do
-            sleep 0.25
-            after=$(ticks "$server_pid"); now=$(date +%s%N)
-            if (( after - before > 1 )); then quiet=0; last_busy=$now; else quiet=$((quiet + 1)); fi
-            before=$after
-        done
-        ready=$(( (last_busy - started) / 1000000 ))
-        echo "$bin|$round|$healthy|$ready|$(( $(ticks "$server_pid") * tick_ms ))|$(( ($(postgres_ticks) - postgres_before) * tick_ms ))" \
+        ready=$(wait_until_quiet "$server_pid" "$started")
+        echo "$bin|$round|$healthy|$ready|$(( $(proc_ticks "$server_pid") * tick_ms ))|$(( ($(postgres_ticks) - postgres_before) * tick_ms ))" \
             | tee -a "$work/results" >&2
         stop
     done

@@ -64,6 +64,7 @@ SERVER_INDEX=student_locations_class_visible
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+source "$here/common.sh"
 tools="wrk nginx python3 curl"
 [[ -z "${ONTHEMAP_BIN:-}" ]] && tools="$tools swift"
 for tool in $tools; do
@@ -113,8 +114,6 @@ port=$(free_port)
 base="http://127.0.0.1:$port"
 database_flags=(--data-dir "$data")   # where `serve` and `admin` find the database
 
-proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-
 start_server() {  # [extra serve flags...]
     local started
     started=$(date +%s%N)
@@ -129,22 +128,9 @@ start_server() {  # [extra serve flags...]
     done
     [[ $healthy == 1 ]] || { echo "server did not become healthy" >&2; exit 1; }
     # At start the server reads and encodes the default class's live-map snapshot in the
-    # background (seconds at 1,000,000). Wait until it is done (the server's CPU time stops
-    # growing: at most 1 tick in each quarter second for a whole second), or its work would be
-    # counted in the first measurement. The time of its last busy quarter second, from the
-    # start, is when the first snapshot was ready.
-    local before after now last_busy quiet=0
-    before=$(proc_ticks "$server_pid")
-    last_busy=$(date +%s%N)
-    while (( quiet < 4 )); do
-        sleep 0.25
-        after=$(proc_ticks "$server_pid")
-        now=$(date +%s%N)
-        if (( after - before > 1 )); then quiet=0; last_busy=$now; else quiet=$((quiet + 1)); fi
-        before=$after
-        (( (now - started) / 1000000000 < 300 )) || break
-    done
-    first_snapshot_ms=$(( (last_busy - started) / 1000000 ))
+    # background (seconds at 1,000,000). Wait until it is done, or its work would be counted
+    # in the first measurement; when it went quiet is when the first snapshot was ready.
+    first_snapshot_ms=$(wait_until_quiet "$server_pid" "$started")
     log "server $server_pid busy until ${first_snapshot_ms} ms after its start, then idle"
 }
 
@@ -383,16 +369,7 @@ if [[ -n "${POSTGRES_URL:-}" ]]; then
     start_server
     stop "$server_pid"; server_pid=""
     log "PostgreSQL: copying $rows_in_db rows"
-    columns="object_id, owner_key, unique_key, first_name, last_name, map_string, media_url, latitude, longitude, created_at, updated_at, class_id"
-    python3 - "$db" "$work/rows.csv" "$columns" <<'PY'
-import csv, sqlite3, sys
-rows = sqlite3.connect(sys.argv[1]).execute(f"SELECT {sys.argv[3]} FROM student_locations")
-with open(sys.argv[2], "w", newline="") as out:
-    csv.writer(out).writerows(rows)
-PY
-    psql "$POSTGRES_URL" -v ON_ERROR_STOP=1 -q \
-        -c "\\copy $schema.student_locations ($columns) FROM '$work/rows.csv' WITH (FORMAT csv, FORCE_NOT_NULL (unique_key, first_name, last_name, map_string, media_url))" \
-        -c "VACUUM ANALYZE $schema.student_locations"
+    copy_locations_to_postgres "$db" "$work/rows.csv" "$POSTGRES_URL" "$schema"
     set_visibility members
     start_server
     echo "$first_snapshot_ms" >"$work/first_snapshot_pg"

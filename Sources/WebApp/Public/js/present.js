@@ -206,6 +206,13 @@ export class PresentView {
     return `/c/${this.slug}/api/locations/snapshot/map.bin`;
   }
 
+  /** Whether the server still answers this reader the map: resolves if it does, throws its
+   *  refusal (with the status) or the network's error. The map itself is not downloaded. */
+  async probe() {
+    const response = await answer(this.snapshotPath(), this.embed, MAP_COLUMNS_TYPE);
+    if (response.body) response.body.cancel().catch(() => {});
+  }
+
   async load() {
     this.live.stop();
     let snapshot;
@@ -239,9 +246,7 @@ export class PresentView {
    *  otherwise (the server away, a proxy's error) it stays, and the stream is tried again. */
   async recheck() {
     try {
-      // Only whether the server answers: the map itself is not downloaded again.
-      const response = await answer(this.snapshotPath(), this.embed, MAP_COLUMNS_TYPE);
-      if (response.body) response.body.cancel().catch(() => {});
+      await this.probe();
     } catch (error) {
       if (!this.closed && REFUSED.has(error.status)) this.withdraw();
     }
@@ -274,8 +279,7 @@ export class PresentView {
     this.returnTimer = setTimeout(async () => {
       if (this.closed || !this.withdrawn) return;
       try {
-        const response = await answer(this.snapshotPath(), this.embed, MAP_COLUMNS_TYPE);
-        if (response.body) response.body.cancel().catch(() => {});
+        await this.probe();
       } catch {
         // Still refused, or the server away: ask again later.
         this.returnDelay = Math.min(this.returnDelay * 2, RETURN_LAST_MS);
