@@ -101,6 +101,7 @@ def test_every_flow_works_from_the_keyboard(page, api, photo_stub):
         if focused(page).get_attribute("id") == "tab-travel":
             break
         press(page, Keys.ARROW_RIGHT)
+    assert focused(page).get_attribute("id") == "tab-travel", "the arrow keys never reached the Travel tab"
     page.visible("#travel-view")
     page.until(lambda d: d.execute_script(
         "return document.getElementById('travel-map').dataset.state === 'ready'"), 15, "the travel map never became ready")
@@ -143,3 +144,26 @@ def test_every_flow_works_from_the_keyboard(page, api, photo_stub):
     press(page, Keys.ESCAPE)
     page.gone("#album")
     assert page.js("return document.activeElement.matches('.travel-pin')"), "the focus should return to the pin"
+
+
+def test_arrow_keys_pressed_faster_than_the_address_changes_keep_moving_along_the_tabs(page, api):
+    """Two arrow presses before the address has changed once: the second moves on from the tab
+    the first focused, and passing over Search leaves the focus on the tabs, not in its field."""
+    user = api.create_user("Quick", "Keys")
+    page.log_in(user)
+    page.map_ready()
+    page.js("document.getElementById('tab-list').click()")
+    page.visible("#list-view")
+    # Both presses in one script: the hashchange of the first cannot run between them.
+    page.js("""
+        const list = document.getElementById('tab-list');
+        list.focus();
+        for (let i = 0; i < 2; i++) {
+          document.activeElement.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+        }
+    """)
+    page.visible("#travel-view")
+    page.until(lambda d: page.js("return document.getElementById('tab-travel').getAttribute('aria-selected')") == "true",
+               5, "the Travel tab is not the selected one")
+    assert focused(page).get_attribute("id") == "tab-travel"
+    assert page.js("return document.getElementById('search-view').hidden")

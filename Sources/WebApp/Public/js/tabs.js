@@ -19,6 +19,9 @@ const TAB_NAMES = { map: () => t('tabs.map'), list: () => t('tabs.list'), search
 let focusSearchField = true;
 
 export function selectTab(tab) {
+  // The address can be shown twice for one change (go() on the address already set, then
+  // its hashchange): only the Search tab's opening moves the focus into its field.
+  const opening = state.tab !== tab;
   state.tab = tab;
   if (tab !== 'map') mapTabLeft();
   for (const name of TABS) {
@@ -34,7 +37,7 @@ export function selectTab(tab) {
   if (tab === 'map' && state.map) state.map.invalidateSize();
   if (tab === 'list' && state.list) state.list.fillIfVisible();
   if (tab === 'list') drawNearMe();
-  if (tab === 'search' && focusSearchField) $('search-input').focus({ preventScroll: true });
+  if (tab === 'search' && opening && focusSearchField) $('search-input').focus({ preventScroll: true });
   focusSearchField = true;
   $('main-scene').dataset.tab = tab;
   if (tab === 'travel') ensureTravel().show();
@@ -74,11 +77,15 @@ export function setUpTabs() {
     const button = event.target.closest('[data-tab]');
     if (!button) return;
     focusSearchField = event.detail > 0;
+    // A click on the Search tab already shown still puts the focus in its field.
+    if (button.dataset.tab === 'search' && state.tab === 'search' && focusSearchField) $('search-input').focus({ preventScroll: true });
     go(classAddress(button.dataset.tab));
   });
   tabs.addEventListener('keydown', (event) => {
     if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
-    const index = TABS.indexOf(state.tab);
+    // From the tab with the focus: a second press can come before the address changed.
+    const from = event.target.closest('[data-tab]');
+    const index = TABS.indexOf(from ? from.dataset.tab : state.tab);
     // The arrow toward the end of the row moves on: the right one, or the left one in Arabic.
     const forward = (event.key === 'ArrowRight') !== (document.documentElement.dir === 'rtl');
     const next = TABS[(index + (forward ? 1 : TABS.length - 1)) % TABS.length];
