@@ -8,10 +8,11 @@ import Storage
 
 /// Builds the whole server from a configuration; `onthemap serve` runs it and tests call
 /// the same function.
-/// `onServerRunning` gets the port actually bound (useful with port 0).
+/// `onServerRunning` gets the port actually bound (useful with port 0) and what a host
+/// starting it should hear.
 public func buildApplication(
     configuration: Configuration, logger: Logger? = nil,
-    onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    onServerRunning: @escaping @Sendable (_ started: ServerStarted) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     try configuration.validate()
     let logger = logger ?? configuration.makeLogger()
@@ -39,7 +40,7 @@ public func buildApplication(
 /// Everything past opening the database: the features, their services and the router.
 private func assemble(
     store: SQLStore, configuration: Configuration, logger: Logger, trustedProxies: TrustedProxies,
-    onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
+    onServerRunning: @escaping @Sendable (_ started: ServerStarted) async -> Void
 ) async throws -> some ApplicationProtocol {
     let directory = ClassDirectory(store: store, defaultSlug: configuration.defaultClassSlug, clock: configuration.clock)
     let defaultClass = try await directory.ensureDefaultClass(now: configuration.clock.now())
@@ -53,6 +54,7 @@ private func assemble(
     if configuration.demo {
         try await DemoSeeder.seed(store, classId: defaultClass.id, bcryptCost: configuration.bcryptCost, logger: logger)
     }
+    let hasAccounts = try await store.hasAccounts()
     let geocoder = try makeGeocoder(configuration: configuration)
     let events = AlbumEvents()
     let metrics = ServerMetrics(samplers: [{ ("onthemap_album_live_viewers", Double(events.watcherCount)) }])
@@ -108,9 +110,19 @@ private func assemble(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "onthemap"),
         // Shut down in reverse order: album downloads stop before the database closes.
         services: services,
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        onServerRunning: { channel in
+            await onServerRunning(ServerStarted(port: channel.localAddress?.port ?? configuration.port, hasAccounts: hasAccounts))
+        },
         logger: logger
     )
+}
+
+/// A server that has just started listening.
+public struct ServerStarted: Sendable {
+    /// The port bound (the one asked for, or the free one picked for port 0).
+    public let port: Int
+    /// False on a new server: its first sign-up becomes the administrator.
+    public let hasAccounts: Bool
 }
 
 func makeGeocoder(configuration: Configuration) throws -> any Geocoder {

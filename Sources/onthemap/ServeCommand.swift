@@ -48,12 +48,19 @@ struct ServeCommand: AsyncParsableCommand {
         let demo = configuration.demo
         let dataDirectory = configuration.dataDirectory
         let publicOrigin = configuration.publicOrigin
-        let app = try await buildApplication(configuration: configuration, logger: logger) { port in
+        let app = try await buildApplication(configuration: configuration, logger: logger) { started in
             // The host's commands print links with this origin (`admin class invite-link`).
             ServerAddress.record(publicOrigin, dataDirectory: dataDirectory)
             if demo { Self.say("Demo account: \(DemoAccount.email) / \(DemoAccount.password)") }
             Self.say("\(dataLine); Ctrl-C stops the server.")
-            Self.say("OnTheMap is at http://\(host):\(port)/")
+            let address = publicOrigin.map { $0 + "/" } ?? "http://\(host):\(started.port)/"
+            if !started.hasAccounts {
+                // Whoever signs up first runs the server: the host, before the address is shared.
+                Self.say(
+                    "No account yet: the first one signed up becomes this server's administrator. Sign up at \(address) before you share it."
+                )
+            }
+            Self.say("OnTheMap is at http://\(host):\(started.port)/")
         }
         try await app.runService()
         Self.say("OnTheMap stopped.")

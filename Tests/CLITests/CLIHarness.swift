@@ -131,13 +131,16 @@ final class ServerProcess: @unchecked Sendable {
     let databaseURL: String
     /// Its data folder.
     let dataDirectory: URL
+    /// Where its standard output and error go.
+    let logFile: URL
     private let process: ChildProcess
 
-    init(sandbox: CLISandbox, arguments extra: [String] = []) async throws {
+    /// `reusing`: the data folder of a server stopped before (its database too), for a restart.
+    init(sandbox: CLISandbox, arguments extra: [String] = [], reusing: URL? = nil) async throws {
         var lastError: (any Error)?
         for _ in 0..<3 {
             let port = try freePort()
-            let dataDirectory = sandbox.directory.appendingPathComponent("data-\(port)")
+            let dataDirectory = reusing ?? sandbox.directory.appendingPathComponent("data-\(port)")
             let log = sandbox.directory.appendingPathComponent("server-\(port).log")
             let process = try ChildProcess(
                 sandbox.binary,
@@ -149,6 +152,7 @@ final class ServerProcess: @unchecked Sendable {
                 try await Self.waitForHealth(url, process: process)
                 self.url = url
                 self.dataDirectory = dataDirectory
+                self.logFile = log
                 self.databaseURL =
                     TestDatabases.databaseURL(forDataDirectory: dataDirectory)
                     ?? "sqlite://" + dataDirectory.appendingPathComponent("onthemap.sqlite").path
@@ -183,6 +187,17 @@ final class ServerProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(100))
         }
         throw CLITestError("onthemap serve did not answer /health within 30 s")
+    }
+
+    /// What the server has printed once it printed `line` (its output races its first answers).
+    func output(after line: String) async throws -> String {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let said = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            if said.contains(line) { return said }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CLITestError("onthemap serve never printed \(line)")
     }
 
     /// Signs up an account through the SDK.

@@ -9,6 +9,27 @@ import Testing
 /// `onthemap admin|backup|restore|export` against a running server's database.
 @Suite("Host tools", .serialized)
 struct HostToolsTests {
+    @Test func aNewServerTellsItsHostThatTheFirstSignUpBecomesItsAdministrator() async throws {
+        let sandbox = try CLISandbox()
+        let notice = "No account yet: the first one signed up becomes this server's administrator."
+        let fresh = try await ServerProcess(sandbox: sandbox)
+        defer { fresh.stop() }
+        let said = try await fresh.output(after: "OnTheMap is at")
+        #expect(said.contains(notice + " Sign up at \(fresh.url.absoluteString)/ before you share it."), "\(said)")
+        try await fresh.signUp(email: "host@example.com", password: "host password")
+        let users = try sandbox.run(["admin", "users", "--json", "--database-url", fresh.databaseURL])
+        let host = try #require(try JSONSerialization.jsonObject(with: Data(users.stdout.utf8)) as? [String: Any], "\(users)")
+        #expect(host["is_admin"] as? Bool == true)
+
+        fresh.stop()
+
+        // Started again with that account: nothing to say.
+        let again = try await ServerProcess(sandbox: sandbox, reusing: fresh.dataDirectory)
+        defer { again.stop() }
+        let saidAgain = try await again.output(after: "OnTheMap is at")
+        #expect(!saidAgain.contains("No account yet"), "\(saidAgain)")
+    }
+
     @Test func adminCommandsManageAccountsAndPosts() async throws {
         let sandbox = try CLISandbox()
         let server = try await ServerProcess(sandbox: sandbox)

@@ -26,6 +26,13 @@ extension SQLStore {
         }
     }
 
+    /// Whether any account exists: a new server's first sign-up becomes its administrator.
+    public func hasAccounts() async throws -> Bool {
+        try await withDatabase { db in
+            try await !db.raw("SELECT 1 AS one FROM accounts LIMIT 1").all().isEmpty
+        }
+    }
+
     public func account(email: String) async throws -> Account? {
         try await withDatabase { db in
             try await db.raw("SELECT * FROM accounts WHERE email = \(bind: email)").first().map(Self.account(from:))
