@@ -94,11 +94,16 @@ struct HostToolsTests {
         ] {
             result = try sandbox.run(arguments + db)
             #expect(result.status == 1, "\(result)")
-            #expect(result.stderr.contains(message), "\(result)")
+            #expect(result.stderr.hasPrefix("onthemap: " + message), "\(result)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "one line, no usage after it: \(result)")
         }
         result = try sandbox.run(["admin", "users", "--data-dir", sandbox.directory.appendingPathComponent("none").path])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("No database at"), "\(result)")
+        #expect(result.stderr.hasPrefix("onthemap: No database at"), "\(result)")
+        // A mistyped command line (not a refusal) still shows how the command is used.
+        result = try sandbox.run(["admin", "disable"] + db)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Missing expected argument") && result.stderr.contains("Usage: onthemap admin disable"), "\(result)")
     }
 
     /// SQLite's tool (PostgreSQL has pg_dump): reported as skipped on PostgreSQL, not as passed.
