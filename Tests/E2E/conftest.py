@@ -36,6 +36,44 @@ PHONE = (390, 844)
 DESKTOP = (1280, 800)
 
 
+# Page.viewport: each visible map's size before a resize, then the wait for the page to settle
+# at the new size. A map whose size changed is drawn again when Leaflet's canvas renderer
+# updates its canvas (new attributes): that change is the event waited for.
+MAP_SIZES_BEFORE_RESIZE = """
+window.__mapSizes = [...document.querySelectorAll('.leaflet-container')]
+  .filter((map) => map.checkVisibility())
+  .map((map) => ({ map, width: map.clientWidth, height: map.clientHeight }));
+"""
+LAID_OUT_AT_SIZE = """
+const [width, height, done] = arguments;
+const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+(async () => {
+  const deadline = performance.now() + 3000;
+  while ((innerWidth !== width || innerHeight !== height) && performance.now() < deadline) await frame();
+  await frame();
+  const canvases = (window.__mapSizes || [])
+    .filter(({ map, width, height }) => map.isConnected && (map.clientWidth !== width || map.clientHeight !== height))
+    .map(({ map }) => map.querySelector('.leaflet-overlay-pane canvas'))
+    .filter(Boolean);
+  if (canvases.length) {
+    await new Promise((resolve) => {
+      const waiting = new Set(canvases);
+      const observer = new MutationObserver((records) => {
+        for (const record of records) waiting.delete(record.target);
+        if (!waiting.size) finish();
+      });
+      // A safety net only: a map that never draws again shows in the screenshot.
+      const timer = setTimeout(() => finish(), 3000);
+      function finish() { observer.disconnect(); clearTimeout(timer); resolve(); }
+      for (const canvas of canvases) observer.observe(canvas, { attributes: true });
+    });
+  }
+  await frame();
+  done();
+})();
+"""
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -313,12 +351,16 @@ class Page:
     # ---- screenshots ----
 
     def viewport(self, size):
+        """Emulates a screen of `size`; returns once the page has laid itself out at it: the
+        window has the size, its resize handlers have run, and each map whose size changed has
+        drawn itself again (Leaflet does that on its moveend, a moment after the resize)."""
         width, height = size
+        self.js(MAP_SIZES_BEFORE_RESIZE)
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600,
         })
         self.js("window.dispatchEvent(new Event('resize'))")
-        time.sleep(0.4)
+        self.driver.execute_async_script(LAID_OUT_AT_SIZE, width, height)
 
     def screenshot(self, name, sizes=(PHONE, DESKTOP)):
         """Saves `<name>-390x844.png` and `<name>-1280x800.png`, then returns to desktop size."""
