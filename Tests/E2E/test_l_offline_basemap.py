@@ -6,6 +6,7 @@ import pytest
 
 from conftest import ServerProcess
 from helpers import Api
+from languages import fresh
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("ONTHEMAP_E2E_BASE")), reason="stops a server of its own")
 
@@ -57,3 +58,22 @@ def check_labels(page, own, user):
     page.until(lambda d: d.execute_script("return document.getElementById('map').dataset.zoom") == "6", 10)
     page.until(lambda d: "Ibadan" in labels(page) and "Kano" in labels(page), 10, labels(page))
     assert page.js("return document.querySelectorAll('#map .place-region').length") > 0
+
+
+def test_a_city_is_named_in_the_readers_language(german_browser, server, api):
+    """Wien for a German reader, 维也纳 once the page is Chinese, Vienna in English: the label
+    follows the page's language without a reload; a city German does not name its own way
+    (Bratislava, next to it) keeps the gazetteer's name."""
+    page = fresh(german_browser, server, api)
+    page.log_in(api.create_user("Karte", "Namen"))
+    page.open("/#/map@48.15,16.8,8")
+    page.map_ready()
+    page.until(lambda d: d.execute_script("return document.getElementById('map').dataset.placeLabelsZoom") == "8", 10)
+    page.until(lambda d: "Wien" in labels(page), 10, f"Vienna is not Wien on a German map: {labels(page)}")
+    assert "Vienna" not in labels(page)
+    assert "Bratislava" in labels(page), labels(page)
+    page.screenshot("basemap-names-de", sizes=((1280, 800),))
+    for tag, name in (("zh-Hans", "维也纳"), ("en", "Vienna")):
+        page.js("return import('/js/i18n.js').then((i18n) => i18n.setLanguage(arguments[0]))", tag)
+        page.until(lambda d: name in labels(page), 10, f"the label did not become {name} in {tag}: {labels(page)}")
+        assert "Wien" not in labels(page)

@@ -2,7 +2,7 @@
 // Run: node --test Tests/JS
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { initial, initials, overlaps, overlapsAny } from '../../Sources/WebApp/Public/js/mapMarks.js';
+import { initial, initials, overlaps, overlapsAny, placeName, labelWidth } from '../../Sources/WebApp/Public/js/mapMarks.js';
 
 test('initials: the first name\'s and the last name\'s first letter, capitalised', () => {
   assert.equal(initials('Ada', 'Lovelace'), 'AL');
@@ -48,4 +48,25 @@ test('boxes overlap when they share area, not when they only touch', () => {
   assert.ok(!overlaps(a, { left: 9, top: 0, right: 20, bottom: 10 }, 2), 'within the slack');
   assert.ok(overlapsAny(a, [{ left: 50, top: 50, right: 60, bottom: 60 }, { left: 8, top: 8, right: 9, bottom: 9 }]));
   assert.ok(!overlapsAny(a, []));
+});
+
+test('placeName: a city in the reader\'s language where places.json names it, else the gazetteer\'s name', () => {
+  const places = {
+    places: [['Vienna', 48.2, 16.37, 1691468], ['Munich', 48.14, 11.58, 1505005], ['Cairo', 30.06, 31.25, 7734614]],
+    names: { de: { 0: 'Wien', 2: 'Kairo' }, 'zh-Hans': { 0: '维也纳', 2: '开罗' } },
+  };
+  assert.equal(placeName(places, 0, 'de'), 'Wien');
+  assert.equal(placeName(places, 1, 'de'), 'Munich', 'a city German does not name its own way keeps its name');
+  assert.equal(placeName(places, 2, 'zh-Hans'), '开罗');
+  assert.equal(placeName(places, 2, 'en'), 'Cairo');
+  assert.equal(placeName(places, 0, 'fr'), 'Vienna', 'a language with no names at all');
+  assert.equal(placeName({ places: places.places }, 0, 'de'), 'Vienna', 'a places.json from before the names');
+});
+
+test('labelWidth: ideographs and hangul take twice a letter\'s room, other scripts one', () => {
+  assert.equal(labelWidth('Wien', 'city'), 4 * 7 + 12);
+  assert.equal(labelWidth('开罗', 'city'), labelWidth('Kair', 'city'));
+  assert.equal(labelWidth('서울', 'city'), labelWidth('Seou', 'city'));
+  assert.equal(labelWidth('القاهرة', 'city'), 7 * 7 + 12);
+  assert.equal(labelWidth('BAVARIA', 'region'), 7 * 7.5 + 12);
 });

@@ -57,3 +57,23 @@ export function overlapsAny(box, boxes, slack = 0) {
   for (const other of boxes) if (overlaps(box, other, slack)) return true;
   return false;
 }
+
+/** The name a place's label shows to a reader of `language` (an app tag: "de", "zh-Hans"):
+ *  the city's name in that language when places.json has one ("München" is not among them,
+ *  "Wien", "开罗" are: CLDR names capitals and the cities time zones are named after), else the
+ *  gazetteer's. `index` is the place's position in `places.places`. */
+export function placeName(places, index, language) {
+  const own = places.names && places.names[language];
+  return (own && own[index]) || places.places[index][0];
+}
+
+/** Ideographs, kana, hangul and full-width forms take about twice a Latin letter's room. */
+const WIDE = /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6]/u;
+
+/** About how wide (pixels) a place name is drawn: what keeps two names from overlapping
+ *  before either is on the map (a region's letters are spaced wider than a city's). */
+export function labelWidth(name, kind) {
+  let units = 0;
+  for (const character of name) units += WIDE.test(character) ? 2 : 1;
+  return units * (kind === 'region' ? 7.5 : 7) + 12;
+}

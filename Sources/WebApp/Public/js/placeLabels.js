@@ -5,7 +5,8 @@
 // keeps every other name where it was at every zoom). Drawn as text in a pane of their own,
 // hidden from screen readers (the pins carry the names that matter to them).
 import { fetchPlaces } from './api.js';
-import { overlaps, overlapsAny } from './mapMarks.js';
+import { overlaps, overlapsAny, placeName, labelWidth } from './mapMarks.js';
+import { language, onLanguageChange } from './i18n.js';
 
 /** The smallest population labelled at each zoom (below MIN_ZOOM nothing is). */
 const MIN_ZOOM = 4;
@@ -48,11 +49,14 @@ const placeLabelsLayer = {
     this.group = window.L.DomUtil.create('div', 'place-labels leaflet-zoom-hide', this.pane);
     this.drawn = 0;
     map.on('moveend markersdrawn', this.draw, this);
+    // Cities some languages name their own way (Wien, 开罗): named again in the new language.
+    this.stopFollowingLanguage = onLanguageChange(() => this.draw());
     this.draw();
   },
 
   onRemove(map) {
     map.off('moveend markersdrawn', this.draw, this);
+    this.stopFollowingLanguage();
     this.group.remove();
   },
 
@@ -83,7 +87,7 @@ const placeLabelsLayer = {
       const shifted = lng + 360 * Math.ceil((west - lng) / 360);
       if (lat < bounds.getSouth() || lat > bounds.getNorth() || shifted > bounds.getEast()) return;
       const point = map.latLngToContainerPoint([lat, shifted]);
-      const width = name.length * (kind === 'region' ? 7.5 : 7) + 12;
+      const width = labelWidth(name, kind);
       const box = { left: point.x - width / 2, right: point.x + width / 2, top: point.y - 12, bottom: point.y + 12 };
       if (box.left < 0 || box.right > size.x || box.top < 0 || box.bottom > size.y) return;
       if (taken.some((other) => overlaps(box, other)) || overlapsAny(box, inContainer)) return;
@@ -91,9 +95,11 @@ const placeLabelsLayer = {
       labels.push({ name, kind, at: map.latLngToLayerPoint([lat, shifted]) });
     };
     const minimum = minimumPopulation(zoom);
-    for (const [name, lat, lng, population] of data.places) {
+    const reader = language();
+    for (let index = 0; index < data.places.length; index++) {
+      const [, lat, lng, population] = data.places[index];
       if (population < minimum || labels.length >= MAX_LABELS) break;
-      place(name, lat, lng, 'city');
+      place(placeName(data, index, reader), lat, lng, 'city');
     }
     if (zoom >= REGION_ZOOMS[0] && zoom <= REGION_ZOOMS[1]) {
       for (const [name, lat, lng] of data.regions) {
@@ -110,6 +116,8 @@ const placeLabelsLayer = {
     const nodes = labels.map(({ name, kind, at }) => {
       const node = window.L.DomUtil.create('span', `place-label place-${kind}`);
       node.textContent = name;
+      // An Arabic name reads right to left in the map's left-to-right pane.
+      node.dir = 'auto';
       window.L.DomUtil.setPosition(node, at);
       return node;
     });
