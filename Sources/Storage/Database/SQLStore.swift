@@ -228,6 +228,9 @@ public final class SQLStore: OnTheMapStore, @unchecked Sendable {
         case .sqlite(let pool, let threads):
             await sqliteReads?.shutdown()
             try await pool.shutdownAsync()
+            // Connections the pool closes as they come back, or set up as it shut down, are
+            // closed on these threads: they stop once every connection is closed.
+            await pool.source.opened.waitUntilAllClosed(logger: logger)
             try await threads.shutdownGracefully()
         case .postgres(let pool): try await pool.shutdownAsync()
         }

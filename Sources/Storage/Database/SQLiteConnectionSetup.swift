@@ -13,6 +13,8 @@ import SQLiteNIO
 struct ServerSQLiteSource: ConnectionPoolSource {
     let base: SQLiteConnectionSource
     let synchronous: SQLiteSynchronous
+    /// Every connection this source opened, so that the store's closing waits for them.
+    let opened = OpenedSQLiteConnections()
 
     init(path: String, synchronous: SQLiteSynchronous = .full, threadPool: NIOThreadPool) {
         base = SQLiteConnectionSource(configuration: .init(storage: .file(path: path), enableForeignKeys: true), threadPool: threadPool)
@@ -25,8 +27,11 @@ struct ServerSQLiteSource: ConnectionPoolSource {
         let pragmas = [
             "PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA synchronous = \(synchronous.rawValue.uppercased())",
         ]
+        let opened = self.opened
+        opened.willOpen()
         return base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
-            pragmas.reduce(connection.eventLoop.makeSucceededVoidFuture()) { previous, pragma in
+            opened.add(connection)
+            return pragmas.reduce(connection.eventLoop.makeSucceededVoidFuture()) { previous, pragma in
                 previous.flatMap { connection.query(pragma).map { _ in } }
             }
             .flatMap { connection.install(customFunction: RegexFunction.sqliteFunction) }
@@ -36,6 +41,66 @@ struct ServerSQLiteSource: ConnectionPoolSource {
                 connection.close().flatMapThrowing { throw error }
             }
         }
+        .always { _ in opened.didOpen() }
+    }
+}
+
+/// The SQLite connections a store opened, held until they are closed. The SQLite calls,
+/// closing included, run on the store's own threads, which a closing store stops: it first
+/// waits here until no connection is being set up and every one is closed. The pool closes
+/// a connection as it comes back after the pool's shutdown (a read still running, or one
+/// just opened for a request that the shutdown then refused), and its close runs on those
+/// threads; stopped before, the close would fail and the connection trap when released.
+/// `@unchecked Sendable`: all state is guarded by `lock`.
+final class OpenedSQLiteConnections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connections: [SQLiteConnection] = []
+    private var opening = 0
+    /// Connections still open when a store gave up waiting: kept, never released unclosed.
+    nonisolated(unsafe) private static var abandoned: [SQLiteConnection] = []
+    private static let abandonedLock = NSLock()
+
+    func willOpen() { lock.withLock { opening += 1 } }
+    func didOpen() { lock.withLock { opening -= 1 } }
+
+    func add(_ connection: SQLiteConnection) {
+        lock.withLock {
+            connections.removeAll { $0.isClosed }
+            connections.append(connection)
+        }
+    }
+
+    /// Connections opened and not closed yet, or still being set up.
+    var openCount: Int {
+        lock.withLock {
+            connections.removeAll { $0.isClosed }
+            return opening + connections.count
+        }
+    }
+
+    /// Whether a set-up is still running or a connection is still open.
+    private var settled: Bool {
+        lock.withLock {
+            connections.removeAll { $0.isClosed }
+            return opening == 0 && connections.isEmpty
+        }
+    }
+
+    /// Returns once no connection is being set up and every one opened is closed (each close
+    /// is a call on SQLite's threads already on its way), or after `limit` seconds, keeping
+    /// whatever is still open (a read that never came back) instead of releasing it unclosed.
+    func waitUntilAllClosed(limit: Double = 10, logger: Logger) async {
+        let deadline = ContinuousClock.now + .seconds(limit)
+        while !settled, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        let left = lock.withLock {
+            defer { connections = [] }
+            return connections.filter { !$0.isClosed }
+        }
+        guard !left.isEmpty else { return }
+        logger.warning("\(left.count) SQLite connection(s) still open when the store closed; left open")
+        Self.abandonedLock.withLock { Self.abandoned += left }
     }
 }
 
