@@ -46,7 +46,13 @@ window.__mapSizes = [...document.querySelectorAll('.leaflet-container')]
 """
 LAID_OUT_AT_SIZE = """
 const [width, height, done] = arguments;
-const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+// A page in a tab behind another is not drawn: no frame comes, and nothing is to be seen.
+if (document.visibilityState !== 'visible') return done();
+// A frame, or a quarter of a second if the browser stops drawing the page meanwhile.
+const frame = () => new Promise((resolve) => {
+  requestAnimationFrame(() => resolve());
+  setTimeout(resolve, 250);
+});
 (async () => {
   const deadline = performance.now() + 3000;
   while ((innerWidth !== width || innerHeight !== height) && performance.now() < deadline) await frame();
@@ -386,13 +392,14 @@ def clean_page(driver, base, api):
     """The shared browser made clean for a test on the server at `base`: one tab, no cookies,
     no stored account, online, desktop size, earlier log messages dropped."""
     page = Page(driver, base, api)
-    page.offline(False)
-    page.viewport(DESKTOP)
-    # Close any tabs a test opened.
+    # Close any tabs a test opened, first: what follows acts on the tab left, in front.
     for handle in driver.window_handles[1:]:
         driver.switch_to.window(handle)
         driver.close()
     driver.switch_to.window(driver.window_handles[0])
+    driver.execute_cdp_cmd("Page.bringToFront", {})
+    page.offline(False)
+    page.viewport(DESKTOP)
     driver.get(base + "/health")
     driver.delete_all_cookies()
     driver.execute_script("localStorage.clear(); sessionStorage.clear();")
