@@ -36,19 +36,13 @@ def sections(path):
     return result
 
 
-def local_names(data, places):
-    """{app language: {index in places: name}} for the cities place-names.tsv names otherwise."""
-    countries = [c[0] for c in data["countries"]]
-    region_country = [countries[int(r[0])] for r in data["regions"]]
+def local_names(places, place_countries):
+    """{app language: {index in places: name}} for the cities place-names.tsv names otherwise.
+    `place_countries`: each place's country code, in the same order."""
     # (country, English name) -> the index of its largest place among the labels.
     largest = {}
-    country_of = {}
-    for p in data["places"]:
-        if int(p[4] or 0) >= MIN_POPULATION:
-            country_of.setdefault((p[0], round(float(p[1]), 3), round(float(p[2]), 3)), region_country[int(p[3])])
-    for index, (name, lat, lon, _) in enumerate(places):
-        key = (country_of[(name, lat, lon)], name)
-        largest.setdefault(key, index)  # places are largest first
+    for index, (place, country) in enumerate(zip(places, place_countries)):
+        largest.setdefault((country, place[0]), index)  # places are largest first
     wanted = {theirs: ours for ours, theirs in LANGUAGES.items()}
     names = {ours: {} for ours in LANGUAGES}
     for line in NAMES.read_text(encoding="utf-8").splitlines():
@@ -69,15 +63,18 @@ def main():
     # regions: country code abbr name lat lon dlat dlon population
     regions = sorted(([r[3], round(float(r[4]), 2), round(float(r[5]), 2), int(r[8] or 0)]
                       for r in data["regions"] if r[3]), key=lambda r: -r[3])
-    # places: name lat lon region population
-    places = sorted(([p[0], round(float(p[1]), 3), round(float(p[2]), 3), int(p[4] or 0)]
-                     for p in data["places"] if int(p[4] or 0) >= MIN_POPULATION), key=lambda p: -p[3])
+    # places: name lat lon region population (kept with its country, for local_names)
+    countries = [c[0] for c in data["countries"]]
+    region_country = [countries[int(r[0])] for r in data["regions"]]
+    rows = sorted(([p[0], round(float(p[1]), 3), round(float(p[2]), 3), int(p[4] or 0), region_country[int(p[3])]]
+                   for p in data["places"] if int(p[4] or 0) >= MIN_POPULATION), key=lambda p: -p[3])
+    places = [row[:4] for row in rows]
     body = {
         "source": "GeoNames (https://www.geonames.org/), CC BY 4.0, via the bundled gazetteer; "
                   "city names in other languages from Unicode CLDR; rebuilt by Scripts/build-places.py",
         "regions": regions,
         "places": places,
-        "names": local_names(data, places),
+        "names": local_names(places, [row[4] for row in rows]),
     }
     OUTPUT.write_text(json.dumps(body, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     named = ", ".join(f"{tag} {len(names)}" for tag, names in body["names"].items())

@@ -53,14 +53,15 @@ struct ServeCommand: AsyncParsableCommand {
             ServerAddress.record(publicOrigin, dataDirectory: dataDirectory)
             if demo { Self.say("Demo account: \(DemoAccount.email) / \(DemoAccount.password)") }
             Self.say("\(dataLine); Ctrl-C stops the server.")
-            let address = publicOrigin.map { $0 + "/" } ?? "http://\(host):\(started.port)/"
+            let local = "http://\(host):\(started.port)/"
             if !started.hasAccounts {
+                let address = publicOrigin.map { $0 + "/" } ?? local
                 // Whoever signs up first runs the server: the host, before the address is shared.
                 Self.say(
                     "No account yet: the first one signed up becomes this server's administrator. Sign up at \(address) before you share it."
                 )
             }
-            Self.say("OnTheMap is at http://\(host):\(started.port)/")
+            Self.say("OnTheMap is at \(local)")
         }
         try await app.runService()
         Self.say("OnTheMap stopped.")

@@ -78,20 +78,12 @@ final class OpenedSQLiteConnections: @unchecked Sendable {
         }
     }
 
-    /// Whether a set-up is still running or a connection is still open.
-    private var settled: Bool {
-        lock.withLock {
-            connections.removeAll { $0.isClosed }
-            return opening == 0 && connections.isEmpty
-        }
-    }
-
     /// Returns once no connection is being set up and every one opened is closed (each close
     /// is a call on SQLite's threads already on its way), or after `limit` seconds, keeping
     /// whatever is still open (a read that never came back) instead of releasing it unclosed.
     func waitUntilAllClosed(limit: Double = 10, logger: Logger) async {
         let deadline = ContinuousClock.now + .seconds(limit)
-        while !settled, ContinuousClock.now < deadline {
+        while openCount > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(2))
         }
         let left = lock.withLock {
